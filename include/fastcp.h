@@ -1,0 +1,107 @@
+/*
+ * fastcp.h - the one public header of libfastcp.
+ *
+ * A copy job is described by struct fcp_options, run by fcp_job_run(), and
+ * summarised in struct fcp_stats. Programs (fastcp, fastcp-bench) parse their
+ * command line into these structures and call the library; nothing else.
+ *
+ * Exit status convention shared by every program:
+ *   FCP_EXIT_OK (0)     everything was copied
+ *   FCP_EXIT_PARTIAL (1) some items failed (each reported with its path)
+ *   FCP_EXIT_USAGE (2)  bad command line, nothing was done
+ */
+#ifndef FASTCP_H
+#define FASTCP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define FCP_EXIT_OK 0
+#define FCP_EXIT_PARTIAL 1
+#define FCP_EXIT_USAGE 2
+
+enum fcp_reflink { FCP_REFLINK_AUTO, FCP_REFLINK_ALWAYS, FCP_REFLINK_NEVER };
+
+/* What to do with a symlink found in the tree (and with symlink arguments). */
+enum fcp_symlinks {
+	FCP_SYMLINKS_KEEP,    /* copy the link itself (-P, default) */
+	FCP_SYMLINKS_FOLLOW,  /* copy what it points to (-L); loops are detected */
+	FCP_SYMLINKS_REWRITE, /* keep, but re-point absolute in-tree targets */
+	FCP_SYMLINKS_SKIP,    /* leave symlinks out */
+};
+
+/* Parts of the metadata kept by archive mode; --no-preserve clears bits. */
+enum {
+	FCP_PRESERVE_MODE = 1 << 0,
+	FCP_PRESERVE_OWNER = 1 << 1,
+	FCP_PRESERVE_TIMES = 1 << 2,
+	FCP_PRESERVE_XATTR = 1 << 3, /* all xattrs, POSIX ACLs and labels */
+	FCP_PRESERVE_LINKS = 1 << 4, /* hard links within the copied set */
+	FCP_PRESERVE_ALL = 0x1f,
+};
+
+struct fcp_options {
+	int threads;            /* worker threads; 0 = default */
+	enum fcp_reflink reflink;
+	enum fcp_symlinks symlinks;
+	unsigned preserve;      /* FCP_PRESERVE_* bits */
+	bool no_target_dir;     /* -T: DEST is the copy itself */
+	bool fsync;             /* make each file and directory durable */
+	bool no_io_uring;       /* force the synchronous small-file path */
+	bool recursive;         /* accepted for cp habit; always on */
+	int verbose;            /* 0 quiet, 1 summary, 2 per item */
+	FILE *err;              /* where per-item errors go; NULL = stderr */
+};
+
+/* Kinds of metadata that may not fit the destination: warned once each. */
+enum fcp_warn_kind {
+	FCP_WARN_OWNER,
+	FCP_WARN_XATTR,
+	FCP_WARN_ACL,
+	FCP_WARN_LABEL,
+	FCP_WARN_TIMES,
+	FCP_WARN_MODE,
+	FCP_WARN_KINDS,
+};
+
+struct fcp_stats {
+	uint64_t files, dirs, symlinks, specials, hardlinks;
+	uint64_t bytes;          /* data bytes written (holes excluded) */
+	uint64_t cloned_files;   /* files copied by reflink */
+	uint64_t failed;         /* items reported as failed */
+	uint64_t not_copied;     /* items never started (stopped on ENOSPC) */
+	uint64_t skipped;        /* items left out by policy */
+	uint64_t links_internal, links_external, links_relative, links_absolute;
+	uint64_t links_rewritten;
+	uint64_t warnings[FCP_WARN_KINDS];
+	double seconds;
+	int threads;             /* workers actually used */
+	const char *io_path;     /* "io_uring" or "sync" */
+};
+
+/* Fill *o with the defaults: archive mode, reflink auto, symlinks kept. */
+void fcp_options_init(struct fcp_options *o);
+
+/*
+ * Parse a cp-style command line. On success returns 0 and sets *srcs (into
+ * argv) and *nsrc, *dst. Returns FCP_EXIT_USAGE after printing a message for
+ * bad usage, or -1 when --help/--version was handled and the program should
+ * exit 0.
+ */
+int fcp_cli_parse(int argc, char **argv, struct fcp_options *o,
+		  char ***srcs, int *nsrc, char **dst);
+
+/*
+ * Copy each source to dst with cp's placement rules. Errors are reported per
+ * item on o->err and counted; the copy goes on. Returns an FCP_EXIT_* code.
+ */
+int fcp_job_run(const struct fcp_options *o, char *const *srcs, int nsrc,
+		const char *dst, struct fcp_stats *stats);
+
+/* Print the end-of-job summary (counts, warnings, speed) to f. */
+void fcp_stats_print(const struct fcp_stats *s, FILE *f);
+
+const char *fcp_version(void);
+
+#endif

@@ -1,0 +1,63 @@
+/*
+ * sys.h - the syscall boundary.
+ *
+ * Every wrapper returns a non-negative result or -errno; nothing outside
+ * sys.c reads errno. Callers write `if (ret < 0) return ret;`.
+ * EINTR is retried here, so no caller has to think about it.
+ */
+#ifndef FCP_SYS_H
+#define FCP_SYS_H
+
+#include <fcntl.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+int fcp_sys_openat(int dirfd, const char *name, int flags, mode_t mode);
+/* openat2 with RESOLVE_BENEATH|RESOLVE_NO_SYMLINKS; falls back to a
+ * component-by-component O_NOFOLLOW walk where openat2 is missing. */
+int fcp_sys_open_beneath(int dirfd, const char *relpath, int flags, mode_t mode);
+int fcp_sys_close(int fd);
+int fcp_sys_statx(int dirfd, const char *name, int flags, unsigned mask, struct statx *stx);
+int fcp_sys_fstatx(int fd, struct statx *stx);
+
+/* Read up to len bytes, retrying short reads until EOF; returns bytes read. */
+ssize_t fcp_sys_read_full(int fd, void *buf, size_t len);
+ssize_t fcp_sys_pread_full(int fd, void *buf, size_t len, off_t off);
+/* Write all len bytes; a 0-byte write is reported as -ENOSPC. */
+ssize_t fcp_sys_write_full(int fd, const void *buf, size_t len);
+ssize_t fcp_sys_pwrite_full(int fd, const void *buf, size_t len, off_t off);
+
+ssize_t fcp_sys_copy_file_range(int in, off_t *in_off, int out, off_t *out_off, size_t len);
+int fcp_sys_ficlone(int dst, int src);
+off_t fcp_sys_lseek(int fd, off_t off, int whence);
+int fcp_sys_ftruncate(int fd, off_t len);
+int fcp_sys_fsync(int fd);
+int fcp_sys_fdatasync(int fd);
+
+int fcp_sys_mkdirat(int dirfd, const char *name, mode_t mode);
+int fcp_sys_mknodat(int dirfd, const char *name, mode_t mode, dev_t dev);
+int fcp_sys_symlinkat(const char *target, int dirfd, const char *name);
+/* Read a symlink's target into a malloc'd NUL-terminated string. */
+int fcp_sys_readlinkat(int dirfd, const char *name, char **target);
+int fcp_sys_linkat(int olddir, const char *old, int newdir, const char *new, int flags);
+int fcp_sys_renameat(int olddir, const char *old, int newdir, const char *new, unsigned flags);
+int fcp_sys_unlinkat(int dirfd, const char *name, int flags);
+
+int fcp_sys_fchown(int fd, uid_t uid, gid_t gid);
+int fcp_sys_fchownat(int dirfd, const char *name, uid_t uid, gid_t gid, int flags);
+int fcp_sys_fchmod(int fd, mode_t mode);
+int fcp_sys_futimens(int fd, const struct timespec ts[2]);
+int fcp_sys_utimensat(int dirfd, const char *name, const struct timespec ts[2], int flags);
+
+/* xattrs by fd. flistxattr into a malloc'd buffer (*list, returns size). */
+ssize_t fcp_sys_flistxattr(int fd, char **list);
+/* fgetxattr into a malloc'd buffer (*val, returns size). */
+ssize_t fcp_sys_fgetxattr(int fd, const char *name, void **val);
+int fcp_sys_fsetxattr(int fd, const char *name, const void *val, size_t len);
+
+int fcp_sys_posix_fadvise(int fd, off_t off, off_t len, int advice);
+int fcp_sys_fiemap_first_shared(int fd); /* 1 if any extent is shared, 0 no, -errno */
+
+#endif
