@@ -1,0 +1,329 @@
+/*
+ * sys.c - the syscall boundary: thin wrappers that return -errno.
+ *
+ * Keeping errno inside this file means no caller can read a stale errno
+ * after an intervening call, and EINTR handling lives in one place.
+ */
+#include "sys.h"
+
+#include <errno.h>
+#include <linux/fiemap.h>
+#include <linux/fs.h>
+#include <linux/openat2.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#define RET(expr) do { long r_; do r_ = (long)(expr); while (r_ < 0 && errno == EINTR); \
+	return r_ < 0 ? -errno : r_; } while (0)
+
+int fcp_sys_openat(int dirfd, const char *name, int flags, mode_t mode)
+{
+	RET(openat(dirfd, name, flags | O_CLOEXEC, mode));
+}
+
+/* The fallback walk for kernels without openat2: every directory component
+ * is opened with O_NOFOLLOW|O_DIRECTORY, so no symlink is ever traversed. */
+static int open_beneath_walk(int dirfd, const char *relpath, int flags, mode_t mode)
+{
+	char *copy = strdup(relpath), *save = NULL, *part, *next;
+	int fd = dirfd, ret;
+
+	if (!copy)
+		return -ENOMEM;
+	part = strtok_r(copy, "/", &save);
+	while (part) {
+		next = strtok_r(NULL, "/", &save);
+		if (!strcmp(part, "..")) {
+			ret = -EXDEV;
+			break;
+		}
+		ret = fcp_sys_openat(fd, part, next ? O_RDONLY | O_DIRECTORY | O_NOFOLLOW
+					       : flags | O_NOFOLLOW, mode);
+		if (fd != dirfd)
+			close(fd);
+		if (ret < 0)
+			break;
+		fd = ret;
+		part = next;
+	}
+	free(copy);
+	return ret;
+}
+
+int fcp_sys_open_beneath(int dirfd, const char *relpath, int flags, mode_t mode)
+{
+	struct open_how how = {
+		.flags = (uint64_t)(flags | O_CLOEXEC),
+		.mode = (flags & (O_CREAT | O_TMPFILE)) ? mode : 0,
+		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+	};
+	long r;
+
+	do
+		r = syscall(SYS_openat2, dirfd, relpath, &how, sizeof(how));
+	while (r < 0 && errno == EINTR);
+	if (r < 0 && errno == ENOSYS)
+		return open_beneath_walk(dirfd, relpath, flags, mode);
+	return r < 0 ? -errno : (int)r;
+}
+
+int fcp_sys_close(int fd)
+{
+	/* close() must not be retried on EINTR: the fd is gone either way. */
+	return close(fd) < 0 && errno != EINTR ? -errno : 0;
+}
+
+int fcp_sys_statx(int dirfd, const char *name, int flags, unsigned mask, struct statx *stx)
+{
+	RET(statx(dirfd, name, flags, mask, stx));
+}
+
+int fcp_sys_fstatx(int fd, struct statx *stx)
+{
+	return fcp_sys_statx(fd, "", AT_EMPTY_PATH, STATX_BASIC_STATS | STATX_BTIME, stx);
+}
+
+ssize_t fcp_sys_read_full(int fd, void *buf, size_t len)
+{
+	size_t done = 0;
+
+	while (done < len) {
+		ssize_t n = read(fd, (char *)buf + done, len - done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			break;
+		done += n;
+	}
+	return done;
+}
+
+ssize_t fcp_sys_pread_full(int fd, void *buf, size_t len, off_t off)
+{
+	size_t done = 0;
+
+	while (done < len) {
+		ssize_t n = pread(fd, (char *)buf + done, len - done, off + done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			break;
+		done += n;
+	}
+	return done;
+}
+
+ssize_t fcp_sys_write_full(int fd, const void *buf, size_t len)
+{
+	size_t done = 0;
+
+	while (done < len) {
+		ssize_t n = write(fd, (const char *)buf + done, len - done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return -ENOSPC;
+		done += n;
+	}
+	return done;
+}
+
+ssize_t fcp_sys_pwrite_full(int fd, const void *buf, size_t len, off_t off)
+{
+	size_t done = 0;
+
+	while (done < len) {
+		ssize_t n = pwrite(fd, (const char *)buf + done, len - done, off + done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return -ENOSPC;
+		done += n;
+	}
+	return done;
+}
+
+ssize_t fcp_sys_copy_file_range(int in, off_t *in_off, int out, off_t *out_off, size_t len)
+{
+	RET(copy_file_range(in, in_off, out, out_off, len, 0));
+}
+
+int fcp_sys_ficlone(int dst, int src)
+{
+	RET(ioctl(dst, FICLONE, src));
+}
+
+off_t fcp_sys_lseek(int fd, off_t off, int whence)
+{
+	off_t r = lseek(fd, off, whence);
+	return r < 0 ? -errno : r;
+}
+
+int fcp_sys_ftruncate(int fd, off_t len) { RET(ftruncate(fd, len)); }
+int fcp_sys_fsync(int fd) { RET(fsync(fd)); }
+int fcp_sys_fdatasync(int fd) { RET(fdatasync(fd)); }
+int fcp_sys_mkdirat(int dirfd, const char *name, mode_t mode) { RET(mkdirat(dirfd, name, mode)); }
+
+int fcp_sys_mknodat(int dirfd, const char *name, mode_t mode, dev_t dev)
+{
+	RET(mknodat(dirfd, name, mode, dev));
+}
+
+int fcp_sys_symlinkat(const char *target, int dirfd, const char *name)
+{
+	RET(symlinkat(target, dirfd, name));
+}
+
+int fcp_sys_readlinkat(int dirfd, const char *name, char **target)
+{
+	size_t cap = 256;
+
+	for (;;) {
+		char *buf = malloc(cap);
+		ssize_t n;
+
+		if (!buf)
+			return -ENOMEM;
+		n = readlinkat(dirfd, name, buf, cap);
+		if (n < 0) {
+			int e = errno;
+			free(buf);
+			return -e;
+		}
+		if ((size_t)n < cap) {
+			buf[n] = 0;
+			*target = buf;
+			return (int)n;
+		}
+		free(buf);
+		cap *= 4;
+	}
+}
+
+int fcp_sys_linkat(int olddir, const char *old, int newdir, const char *new, int flags)
+{
+	RET(linkat(olddir, old, newdir, new, flags));
+}
+
+int fcp_sys_renameat(int olddir, const char *old, int newdir, const char *new, unsigned flags)
+{
+	RET(renameat2(olddir, old, newdir, new, flags));
+}
+
+int fcp_sys_unlinkat(int dirfd, const char *name, int flags) { RET(unlinkat(dirfd, name, flags)); }
+int fcp_sys_fchown(int fd, uid_t uid, gid_t gid) { RET(fchown(fd, uid, gid)); }
+
+int fcp_sys_fchownat(int dirfd, const char *name, uid_t uid, gid_t gid, int flags)
+{
+	RET(fchownat(dirfd, name, uid, gid, flags));
+}
+
+int fcp_sys_fchmod(int fd, mode_t mode) { RET(fchmod(fd, mode)); }
+int fcp_sys_futimens(int fd, const struct timespec ts[2]) { RET(futimens(fd, ts)); }
+
+int fcp_sys_utimensat(int dirfd, const char *name, const struct timespec ts[2], int flags)
+{
+	RET(utimensat(dirfd, name, ts, flags));
+}
+
+/* Size-query then fetch, retried when the list grows in between (ERANGE). */
+ssize_t fcp_sys_flistxattr(int fd, char **list)
+{
+	for (;;) {
+		ssize_t n = flistxattr(fd, NULL, 0), m;
+		char *buf;
+
+		if (n < 0)
+			return -errno;
+		*list = NULL;
+		if (n == 0)
+			return 0;
+		buf = malloc(n);
+		if (!buf)
+			return -ENOMEM;
+		m = flistxattr(fd, buf, n);
+		if (m >= 0) {
+			*list = buf;
+			return m;
+		}
+		m = -errno;
+		free(buf);
+		if (m != -ERANGE)
+			return m;
+	}
+}
+
+ssize_t fcp_sys_fgetxattr(int fd, const char *name, void **val)
+{
+	for (;;) {
+		ssize_t n = fgetxattr(fd, name, NULL, 0), m;
+		void *buf;
+
+		if (n < 0)
+			return -errno;
+		buf = malloc(n ? n : 1);
+		if (!buf)
+			return -ENOMEM;
+		m = fgetxattr(fd, name, buf, n);
+		if (m >= 0) {
+			*val = buf;
+			return m;
+		}
+		m = -errno;
+		free(buf);
+		if (m != -ERANGE)
+			return m;
+	}
+}
+
+int fcp_sys_fsetxattr(int fd, const char *name, const void *val, size_t len)
+{
+	RET(fsetxattr(fd, name, val, len, 0));
+}
+
+int fcp_sys_posix_fadvise(int fd, off_t off, off_t len, int advice)
+{
+	int r = posix_fadvise(fd, off, len, advice);
+	return -r;
+}
+
+int fcp_sys_fiemap_first_shared(int fd)
+{
+	struct {
+		struct fiemap fm;
+		struct fiemap_extent ext[32];
+	} req;
+	uint64_t start = 0;
+
+	for (;;) {
+		memset(&req, 0, sizeof(req));
+		req.fm.fm_start = start;
+		req.fm.fm_length = ~0ULL - start;
+		req.fm.fm_flags = FIEMAP_FLAG_SYNC;
+		req.fm.fm_extent_count = 32;
+		if (ioctl(fd, FS_IOC_FIEMAP, &req.fm) < 0)
+			return -errno;
+		if (req.fm.fm_mapped_extents == 0)
+			return 0;
+		for (unsigned i = 0; i < req.fm.fm_mapped_extents; i++) {
+			struct fiemap_extent *e = &req.ext[i];
+			if (e->fe_flags & FIEMAP_EXTENT_SHARED)
+				return 1;
+			if (e->fe_flags & FIEMAP_EXTENT_LAST)
+				return 0;
+			start = e->fe_logical + e->fe_length;
+		}
+	}
+}
