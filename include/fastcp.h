@@ -99,8 +99,12 @@ int fcp_cli_parse(int argc, char **argv, struct fcp_options *o,
 int fcp_job_run(const struct fcp_options *o, char *const *srcs, int nsrc,
 		const char *dst, struct fcp_stats *stats);
 
-/* Print the end-of-job summary (counts, warnings, speed) to f. */
+/* Print the end-of-job summary (counts, speed, symlink kinds) to f. */
 void fcp_stats_print(const struct fcp_stats *s, FILE *f);
+
+/* Print what must be seen even without a summary: warnings per kind,
+ * failures, items not copied. Prints nothing for a clean job. */
+void fcp_stats_print_problems(const struct fcp_stats *s, FILE *f);
 
 const char *fcp_version(void);
 

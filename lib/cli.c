@@ -1,0 +1,188 @@
+/*
+ * cli.c - fastcp's command line: cp's habits first.
+ *
+ * Lives in the library so that the unit tests can parse command lines
+ * without running a copy.
+ */
+#include "fastcp.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char usage_text[] =
+	"usage: fastcp [OPTIONS] SOURCE... DEST\n"
+	"       fastcp [OPTIONS] -T SOURCE DEST\n"
+	"\n"
+	"Copy files and directory trees exactly: data, holes, mode, owner, times,\n"
+	"xattrs, ACLs, hard links, symlinks and special files (archive mode is the\n"
+	"default). One SOURCE and a DEST that is not a directory: DEST becomes the\n"
+	"copy; otherwise each SOURCE is copied to DEST/SOURCE's name.\n"
+	"\n"
+	"  -a, -r, -R, --archive, --recursive  accepted for habit (always on)\n"
+	"  -T, --no-target-directory     treat DEST as the copy itself\n"
+	"  -P, --no-dereference          keep symlinks as symlinks (default)\n"
+	"  -L, --dereference             follow symlinks (loops are reported)\n"
+	"      --symlinks=POLICY         keep, follow, rewrite (re-point absolute links\n"
+	"                                into the copied tree to the copy) or skip\n"
+	"      --reflink[=WHEN]          auto (default: clone when possible), always\n"
+	"                                (fail a file that cannot be cloned), never\n"
+	"      --no-preserve=LIST        mode,ownership,timestamps,xattr,links,all\n"
+	"      --preserve=LIST           turn parts back on (same names)\n"
+	"      --fsync                   make every file durable before it is renamed\n"
+	"  -j, --threads N               worker threads (default 4)\n"
+	"      --no-io-uring             use the synchronous small-file path\n"
+	"  -v, --verbose, --stats        print a summary at the end\n"
+	"      --help                    show this help\n"
+	"      --version                 show the version\n"
+	"\n"
+	"Files are written under a temporary name (.fcp-*) and renamed into place\n"
+	"when complete. Errors are reported per item and the copy goes on.\n"
+	"\n"
+	"Exit status: 0 all copied, 1 some items failed, 2 bad usage.\n";
+
+enum {
+	OPT_SYMLINKS = 256, OPT_REFLINK, OPT_NO_PRESERVE, OPT_PRESERVE, OPT_FSYNC,
+	OPT_NO_URING, OPT_HELP, OPT_VERSION, OPT_STATS,
+};
+
+static const struct option longopts[] = {
+	{ "archive", no_argument, NULL, 'a' },
+	{ "recursive", no_argument, NULL, 'r' },
+	{ "no-target-directory", no_argument, NULL, 'T' },
+	{ "no-dereference", no_argument, NULL, 'P' },
+	{ "dereference", no_argument, NULL, 'L' },
+	{ "symlinks", required_argument, NULL, OPT_SYMLINKS },
+	{ "reflink", optional_argument, NULL, OPT_REFLINK },
+	{ "no-preserve", required_argument, NULL, OPT_NO_PRESERVE },
+	{ "preserve", required_argument, NULL, OPT_PRESERVE },
+	{ "fsync", no_argument, NULL, OPT_FSYNC },
+	{ "threads", required_argument, NULL, 'j' },
+	{ "no-io-uring", no_argument, NULL, OPT_NO_URING },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "stats", no_argument, NULL, OPT_STATS },
+	{ "help", no_argument, NULL, OPT_HELP },
+	{ "version", no_argument, NULL, OPT_VERSION },
+	{ 0 },
+};
+
+static int bad(const char *fmt, const char *arg)
+{
+	fputs("fastcp: ", stderr);
+	fprintf(stderr, fmt, arg);
+	fputs("\nTry 'fastcp --help' for more information.\n", stderr);
+	return FCP_EXIT_USAGE;
+}
+
+/* Parse a --preserve/--no-preserve list into FCP_PRESERVE_* bits; -1 on an
+ * unknown name. */
+static int preserve_bits(const char *list)
+{
+	static const struct { const char *name; int bits; } names[] = {
+		{ "mode", FCP_PRESERVE_MODE }, { "ownership", FCP_PRESERVE_OWNER },
+		{ "timestamps", FCP_PRESERVE_TIMES }, { "xattr", FCP_PRESERVE_XATTR },
+		{ "links", FCP_PRESERVE_LINKS }, { "all", FCP_PRESERVE_ALL },
+	};
+	char *copy = strdup(list), *save = NULL, *tok;
+	int bits = 0;
+
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		size_t i;
+		for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+			if (!strcmp(tok, names[i].name))
+				break;
+		if (i == sizeof(names) / sizeof(names[0])) {
+			bits = -1;
+			break;
+		}
+		bits |= names[i].bits;
+	}
+	free(copy);
+	return bits;
+}
+
+static int parse_word(const char *arg, const char *const *words, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (!strcmp(arg, words[i]))
+			return i;
+	return -1;
+}
+
+static int parse_one(int c, const char *arg, struct fcp_options *o)
+{
+	static const char *const symlinks[] = { "keep", "follow", "rewrite", "skip" };
+	static const char *const reflink[] = { "auto", "always", "never" };
+	int v;
+	char *end;
+
+	switch (c) {
+	case 'a': case 'r': case 'R': break;
+	case 'T': o->no_target_dir = true; break;
+	case 'P': o->symlinks = FCP_SYMLINKS_KEEP; break;
+	case 'L': o->symlinks = FCP_SYMLINKS_FOLLOW; break;
+	case 'v': case OPT_STATS: o->verbose++; break;
+	case OPT_FSYNC: o->fsync = true; break;
+	case OPT_NO_URING: o->no_io_uring = true; break;
+	case OPT_SYMLINKS:
+		if ((v = parse_word(arg, symlinks, 4)) < 0)
+			return bad("invalid --symlinks policy '%s' (keep, follow, rewrite, skip)", arg);
+		o->symlinks = (enum fcp_symlinks)v;
+		break;
+	case OPT_REFLINK:
+		/* A bare --reflink means always, as in cp. */
+		if ((v = arg ? parse_word(arg, reflink, 3) : FCP_REFLINK_ALWAYS) < 0)
+			return bad("invalid --reflink value '%s' (auto, always, never)", arg);
+		o->reflink = (enum fcp_reflink)v;
+		break;
+	case OPT_NO_PRESERVE:
+	case OPT_PRESERVE:
+		if ((v = preserve_bits(arg)) < 0)
+			return bad("invalid attribute list '%s'", arg);
+		o->preserve = c == OPT_PRESERVE ? o->preserve | v : o->preserve & ~v;
+		break;
+	case 'j':
+		v = (int)strtol(arg, &end, 10);
+		if (*end || v < 1 || v > 1024)
+			return bad("invalid thread count '%s' (1 to 1024)", arg);
+		o->threads = v;
+		break;
+	default:
+		return FCP_EXIT_USAGE;
+	}
+	return 0;
+}
+
+int fcp_cli_parse(int argc, char **argv, struct fcp_options *o, char ***srcs, int *nsrc,
+		  char **dst)
+{
+	int c, r;
+
+	optind = 1;
+	opterr = 1;
+	while ((c = getopt_long(argc, argv, "+arRTPLvj:", longopts, NULL)) != -1) {
+		if (c == OPT_HELP) {
+			fputs(usage_text, stdout);
+			return -1;
+		}
+		if (c == OPT_VERSION) {
+			printf("fastcp %s\n", fcp_version());
+			return -1;
+		}
+		if (c == '?')
+			return bad("%s", "bad option");
+		if ((r = parse_one(c, optarg, o)))
+			return r;
+	}
+	if (argc - optind < 1)
+		return bad("%s", "missing file operand");
+	if (argc - optind < 2)
+		return bad("missing destination file operand after '%s'", argv[optind]);
+	if (o->no_target_dir && argc - optind > 2)
+		return bad("extra operand '%s'", argv[optind + 2]);
+	*srcs = argv + optind;
+	*nsrc = argc - optind - 1;
+	*dst = argv[argc - 1];
+	return 0;
+}

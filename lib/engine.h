@@ -1,0 +1,56 @@
+/*
+ * engine.h - the table of data engines.
+ *
+ * A file's data is moved by the first engine in the table that the job's
+ * policy allows and the filesystems accept. An engine that answers with one
+ * of the "not here" errors (EXDEV, EINVAL, EOPNOTSUPP, ENOSYS, ETXTBSY,
+ * ENOTTY) hands the rest of the file to the next engine; any other error
+ * fails the file. Holes are kept by the caller (sparse.c), which hands the
+ * range engines data extents only.
+ */
+#ifndef FCP_ENGINE_H
+#define FCP_ENGINE_H
+
+#include "job.h"
+
+#include <sys/types.h>
+
+/* One file's data transfer in flight. */
+struct fcp_xfer {
+	struct fcp_worker *w;
+	int in, out;
+	off_t size;        /* source size from statx; 0 may mean "unknown" */
+	uint64_t allocated; /* bytes the source has on disk (st_blocks * 512) */
+	bool same_fs;      /* source and destination share a filesystem */
+};
+
+struct fcp_engine {
+	const char *name;
+	/* Whole-file engines (clone) copy everything, holes included, in one
+	 * call and ignore off/len. */
+	bool whole_file;
+	/* Copy [off, off+len) to the same offsets; returns bytes copied (short
+	 * only at end of file) or -errno. */
+	ssize_t (*copy)(struct fcp_xfer *x, off_t off, size_t len);
+};
+
+extern const struct fcp_engine fcp_engine_clone;
+extern const struct fcp_engine fcp_engine_range;
+extern const struct fcp_engine fcp_engine_rw;
+
+/* True for the errors that mean "this engine cannot do it here". */
+bool fcp_engine_fallback_err(int err);
+
+/*
+ * The engines a file may use, in order, under the job's policy. Fills
+ * list (room for 3) and returns how many. reflink=always allows the clone
+ * only; reflink=never skips copy_file_range on one filesystem, because the
+ * kernel may clone there.
+ */
+int fcp_engine_plan(const struct fcp_job *job, bool same_fs, const struct fcp_engine **list);
+
+/* Copy the data of x with the planned engines, keeping holes. Sets *cloned
+ * when the clone engine did it. Returns bytes of data copied or -errno. */
+ssize_t fcp_data_copy(struct fcp_xfer *x, bool *cloned);
+
+#endif

@@ -1,0 +1,250 @@
+/*
+ * entry.c - what to do with one source entry: dispatch by type.
+ *
+ * A regular file known from getdents is opened first and stat'ed through
+ * its fd (two calls, and no window in which the name can be swapped for a
+ * symlink between stat and open); anything else is stat'ed by name without
+ * following symlinks (unless --symlinks=follow) and dispatched by type.
+ */
+#include "dest.h"
+#include "entry.h"
+#include "links.h"
+#include "meta.h"
+#include "sys.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#define STATX_WANT (STATX_BASIC_STATS)
+
+void fcp_entry_fail(struct fcp_entry *e, const char *what, int err)
+{
+	char *p = fcp_dir_src_path(e->d, e->name);
+	fcp_report_failed(e->job, what, p, err);
+	free(p);
+}
+
+static bool following(const struct fcp_job *job)
+{
+	return job->o->symlinks == FCP_SYMLINKS_FOLLOW;
+}
+
+/* Under --symlinks=follow a directory may be reached again through a link:
+ * an ancestor with the same inode is a loop. */
+static bool is_loop(const struct fcp_dir *d, const struct statx *st)
+{
+	for (; d && !d->is_top; d = d->parent)
+		if (d->st.stx_ino == st->stx_ino && d->st.stx_dev_major == st->stx_dev_major &&
+		    d->st.stx_dev_minor == st->stx_dev_minor)
+			return true;
+	return false;
+}
+
+static void copy_dir(struct fcp_entry *e)
+{
+	struct fcp_dir *nd;
+	int sfd, dfd;
+
+	if (is_loop(e->d, &e->st)) {
+		fcp_entry_fail(e, "symlink loop at", -ELOOP);
+		return;
+	}
+	sfd = fcp_sys_openat(e->d->src_fd, e->name,
+			     O_RDONLY | O_DIRECTORY | (following(e->job) ? 0 : O_NOFOLLOW), 0);
+	if (sfd < 0) {
+		fcp_entry_fail(e, "cannot open directory", sfd);
+		return;
+	}
+	dfd = fcp_dest_mkdir(e->d->dst_fd, e->dst_name);
+	if (dfd < 0) {
+		close(sfd);
+		fcp_entry_fail(e, dfd == -ENOTDIR ? "cannot overwrite non-directory with"
+						  : "cannot create directory", dfd);
+		return;
+	}
+	nd = calloc(1, sizeof(*nd));
+	if (!nd || !(nd->name = strdup(e->name)) ||
+	    !(nd->dst_name = strcmp(e->name, e->dst_name) ? strdup(e->dst_name) : nd->name)) {
+		if (nd)
+			free(nd->name);
+		free(nd);
+		close(sfd);
+		close(dfd);
+		fcp_entry_fail(e, "out of memory at", -ENOMEM);
+		return;
+	}
+	nd->parent = e->d;
+	nd->root = e->d->root;
+	nd->src_fd = sfd;
+	nd->dst_fd = dfd;
+	nd->depth = e->d->depth + 1;
+	nd->st = e->st;
+	atomic_init(&nd->pending, 1);
+	if (nd->depth == 0 && nd->root->dst_fd < 0)
+		nd->root->dst_fd = dup(dfd);
+	atomic_fetch_add(&e->job->c.dirs, 1);
+	/* The parent's count for this entry passes to the new directory: it
+	 * is released when the directory finishes, not now. */
+	atomic_fetch_add(&e->d->pending, 1);
+	struct fcp_item *scan = fcp_item_new(FCP_ITEM_SCAN, nd, "", NULL, DT_DIR);
+	if (!scan) {
+		fcp_entry_fail(e, "out of memory at", -ENOMEM);
+		fcp_dir_release(e->w, nd);
+		return;
+	}
+	fcp_sched_push(e->w, scan);
+}
+
+static void count_link(struct fcp_entry *e, const char *target)
+{
+	struct fcp_counters *c = &e->job->c;
+	char *rel = fcp_dir_rel_path(e->d);
+	struct fcp_link_class k = fcp_link_classify(target, rel ? rel : "", e->d->root->src_abs);
+
+	free(rel);
+	atomic_fetch_add(k.absolute ? &c->links_absolute : &c->links_relative, 1);
+	atomic_fetch_add(k.internal ? &c->links_internal : &c->links_external, 1);
+}
+
+static int make_symlink(int dirfd, const char *tmp, void *target)
+{
+	return fcp_sys_symlinkat(target, dirfd, tmp);
+}
+
+struct node_spec {
+	mode_t mode;
+	dev_t dev;
+};
+
+static int make_node(int dirfd, const char *tmp, void *arg)
+{
+	struct node_spec *n = arg;
+	return fcp_sys_mknodat(dirfd, tmp, n->mode, n->dev);
+}
+
+/* Symlinks, devices, FIFOs, sockets: made under a temporary name, given
+ * their metadata by name, renamed into place. */
+static void copy_other(struct fcp_entry *e)
+{
+	struct node_spec spec = { (e->st.stx_mode & S_IFMT) | 0600,
+				  makedev(e->st.stx_rdev_major, e->st.stx_rdev_minor) };
+	bool lnk = S_ISLNK(e->st.stx_mode);
+	char tmp[FCP_TMPNAME_MAX], *target = NULL, *rewritten = NULL;
+	int r;
+
+	if (lnk) {
+		r = fcp_sys_readlinkat(e->d->src_fd, e->name, &target);
+		if (r < 0) {
+			fcp_entry_fail(e, "cannot read symlink", r);
+			return;
+		}
+		count_link(e, target);
+		if (e->job->o->symlinks == FCP_SYMLINKS_REWRITE &&
+		    (rewritten = fcp_link_rewrite(target, e->d->root->src_abs, e->d->root->dst_abs)))
+			atomic_fetch_add(&e->job->c.links_rewritten, 1);
+		r = fcp_dest_make(e->w, e->d->dst_fd, tmp, make_symlink, rewritten ? rewritten : target);
+	} else {
+		r = fcp_dest_make(e->w, e->d->dst_fd, tmp, make_node, &spec);
+	}
+	free(target);
+	free(rewritten);
+	if (r < 0) {
+		fcp_entry_fail(e, lnk ? "cannot create symlink for" : "cannot create special file for", r);
+		return;
+	}
+	fcp_meta_copy(e->job, FCP_AT_NAME(e->d->src_fd, e->name), FCP_AT_NAME(e->d->dst_fd, tmp),
+		      &e->st, e->d, e->name);
+	r = fcp_dest_commit(e->d->dst_fd, tmp, e->dst_name);
+	if (r < 0) {
+		fcp_entry_fail(e, r == -EISDIR ? "cannot overwrite directory with" : "cannot rename", r);
+		return;
+	}
+	atomic_fetch_add(lnk ? &e->job->c.symlinks : &e->job->c.specials, 1);
+}
+
+/* Open-then-fstat for entries getdents called regular files. Returns 1 when
+ * it handled the entry, 0 when the entry must go the stat-by-name way. */
+static int try_open_regular(struct fcp_entry *e)
+{
+	/* O_NONBLOCK: a FIFO swapped in since getdents must not block us. */
+	int flags = O_RDONLY | O_NONBLOCK | (following(e->job) ? 0 : O_NOFOLLOW) |
+		    (e->job->is_root ? O_NOATIME : 0);
+	int fd = fcp_sys_openat(e->d->src_fd, e->name, flags, 0), r;
+
+	if (fd < 0) {
+		if (fd == -ELOOP || fd == -ENXIO)
+			return 0; /* replaced by a symlink or a socket since getdents */
+		fcp_entry_fail(e, "cannot open", fd);
+		return 1;
+	}
+	r = fcp_sys_statx(fd, "", AT_EMPTY_PATH, STATX_WANT, &e->st);
+	if (r < 0 || !S_ISREG(e->st.stx_mode)) {
+		close(fd);
+		if (r < 0)
+			fcp_entry_fail(e, "cannot stat", r);
+		return r < 0;
+	}
+	e->src_fd = fd;
+	fcp_file_copy(e);
+	return 1;
+}
+
+static void dispatch(struct fcp_entry *e, unsigned char d_type)
+{
+	int sflags = following(e->job) ? 0 : AT_SYMLINK_NOFOLLOW;
+	int r;
+
+	if (d_type == DT_REG && try_open_regular(e))
+		return;
+	r = fcp_sys_statx(e->d->src_fd, e->name, sflags, STATX_WANT, &e->st);
+	if (r < 0) {
+		fcp_entry_fail(e, "cannot stat", r);
+		return;
+	}
+	switch (e->st.stx_mode & S_IFMT) {
+	case S_IFDIR:
+		copy_dir(e);
+		return;
+	case S_IFREG:
+		if (!try_open_regular(e))
+			fcp_entry_fail(e, "cannot open", -ELOOP);
+		return;
+	case S_IFLNK:
+		if (e->job->o->symlinks == FCP_SYMLINKS_SKIP) {
+			atomic_fetch_add(&e->job->c.skipped, 1);
+			return;
+		}
+		break;
+	case S_IFBLK:
+	case S_IFCHR:
+		if (!e->job->is_root) {
+			fcp_entry_fail(e, "cannot create device (not root) for", -EPERM);
+			return;
+		}
+		break;
+	}
+	copy_other(e);
+}
+
+void fcp_entry_copy(struct fcp_worker *w, struct fcp_item *it)
+{
+	struct fcp_entry e = {
+		.w = w,
+		.job = fcp_worker_job(w),
+		.d = it->dir,
+		.name = it->name,
+		.dst_name = it->dst_name ? it->dst_name : it->name,
+		.src_fd = -1,
+	};
+
+	if (atomic_load(&e.job->stop))
+		atomic_fetch_add(&e.job->c.not_copied, 1);
+	else
+		dispatch(&e, it->d_type);
+	fcp_dir_release(w, it->dir);
+	free(it);
+}

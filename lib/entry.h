@@ -1,0 +1,26 @@
+/*
+ * entry.h - the per-type copy steps that entry.c dispatches to.
+ */
+#ifndef FCP_ENTRY_H
+#define FCP_ENTRY_H
+
+#include "job.h"
+
+/* One source entry being copied: where it is, where it goes, what it is. */
+struct fcp_entry {
+	struct fcp_worker *w;
+	struct fcp_job *job;
+	struct fcp_dir *d;
+	const char *name;       /* source name in d */
+	const char *dst_name;   /* destination name in d */
+	struct statx st;
+	int src_fd;             /* open source fd, or -1 */
+};
+
+/* file.c: copy a regular file; e->src_fd is open (and closed here). */
+void fcp_file_copy(struct fcp_entry *e);
+
+/* Report a failed entry with its source path. */
+void fcp_entry_fail(struct fcp_entry *e, const char *what, int err);
+
+#endif

@@ -1,0 +1,290 @@
+/*
+ * job.c - a copy job from start to summary.
+ *
+ * Phases: resolve where each SOURCE goes (cp's placement rules) and refuse
+ * the impossible ones (into itself, onto itself); then hand every source to
+ * the worker pool as one entry of a pseudo-directory that stands for its
+ * destination parent; the pool copies directories first, data as found, and
+ * directory metadata post-order; finally the counters become the stats.
+ */
+#include "job.h"
+#include "links.h"
+#include "sys.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#define FCP_DEFAULT_THREADS 4
+
+void fcp_options_init(struct fcp_options *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->reflink = FCP_REFLINK_AUTO;
+	o->symlinks = FCP_SYMLINKS_KEEP;
+	o->preserve = FCP_PRESERVE_ALL;
+	o->recursive = true;
+}
+
+const char *fcp_version(void)
+{
+	return FCP_VERSION;
+}
+
+/* Every open directory holds two fds; deep or wide trees need more than
+ * the default soft limit of 1024. */
+static void raise_fd_limit(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
+static bool same_inode(const struct statx *a, const struct statx *b)
+{
+	return a->stx_ino == b->stx_ino && a->stx_dev_major == b->stx_dev_major &&
+	       a->stx_dev_minor == b->stx_dev_minor;
+}
+
+/* Is directory fd `dir` the directory `src` or below it? Walks up with
+ * ".." to the filesystem root, comparing inodes: no path strings, so
+ * symlinks and bind mounts in the spelling do not fool it. */
+static bool inside(int dir, const struct statx *src)
+{
+	int fd = fcp_sys_openat(dir, ".", O_PATH | O_DIRECTORY, 0);
+
+	while (fd >= 0) {
+		struct statx cur, up;
+		int next;
+
+		if (fcp_sys_fstatx(fd, &cur) < 0)
+			break;
+		if (same_inode(&cur, src)) {
+			close(fd);
+			return true;
+		}
+		next = fcp_sys_openat(fd, "..", O_PATH | O_DIRECTORY, 0);
+		close(fd);
+		fd = next;
+		if (fd >= 0 && fcp_sys_fstatx(fd, &up) == 0 && same_inode(&up, &cur))
+			break; /* ".." of the root is the root */
+	}
+	if (fd >= 0)
+		close(fd);
+	return false;
+}
+
+/* Strip trailing slashes for the name; "/" stays "/". */
+static char *base_name(const char *path)
+{
+	char *copy = strdup(path), *b;
+	size_t n = strlen(copy);
+
+	while (n > 1 && copy[n - 1] == '/')
+		copy[--n] = 0;
+	b = strdup(basename(copy));
+	free(copy);
+	return b;
+}
+
+static char *dir_name(const char *path)
+{
+	char *copy = strdup(path);
+	size_t n = strlen(copy);
+	char *d;
+
+	while (n > 1 && copy[n - 1] == '/')
+		copy[--n] = 0;
+	d = strdup(dirname(copy));
+	free(copy);
+	return d;
+}
+
+struct placement {
+	char *parent;    /* destination parent directory path */
+	char *name;      /* destination name in it */
+};
+
+static struct placement place(const char *src, const char *dst, bool into)
+{
+	struct placement p;
+
+	if (into) {
+		p.parent = strdup(dst);
+		p.name = base_name(src);
+	} else {
+		p.parent = dir_name(dst);
+		p.name = base_name(dst);
+	}
+	return p;
+}
+
+struct top {
+	struct fcp_dir dir;   /* pseudo-directory: the destination parent */
+	struct fcp_root root;
+};
+
+static void top_release(struct top *t)
+{
+	if (t->dir.dst_fd >= 0)
+		close(t->dir.dst_fd);
+	if (t->root.dst_fd >= 0)
+		close(t->root.dst_fd);
+	free(t->dir.dst_name);
+	free(t->root.src_abs);
+	free(t->root.dst_abs);
+}
+
+static char *join(const char *a, const char *b)
+{
+	char *s = malloc(strlen(a) + strlen(b) + 2);
+	if (s)
+		sprintf(s, "%s%s%s", a, strcmp(a, "/") ? "/" : "", b);
+	return s;
+}
+
+/* Resolve one SOURCE into a top pseudo-directory and its entry item.
+ * Returns the item, or NULL after reporting why it cannot be copied. */
+static struct fcp_item *prepare(struct fcp_job *job, const char *src, const char *dst, bool into,
+				struct top *t)
+{
+	int sflags = job->o->symlinks == FCP_SYMLINKS_FOLLOW ? 0 : AT_SYMLINK_NOFOLLOW;
+	struct placement p = place(src, dst, into);
+	struct statx sst, dstx;
+	struct fcp_item *it = NULL;
+	int r, pfd = -1;
+	char real[PATH_MAX];
+
+	t->dir.dst_fd = t->root.dst_fd = -1;
+	if ((r = fcp_sys_statx(AT_FDCWD, src, sflags, STATX_BASIC_STATS, &sst)) < 0) {
+		fcp_report_failed(job, "cannot stat", src, r);
+		goto out;
+	}
+	if ((pfd = fcp_sys_openat(AT_FDCWD, p.parent, O_RDONLY | O_DIRECTORY, 0)) < 0) {
+		fcp_report_failed(job, "cannot open destination directory", p.parent, pfd);
+		goto out;
+	}
+	if (S_ISDIR(sst.stx_mode) && inside(pfd, &sst)) {
+		fcp_report_errorf(job, "cannot copy a directory, '%s', into itself, '%s'", src, dst);
+		atomic_fetch_add(&job->c.failed, 1);
+		goto out;
+	}
+	if (fcp_sys_statx(pfd, p.name, AT_SYMLINK_NOFOLLOW, STATX_BASIC_STATS, &dstx) == 0 &&
+	    same_inode(&sst, &dstx)) {
+		fcp_report_errorf(job, "'%s' and '%s' are the same file", src, dst);
+		atomic_fetch_add(&job->c.failed, 1);
+		goto out;
+	}
+	t->root.src_arg = src;
+	t->root.src_abs = realpath(src, real) ? strdup(real) : NULL;
+	t->root.dst_abs = realpath(p.parent, real) ? join(real, p.name) : NULL;
+	t->dir.root = &t->root;
+	t->dir.is_top = true;
+	t->dir.name = "";
+	t->dir.dst_name = strcmp(p.parent, ".") ? strdup(p.parent) : strdup("");
+	t->dir.src_fd = AT_FDCWD;
+	t->dir.dst_fd = pfd;
+	t->dir.depth = -1;
+	atomic_init(&t->dir.pending, 1); /* held by the job until the end */
+	pfd = -1;
+	it = fcp_item_new(FCP_ITEM_ENTRY, &t->dir, src, p.name, DT_UNKNOWN);
+	if (it)
+		atomic_fetch_add(&t->dir.pending, 1);
+out:
+	if (pfd >= 0)
+		close(pfd);
+	free(p.parent);
+	free(p.name);
+	return it;
+}
+
+static void collect(struct fcp_job *job, struct fcp_stats *s)
+{
+	struct fcp_counters *c = &job->c;
+
+	s->files = c->files;
+	s->dirs = c->dirs;
+	s->symlinks = c->symlinks;
+	s->specials = c->specials;
+	s->hardlinks = c->hardlinks;
+	s->bytes = c->bytes;
+	s->cloned_files = c->cloned;
+	s->failed = c->failed;
+	s->not_copied = c->not_copied;
+	s->skipped = c->skipped;
+	s->links_internal = c->links_internal;
+	s->links_external = c->links_external;
+	s->links_relative = c->links_relative;
+	s->links_absolute = c->links_absolute;
+	s->links_rewritten = c->links_rewritten;
+	for (int k = 0; k < FCP_WARN_KINDS; k++)
+		s->warnings[k] = c->warnings[k];
+}
+
+/* Decide "copy into DEST" or "DEST is the copy"; -1 after a message. */
+static int decide_into(struct fcp_job *job, int nsrc, const char *dst)
+{
+	struct statx st;
+	bool is_dir = fcp_sys_statx(AT_FDCWD, dst, 0, STATX_TYPE, &st) == 0 && S_ISDIR(st.stx_mode);
+
+	if (job->o->no_target_dir)
+		return 0;
+	if (nsrc > 1 && !is_dir) {
+		fcp_report_errorf(job, "target '%s' is not a directory", dst);
+		return -1;
+	}
+	return is_dir;
+}
+
+int fcp_job_run(const struct fcp_options *o, char *const *srcs, int nsrc, const char *dst,
+		struct fcp_stats *stats)
+{
+	struct fcp_job job = { .o = o, .err = o->err ? o->err : stderr };
+	struct timespec t0, t1;
+	struct top *tops;
+	int into, threads = o->threads > 0 ? o->threads : FCP_DEFAULT_THREADS;
+
+	memset(stats, 0, sizeof(*stats));
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	pthread_mutex_init(&job.err_lock, NULL);
+	job.is_root = geteuid() == 0;
+	job.umask = umask(022);
+	umask(job.umask);
+	raise_fd_limit();
+	into = decide_into(&job, nsrc, dst);
+	if (into < 0)
+		return FCP_EXIT_PARTIAL;
+	tops = calloc(nsrc, sizeof(*tops));
+	if (!tops || fcp_sched_create(&job, threads) < 0 || fcp_hl_init(&job) < 0) {
+		fcp_report_errorf(&job, "out of memory");
+		free(tops);
+		fcp_sched_destroy(&job);
+		return FCP_EXIT_PARTIAL;
+	}
+	for (int i = 0; i < nsrc; i++) {
+		struct fcp_item *it = prepare(&job, srcs[i], dst, into, &tops[i]);
+		if (it)
+			fcp_sched_push_initial(&job, it);
+	}
+	fcp_sched_run(&job);
+	for (int i = 0; i < nsrc; i++)
+		top_release(&tops[i]);
+	free(tops);
+	collect(&job, stats);
+	stats->threads = threads;
+	stats->io_path = "sync";
+	fcp_hl_free(&job);
+	fcp_sched_destroy(&job);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	stats->seconds = (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
+	return stats->failed || stats->not_copied ? FCP_EXIT_PARTIAL : FCP_EXIT_OK;
+}

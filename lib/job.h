@@ -1,0 +1,120 @@
+/*
+ * job.h - the internal model of a copy job, shared by the library modules.
+ *
+ * A job is a tree of directory nodes (struct fcp_dir) that are "open": both
+ * the source and destination directory fds are held while any child is still
+ * in flight. Work items (struct fcp_item) name one entry of an open directory.
+ * Each directory counts its unfinished children in `pending`; the worker that
+ * brings it to zero finishes the directory (its metadata, post-order) and
+ * releases one count of the parent. So the walk is streaming: memory holds the
+ * frontier, not the tree.
+ */
+#ifndef FCP_JOB_H
+#define FCP_JOB_H
+
+#include "fastcp.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <sys/stat.h>
+
+struct fcp_sched;
+struct fcp_hlmap;
+struct fcp_worker;
+
+/* One top-level SOURCE and where it goes. */
+struct fcp_root {
+	const char *src_arg;    /* as given on the command line */
+	char *src_abs;          /* realpath of the source (symlink rewrite) */
+	char *dst_abs;          /* absolute destination path of the copy */
+	int dst_fd;             /* the copied root directory, open until the job ends */
+};
+
+struct fcp_dir {
+	struct fcp_dir *parent;   /* NULL for the pseudo-directory of a root */
+	struct fcp_root *root;
+	char *name;               /* source name in parent; full path for a root pseudo-dir */
+	char *dst_name;           /* destination name in parent (usually == name) */
+	int src_fd, dst_fd;
+	int depth;                /* 0 for the copied root directory itself */
+	struct statx st;          /* source metadata, applied when finished */
+	atomic_int pending;       /* 1 for its own scan + children in flight */
+	bool is_top;              /* pseudo-dir holding a root entry: no metadata */
+	bool failed_meta;
+};
+
+enum fcp_item_kind { FCP_ITEM_ENTRY, FCP_ITEM_SCAN };
+
+struct fcp_item {
+	enum fcp_item_kind kind;
+	struct fcp_dir *dir;      /* parent dir (ENTRY) or the dir to scan (SCAN) */
+	char *dst_name;           /* NULL = same as name */
+	unsigned char d_type;     /* from getdents, DT_UNKNOWN if not known */
+	char name[];              /* entry name (ENTRY) */
+};
+
+struct fcp_counters {
+	atomic_ullong files, dirs, symlinks, specials, hardlinks, bytes, cloned;
+	atomic_ullong failed, not_copied, skipped;
+	atomic_ullong links_internal, links_external, links_relative, links_absolute;
+	atomic_ullong links_rewritten;
+	atomic_ullong warnings[FCP_WARN_KINDS];
+};
+
+struct fcp_job {
+	const struct fcp_options *o;
+	FILE *err;
+	pthread_mutex_t err_lock;
+	struct fcp_counters c;
+	atomic_bool stop;            /* destination full: start nothing new */
+	atomic_int stop_errno;
+	bool is_root;                /* may chown and create devices */
+	mode_t umask;
+	struct fcp_sched *sched;
+	struct fcp_hlmap *hl;
+	/* copy_file_range can clone on one filesystem, so reflink=never must
+	 * not use it there; decided per file from the two st_dev values. */
+	atomic_bool range_broken;    /* copy_file_range reported ENOSYS once */
+	atomic_bool uring_ok;
+};
+
+/* sched.c: the worker pool. */
+int fcp_sched_create(struct fcp_job *job, int threads);
+void fcp_sched_push(struct fcp_worker *w, struct fcp_item *it);
+/* Push from outside any worker (before the run). */
+void fcp_sched_push_initial(struct fcp_job *job, struct fcp_item *it);
+void fcp_sched_run(struct fcp_job *job);
+void fcp_sched_destroy(struct fcp_job *job);
+struct fcp_job *fcp_worker_job(struct fcp_worker *w);
+int fcp_worker_id(struct fcp_worker *w);
+/* The worker's scratch buffer for read/write copies. */
+void *fcp_worker_buf(struct fcp_worker *w, size_t *len);
+/* A fresh temporary name for this worker (".fcp-..."), in buf. */
+void fcp_worker_tmpname(struct fcp_worker *w, char *buf, size_t len);
+
+/* walk.c: scan one directory into ENTRY items. */
+void fcp_walk_scan(struct fcp_worker *w, struct fcp_dir *d);
+struct fcp_item *fcp_item_new(enum fcp_item_kind kind, struct fcp_dir *d, const char *name,
+			      const char *dst_name, unsigned char d_type);
+/* Release one pending count of d; finishes d (and maybe ancestors) at zero. */
+void fcp_dir_release(struct fcp_worker *w, struct fcp_dir *d);
+/* Source / destination path of an entry of d, for messages (malloc'd). */
+char *fcp_dir_src_path(const struct fcp_dir *d, const char *name);
+char *fcp_dir_dst_path(const struct fcp_dir *d, const char *name);
+/* Path of d relative to its root copy ("" for the root itself). */
+char *fcp_dir_rel_path(const struct fcp_dir *d);
+
+/* entry.c: copy one entry of an open directory. */
+void fcp_entry_copy(struct fcp_worker *w, struct fcp_item *it);
+
+/* report.c: per-item errors and once-per-kind warnings. */
+void fcp_report_error(struct fcp_job *job, const char *what, const char *path, int err);
+void fcp_report_errorf(struct fcp_job *job, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void fcp_report_warn(struct fcp_job *job, enum fcp_warn_kind kind, const char *path, int err);
+/* An item failed with err; ENOSPC stops new items. Always counts one failure. */
+void fcp_report_failed(struct fcp_job *job, const char *what, const char *path, int err);
+
+const char *fcp_warn_kind_name(enum fcp_warn_kind kind);
+
+#endif

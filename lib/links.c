@@ -1,0 +1,268 @@
+/*
+ * links.c - symlink classification and rewriting (pure string functions),
+ * and the map that keeps two names of one inode one inode in the copy.
+ */
+#include "links.h"
+#include "dest.h"
+#include "sys.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+char *fcp_path_normalize(const char *path)
+{
+	size_t len = strlen(path);
+	char *out = malloc(len + 2), *o = out;
+	bool abs = path[0] == '/';
+	size_t fixed = 0; /* length of the prefix ".." cannot remove */
+	const char *p = path;
+
+	if (!out)
+		return NULL;
+	if (abs) {
+		*o++ = '/';
+		fixed = 1;
+	}
+	while (*p) {
+		const char *s = p;
+		size_t n;
+
+		while (*p && *p != '/')
+			p++;
+		n = p - s;
+		while (*p == '/')
+			p++;
+		if (n == 0 || (n == 1 && s[0] == '.'))
+			continue;
+		if (n == 2 && s[0] == '.' && s[1] == '.') {
+			if ((size_t)(o - out) > fixed) {
+				while (o > out + fixed && o[-1] != '/')
+					o--;
+				if (o > out + fixed)
+					o--; /* the separator before the removed name */
+				continue;
+			}
+			if (abs)
+				continue; /* "/.." is "/" */
+			/* A relative path climbing above its start keeps it. */
+			if (o > out)
+				*o++ = '/';
+			memcpy(o, "..", 2);
+			o += 2;
+			fixed = o - out;
+			continue;
+		}
+		if (o > out && o[-1] != '/')
+			*o++ = '/';
+		memcpy(o, s, n);
+		o += n;
+	}
+	if (o == out)
+		*o++ = abs ? '/' : '.';
+	*o = 0;
+	return out;
+}
+
+static bool under(const char *path, const char *root)
+{
+	size_t n = strlen(root);
+
+	if (n == 1 && root[0] == '/')
+		return path[0] == '/';
+	return !strncmp(path, root, n) && (path[n] == 0 || path[n] == '/');
+}
+
+struct fcp_link_class fcp_link_classify(const char *target, const char *rel_dir,
+					const char *src_root)
+{
+	struct fcp_link_class c = { .absolute = target[0] == '/' };
+	char *joined, *norm;
+	size_t n;
+
+	if (c.absolute) {
+		norm = fcp_path_normalize(target);
+		c.internal = norm && src_root && under(norm, src_root);
+		free(norm);
+		return c;
+	}
+	n = strlen(rel_dir) + strlen(target) + 2;
+	joined = malloc(n);
+	if (!joined)
+		return c;
+	snprintf(joined, n, "%s%s%s", rel_dir, *rel_dir ? "/" : "", target);
+	norm = fcp_path_normalize(joined);
+	c.internal = norm && strncmp(norm, "..", 2) != 0;
+	free(norm);
+	free(joined);
+	return c;
+}
+
+char *fcp_link_rewrite(const char *target, const char *src_root, const char *dst_root)
+{
+	char *norm, *out;
+	size_t n;
+
+	if (target[0] != '/' || !src_root || !dst_root)
+		return NULL;
+	norm = fcp_path_normalize(target);
+	if (!norm || !under(norm, src_root)) {
+		free(norm);
+		return NULL;
+	}
+	n = strlen(src_root) == 1 ? 0 : strlen(src_root);
+	out = malloc(strlen(dst_root) + strlen(norm + n) + 1);
+	if (out) {
+		strcpy(out, dst_root);
+		strcat(out, norm + n);
+	}
+	free(norm);
+	return out;
+}
+
+/* ---- the hard-link map ---- */
+
+#define HL_BUCKETS 4096 /* grows by chaining; lookups are rare (nlink > 1) */
+
+struct hl_waiter {
+	struct hl_waiter *next;
+	struct fcp_dir *dir;
+	char name[];
+};
+
+struct fcp_hl_entry {
+	struct fcp_hl_entry *next;
+	uint64_t dev, ino;
+	int state;              /* 0 copying, 1 copied, -1 failed */
+	int base_fd;            /* held open by the job until its end */
+	char *rel_dir;          /* directory of the first copy, relative to root */
+	char *name;             /* its destination name */
+	struct hl_waiter *waiters;
+};
+
+struct fcp_hlmap {
+	pthread_mutex_t lock;
+	struct fcp_hl_entry *b[HL_BUCKETS];
+};
+
+int fcp_hl_init(struct fcp_job *job)
+{
+	job->hl = calloc(1, sizeof(*job->hl));
+	if (!job->hl)
+		return -ENOMEM;
+	pthread_mutex_init(&job->hl->lock, NULL);
+	return 0;
+}
+
+void fcp_hl_free(struct fcp_job *job)
+{
+	if (!job->hl)
+		return;
+	for (int i = 0; i < HL_BUCKETS; i++) {
+		struct fcp_hl_entry *e = job->hl->b[i], *n;
+		for (; e; e = n) {
+			n = e->next;
+			free(e->rel_dir);
+			free(e->name);
+			free(e);
+		}
+	}
+	free(job->hl);
+	job->hl = NULL;
+}
+
+enum fcp_hl_state fcp_hl_claim(struct fcp_job *job, const struct statx *st, struct fcp_dir *d,
+			       const char *dst_name, struct fcp_hl_entry **out)
+{
+	uint64_t dev = ((uint64_t)st->stx_dev_major << 32) | st->stx_dev_minor;
+	size_t h = (st->stx_ino * 0x9e3779b97f4a7c15ULL + dev) % HL_BUCKETS;
+	struct fcp_hlmap *m = job->hl;
+	struct fcp_hl_entry *e;
+	enum fcp_hl_state s = FCP_HL_FIRST;
+
+	pthread_mutex_lock(&m->lock);
+	for (e = m->b[h]; e; e = e->next)
+		if (e->ino == st->stx_ino && e->dev == dev)
+			break;
+	if (!e) {
+		e = calloc(1, sizeof(*e));
+		if (e) {
+			e->dev = dev;
+			e->ino = st->stx_ino;
+			e->base_fd = d->is_top ? d->dst_fd : d->root->dst_fd;
+			e->rel_dir = fcp_dir_rel_path(d);
+			e->name = strdup(dst_name);
+			e->next = m->b[h];
+			m->b[h] = e;
+		}
+	} else if (e->state == 0) {
+		struct hl_waiter *wt = malloc(sizeof(*wt) + strlen(dst_name) + 1);
+		if (wt) {
+			wt->dir = d;
+			strcpy(wt->name, dst_name);
+			wt->next = e->waiters;
+			e->waiters = wt;
+			atomic_fetch_add(&d->pending, 1);
+			s = FCP_HL_QUEUED;
+		}
+	} else {
+		s = FCP_HL_LINK;
+	}
+	pthread_mutex_unlock(&m->lock);
+	*out = e;
+	return s;
+}
+
+void fcp_hl_done(struct fcp_worker *w, struct fcp_hl_entry *e, bool ok)
+{
+	struct fcp_job *job = fcp_worker_job(w);
+	struct hl_waiter *wt, *next;
+
+	if (!e)
+		return;
+	pthread_mutex_lock(&job->hl->lock);
+	e->state = ok ? 1 : -1;
+	wt = e->waiters;
+	e->waiters = NULL;
+	pthread_mutex_unlock(&job->hl->lock);
+	for (; wt; wt = next) {
+		next = wt->next;
+		int r = fcp_hl_link(w, e, wt->dir, wt->name);
+		if (r < 0) {
+			char *p = fcp_dir_dst_path(wt->dir, wt->name);
+			fcp_report_failed(job, "cannot create hard link", p, r);
+			free(p);
+		}
+		fcp_dir_release(w, wt->dir);
+		free(wt);
+	}
+}
+
+int fcp_hl_link(struct fcp_worker *w, struct fcp_hl_entry *e, struct fcp_dir *d,
+		const char *dst_name)
+{
+	struct fcp_job *job = fcp_worker_job(w);
+	char tmp[FCP_TMPNAME_MAX];
+	int from, r;
+
+	if (e->state < 0 || !e->rel_dir || !e->name)
+		return -ENOENT; /* the first name failed, its message said why */
+	/* The first copy's directory may be finished and closed by now, so it
+	 * is re-opened beneath the root copy without following any symlink. */
+	from = *e->rel_dir ? fcp_sys_open_beneath(e->base_fd, e->rel_dir,
+						  O_PATH | O_DIRECTORY, 0)
+			   : fcp_sys_openat(e->base_fd, ".", O_PATH | O_DIRECTORY, 0);
+	if (from < 0)
+		return from;
+	r = -EEXIST;
+	for (int i = 0; i < 100 && r == -EEXIST; i++) {
+		fcp_worker_tmpname(w, tmp, sizeof(tmp));
+		r = fcp_sys_linkat(from, e->name, d->dst_fd, tmp, 0);
+	}
+	fcp_sys_close(from);
+	if (r == 0)
+		r = fcp_dest_commit(d->dst_fd, tmp, dst_name);
+	if (r == 0)
+		atomic_fetch_add(&job->c.hardlinks, 1);
+	return r;
+}

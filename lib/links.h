@@ -1,0 +1,58 @@
+/*
+ * links.h - symlink policy and the hard-link map.
+ */
+#ifndef FCP_LINKS_H
+#define FCP_LINKS_H
+
+#include "job.h"
+
+/* Where a symlink points, judged lexically from where it sits. */
+struct fcp_link_class {
+	bool absolute;
+	bool internal;  /* the target lies inside the copied tree */
+};
+
+/*
+ * Classify target of a link found at rel_dir (its directory, relative to
+ * the copied root; "" for the root). src_root is the absolute source root.
+ */
+struct fcp_link_class fcp_link_classify(const char *target, const char *rel_dir,
+					const char *src_root);
+
+/*
+ * For --symlinks=rewrite: an absolute target inside src_root re-pointed to
+ * the same place under dst_root (malloc'd), or NULL to keep it as it is.
+ */
+char *fcp_link_rewrite(const char *target, const char *src_root, const char *dst_root);
+
+/* Lexically normalise an absolute or relative path: drop "." and empty
+ * components, resolve ".." against what precedes it (malloc'd). A relative
+ * path that climbs above its start keeps its leading "..". */
+char *fcp_path_normalize(const char *path);
+
+/* The hard-link map: inodes with more than one name in the copied set. */
+enum fcp_hl_state { FCP_HL_FIRST, FCP_HL_LINK, FCP_HL_QUEUED };
+
+struct fcp_hl_entry;
+
+int fcp_hl_init(struct fcp_job *job);
+void fcp_hl_free(struct fcp_job *job);
+
+/*
+ * Look up the inode of st for the entry (d, dst_name).
+ *  FCP_HL_FIRST: first name seen; copy it, then call fcp_hl_done().
+ *  FCP_HL_LINK: already copied; call fcp_hl_link() for this name.
+ *  FCP_HL_QUEUED: being copied by another worker; this name was queued and
+ *                 holds one pending count of d, released when it is linked.
+ */
+enum fcp_hl_state fcp_hl_claim(struct fcp_job *job, const struct statx *st, struct fcp_dir *d,
+			       const char *dst_name, struct fcp_hl_entry **e);
+
+/* The first name of e was copied (ok) or not; links the queued names. */
+void fcp_hl_done(struct fcp_worker *w, struct fcp_hl_entry *e, bool ok);
+
+/* Make dst_name in d another name of e's copy. Returns 0 or -errno. */
+int fcp_hl_link(struct fcp_worker *w, struct fcp_hl_entry *e, struct fcp_dir *d,
+		const char *dst_name);
+
+#endif

@@ -1,0 +1,170 @@
+/*
+ * meta.c - apply owner, xattrs, mode and times to a new inode.
+ */
+#include "meta.h"
+#include "sys.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+static void warn(struct fcp_job *job, enum fcp_warn_kind k, struct fcp_dir *d, const char *name,
+		 int err)
+{
+	char *p = fcp_dir_src_path(d, name);
+	fcp_report_warn(job, k, p, err);
+	free(p);
+}
+
+/* Inodes we do not open are reached through /proc/self/fd/DIRFD/NAME with
+ * the l*xattr calls, which act on the final component itself. */
+static void at_path(struct fcp_at a, char *buf, size_t len)
+{
+	if (a.dirfd == AT_FDCWD)
+		snprintf(buf, len, "%s", a.name);
+	else
+		snprintf(buf, len, "/proc/self/fd/%d/%s", a.dirfd, a.name);
+}
+
+static ssize_t at_list(struct fcp_at a, char **list)
+{
+	char path[4096 + 64];
+	ssize_t n, m;
+
+	if (a.fd >= 0)
+		return fcp_sys_flistxattr(a.fd, list);
+	at_path(a, path, sizeof(path));
+	*list = NULL;
+	n = llistxattr(path, NULL, 0);
+	if (n <= 0)
+		return n < 0 ? -errno : 0;
+	*list = malloc(n);
+	if (!*list)
+		return -ENOMEM;
+	m = llistxattr(path, *list, n);
+	return m < 0 ? -errno : m;
+}
+
+static ssize_t at_get(struct fcp_at a, const char *key, void **val)
+{
+	char path[4096 + 64];
+	ssize_t n, m;
+
+	if (a.fd >= 0)
+		return fcp_sys_fgetxattr(a.fd, key, val);
+	at_path(a, path, sizeof(path));
+	n = lgetxattr(path, key, NULL, 0);
+	if (n < 0)
+		return -errno;
+	*val = malloc(n ? n : 1);
+	if (!*val)
+		return -ENOMEM;
+	m = lgetxattr(path, key, *val, n);
+	return m < 0 ? -errno : m;
+}
+
+static int at_set(struct fcp_at a, const char *key, const void *val, size_t len)
+{
+	char path[4096 + 64];
+
+	if (a.fd >= 0)
+		return fcp_sys_fsetxattr(a.fd, key, val, len);
+	at_path(a, path, sizeof(path));
+	return lsetxattr(path, key, val, len, 0) < 0 ? -errno : 0;
+}
+
+static enum fcp_warn_kind xattr_kind(const char *key)
+{
+	if (!strncmp(key, "system.posix_acl_", 17))
+		return FCP_WARN_ACL;
+	if (!strncmp(key, "security.", 9))
+		return FCP_WARN_LABEL;
+	return FCP_WARN_XATTR;
+}
+
+void fcp_meta_copy_xattrs(struct fcp_job *job, struct fcp_at src, struct fcp_at dst,
+			  struct fcp_dir *d, const char *name)
+{
+	char *list = NULL;
+	ssize_t n = at_list(src, &list);
+
+	if (n < 0 && n != -EOPNOTSUPP && n != -ENOTSUP)
+		warn(job, FCP_WARN_XATTR, d, name, (int)n);
+	for (ssize_t off = 0; n > 0 && off < n; off += strlen(list + off) + 1) {
+		const char *key = list + off;
+		void *val = NULL;
+		ssize_t len = at_get(src, key, &val);
+		int r = len < 0 ? (int)len : at_set(dst, key, val, len);
+
+		/* The attribute vanished between list and get: nothing to copy. */
+		if (r < 0 && r != -ENODATA)
+			warn(job, xattr_kind(key), d, name, r);
+		free(val);
+	}
+	free(list);
+}
+
+static int set_owner(struct fcp_at dst, const struct statx *st)
+{
+	if (dst.fd >= 0)
+		return fcp_sys_fchown(dst.fd, st->stx_uid, st->stx_gid);
+	return fcp_sys_fchownat(dst.dirfd, dst.name, st->stx_uid, st->stx_gid, AT_SYMLINK_NOFOLLOW);
+}
+
+static int set_mode(struct fcp_at dst, mode_t mode)
+{
+	if (dst.fd >= 0)
+		return fcp_sys_fchmod(dst.fd, mode);
+	return fchmodat(dst.dirfd, dst.name, mode, 0) < 0 ? -errno : 0;
+}
+
+static int set_times(struct fcp_at dst, const struct statx *st)
+{
+	struct timespec ts[2] = {
+		{ st->stx_atime.tv_sec, st->stx_atime.tv_nsec },
+		{ st->stx_mtime.tv_sec, st->stx_mtime.tv_nsec },
+	};
+	if (dst.fd >= 0)
+		return fcp_sys_futimens(dst.fd, ts);
+	return fcp_sys_utimensat(dst.dirfd, dst.name, ts, AT_SYMLINK_NOFOLLOW);
+}
+
+int fcp_meta_copy(struct fcp_job *job, struct fcp_at src, struct fcp_at dst,
+		  const struct statx *st, struct fcp_dir *d, const char *name)
+{
+	unsigned keep = job->o->preserve;
+	bool lnk = S_ISLNK(st->stx_mode);
+	mode_t mode = st->stx_mode & 07777;
+	int r;
+
+	if (keep & FCP_PRESERVE_OWNER) {
+		r = set_owner(dst, st);
+		/* Like cp: an owner we cannot give means the setuid/setgid
+		 * bits must not survive either. Not root: silently skipped. */
+		if (r < 0) {
+			mode &= ~(S_ISUID | S_ISGID);
+			if (job->is_root)
+				warn(job, FCP_WARN_OWNER, d, name, r);
+		}
+	} else if (st->stx_uid != geteuid() || st->stx_gid != getegid()) {
+		mode &= ~(S_ISUID | S_ISGID);
+	}
+	if (keep & FCP_PRESERVE_XATTR)
+		fcp_meta_copy_xattrs(job, src, dst, d, name);
+	if (!(keep & FCP_PRESERVE_MODE))
+		mode &= 0777 & ~job->umask;
+	if (!lnk) {
+		r = set_mode(dst, mode);
+		if (r < 0)
+			warn(job, FCP_WARN_MODE, d, name, r);
+	}
+	if (keep & FCP_PRESERVE_TIMES) {
+		r = set_times(dst, st);
+		if (r < 0)
+			warn(job, FCP_WARN_TIMES, d, name, r);
+	}
+	return 0;
+}

@@ -1,0 +1,88 @@
+/*
+ * report.c - per-item errors and once-per-kind warnings.
+ *
+ * Messages follow one shape, `fastcp: cannot open 'a/b': Permission denied`,
+ * one line per failure, written under a lock so lines from several workers
+ * never interleave. Metadata the destination cannot hold is a warning: the
+ * first of each kind is printed, the rest only counted for the summary.
+ */
+#include "job.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+static void put_path(FILE *f, const char *path)
+{
+	/* Names are bytes: show control characters escaped so that a name
+	 * with a newline cannot forge a second message line. */
+	for (const unsigned char *p = (const unsigned char *)path; p && *p; p++) {
+		if (*p < 0x20 || *p == 0x7f)
+			fprintf(f, "\\%03o", *p);
+		else
+			fputc(*p, f);
+	}
+}
+
+void fcp_report_error(struct fcp_job *job, const char *what, const char *path, int err)
+{
+	pthread_mutex_lock(&job->err_lock);
+	fprintf(job->err, "fastcp: %s '", what);
+	put_path(job->err, path ? path : "?");
+	if (err)
+		fprintf(job->err, "': %s\n", strerror(-err));
+	else
+		fputs("'\n", job->err);
+	pthread_mutex_unlock(&job->err_lock);
+}
+
+void fcp_report_errorf(struct fcp_job *job, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	pthread_mutex_lock(&job->err_lock);
+	fputs("fastcp: ", job->err);
+	vfprintf(job->err, fmt, ap);
+	fputc('\n', job->err);
+	pthread_mutex_unlock(&job->err_lock);
+	va_end(ap);
+}
+
+void fcp_report_failed(struct fcp_job *job, const char *what, const char *path, int err)
+{
+	if (err == -ENOSPC || err == -EDQUOT) {
+		/* Stop starting new items: each would fail the same way, and
+		 * the summary counts what was left. */
+		if (!atomic_exchange(&job->stop, true))
+			atomic_store(&job->stop_errno, err);
+	}
+	fcp_report_error(job, what, path, err);
+	atomic_fetch_add(&job->c.failed, 1);
+}
+
+static const char *warn_name[FCP_WARN_KINDS] = {
+	[FCP_WARN_OWNER] = "ownership",
+	[FCP_WARN_XATTR] = "extended attributes",
+	[FCP_WARN_ACL] = "ACLs",
+	[FCP_WARN_LABEL] = "security labels",
+	[FCP_WARN_TIMES] = "timestamps",
+	[FCP_WARN_MODE] = "permissions",
+};
+
+void fcp_report_warn(struct fcp_job *job, enum fcp_warn_kind kind, const char *path, int err)
+{
+	if (atomic_fetch_add(&job->c.warnings[kind], 1) != 0)
+		return;
+	pthread_mutex_lock(&job->err_lock);
+	fprintf(job->err, "fastcp: warning: cannot preserve %s of '", warn_name[kind]);
+	put_path(job->err, path ? path : "?");
+	fprintf(job->err, "': %s (further ones only counted)\n", strerror(-err));
+	pthread_mutex_unlock(&job->err_lock);
+}
+
+const char *fcp_warn_kind_name(enum fcp_warn_kind kind)
+{
+	return warn_name[kind];
+}

@@ -1,0 +1,231 @@
+/*
+ * sched.c - the worker pool: per-worker queues with work stealing.
+ *
+ * Each worker pushes the items it discovers onto its own deque and pops from
+ * the back (depth-first, so the frontier and the number of open directories
+ * stay small); idle workers steal from the front of another worker's deque
+ * (breadth, so a thief takes a big piece of work). Every deque has its own
+ * lock; the only shared lock is the idle lock, taken only by a worker that
+ * found nothing to do, and by a pusher when someone is asleep.
+ */
+#include "job.h"
+#include "sys.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define FCP_BUF_SIZE (1u << 20)
+
+struct fcp_worker {
+	struct fcp_job *job;
+	int id;
+	pthread_t thread;
+	pthread_mutex_t lock;
+	struct fcp_item **ring;   /* circular deque of capacity cap */
+	size_t head, count, cap;
+	void *buf;
+	unsigned long tmp_seq;
+};
+
+struct fcp_sched {
+	int n;
+	struct fcp_worker *w;
+	atomic_long queued;       /* items sitting in deques */
+	atomic_long outstanding;  /* queued + being processed */
+	atomic_int sleepers;
+	pthread_mutex_t idle_lock;
+	pthread_cond_t idle_cond;
+};
+
+struct fcp_job *fcp_worker_job(struct fcp_worker *w) { return w->job; }
+int fcp_worker_id(struct fcp_worker *w) { return w->id; }
+
+void *fcp_worker_buf(struct fcp_worker *w, size_t *len)
+{
+	if (!w->buf && posix_memalign(&w->buf, 4096, FCP_BUF_SIZE))
+		w->buf = NULL;
+	*len = w->buf ? FCP_BUF_SIZE : 0;
+	return w->buf;
+}
+
+void fcp_worker_tmpname(struct fcp_worker *w, char *buf, size_t len)
+{
+	/* pid + worker + sequence is unique within this job; a leftover from
+	 * an earlier job with the same pid only costs an EEXIST retry. */
+	snprintf(buf, len, ".fcp-%x-%x-%lx", (unsigned)getpid(), (unsigned)w->id, w->tmp_seq++);
+}
+
+int fcp_sched_create(struct fcp_job *job, int threads)
+{
+	struct fcp_sched *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return -ENOMEM;
+	s->n = threads > 0 ? threads : 1;
+	s->w = calloc(s->n, sizeof(*s->w));
+	if (!s->w) {
+		free(s);
+		return -ENOMEM;
+	}
+	for (int i = 0; i < s->n; i++) {
+		s->w[i].job = job;
+		s->w[i].id = i;
+		pthread_mutex_init(&s->w[i].lock, NULL);
+	}
+	pthread_mutex_init(&s->idle_lock, NULL);
+	pthread_cond_init(&s->idle_cond, NULL);
+	job->sched = s;
+	return 0;
+}
+
+static void deque_push(struct fcp_worker *w, struct fcp_item *it)
+{
+	pthread_mutex_lock(&w->lock);
+	if (w->count == w->cap) {
+		size_t ncap = w->cap ? w->cap * 2 : 64;
+		struct fcp_item **r = malloc(ncap * sizeof(*r));
+		if (!r)
+			abort(); /* out of memory for the frontier: nothing sane to do */
+		for (size_t i = 0; i < w->count; i++)
+			r[i] = w->ring[(w->head + i) % w->cap];
+		free(w->ring);
+		w->ring = r;
+		w->head = 0;
+		w->cap = ncap;
+	}
+	w->ring[(w->head + w->count) % w->cap] = it;
+	w->count++;
+	pthread_mutex_unlock(&w->lock);
+}
+
+static struct fcp_item *deque_pop(struct fcp_worker *w, bool back)
+{
+	struct fcp_item *it = NULL;
+
+	pthread_mutex_lock(&w->lock);
+	if (w->count) {
+		if (back) {
+			it = w->ring[(w->head + w->count - 1) % w->cap];
+		} else {
+			it = w->ring[w->head];
+			w->head = (w->head + 1) % w->cap;
+		}
+		w->count--;
+	}
+	pthread_mutex_unlock(&w->lock);
+	return it;
+}
+
+void fcp_sched_push(struct fcp_worker *w, struct fcp_item *it)
+{
+	struct fcp_sched *s = w->job->sched;
+
+	atomic_fetch_add(&s->outstanding, 1);
+	deque_push(w, it);
+	atomic_fetch_add(&s->queued, 1);
+	if (atomic_load(&s->sleepers)) {
+		pthread_mutex_lock(&s->idle_lock);
+		pthread_cond_signal(&s->idle_cond);
+		pthread_mutex_unlock(&s->idle_lock);
+	}
+}
+
+void fcp_sched_push_initial(struct fcp_job *job, struct fcp_item *it)
+{
+	fcp_sched_push(&job->sched->w[0], it);
+}
+
+static struct fcp_item *next_item(struct fcp_worker *w)
+{
+	struct fcp_sched *s = w->job->sched;
+	struct fcp_item *it = deque_pop(w, true);
+
+	for (int i = 1; !it && i < s->n; i++)
+		it = deque_pop(&s->w[(w->id + i) % s->n], false);
+	if (it)
+		atomic_fetch_sub(&s->queued, 1);
+	return it;
+}
+
+/* Sleep until there is something to steal or the job is done. Returns false
+ * when the job is done. The sleeper count and the queued count are both
+ * seq_cst atomics, so a pusher either sees the sleeper or the sleeper sees
+ * the item: no lost wake-up. */
+static bool wait_for_work(struct fcp_sched *s)
+{
+	bool more;
+
+	pthread_mutex_lock(&s->idle_lock);
+	atomic_fetch_add(&s->sleepers, 1);
+	while (atomic_load(&s->queued) == 0 && atomic_load(&s->outstanding) > 0)
+		pthread_cond_wait(&s->idle_cond, &s->idle_lock);
+	atomic_fetch_sub(&s->sleepers, 1);
+	more = atomic_load(&s->outstanding) > 0;
+	pthread_mutex_unlock(&s->idle_lock);
+	return more;
+}
+
+static void process(struct fcp_worker *w, struct fcp_item *it)
+{
+	if (it->kind == FCP_ITEM_SCAN) {
+		fcp_walk_scan(w, it->dir);
+		free(it);
+	} else {
+		fcp_entry_copy(w, it);
+	}
+}
+
+static void *worker_main(void *arg)
+{
+	struct fcp_worker *w = arg;
+	struct fcp_sched *s = w->job->sched;
+
+	for (;;) {
+		struct fcp_item *it = next_item(w);
+
+		if (!it) {
+			if (!wait_for_work(s))
+				break;
+			continue;
+		}
+		process(w, it);
+		if (atomic_fetch_sub(&s->outstanding, 1) == 1) {
+			pthread_mutex_lock(&s->idle_lock);
+			pthread_cond_broadcast(&s->idle_cond);
+			pthread_mutex_unlock(&s->idle_lock);
+		}
+	}
+	return NULL;
+}
+
+void fcp_sched_run(struct fcp_job *job)
+{
+	struct fcp_sched *s = job->sched;
+	int started = 1;
+
+	for (int i = 1; i < s->n; i++, started++)
+		if (pthread_create(&s->w[i].thread, NULL, worker_main, &s->w[i]))
+			break; /* fewer threads still finish the job */
+	worker_main(&s->w[0]);
+	for (int i = 1; i < started; i++)
+		pthread_join(s->w[i].thread, NULL);
+}
+
+void fcp_sched_destroy(struct fcp_job *job)
+{
+	struct fcp_sched *s = job->sched;
+
+	if (!s)
+		return;
+	for (int i = 0; i < s->n; i++) {
+		free(s->w[i].ring);
+		free(s->w[i].buf);
+		pthread_mutex_destroy(&s->w[i].lock);
+	}
+	free(s->w);
+	free(s);
+	job->sched = NULL;
+}

@@ -1,0 +1,141 @@
+/*
+ * sparse.c - move a file's data extent by extent, so holes stay holes.
+ *
+ * Data extents come from SEEK_DATA/SEEK_HOLE. A file whose allocation
+ * covers its size has no holes worth finding, so it is copied as one extent
+ * without the two extra lseek calls per file. Files that report size 0 may
+ * still have content (procfs, sysfs): they are read until end of file.
+ */
+#include "engine.h"
+#include "sys.h"
+
+#include <errno.h>
+
+bool fcp_engine_fallback_err(int err)
+{
+	return err == -EXDEV || err == -EINVAL || err == -EOPNOTSUPP || err == -ENOSYS ||
+	       err == -ETXTBSY || err == -ENOTTY;
+}
+
+int fcp_engine_plan(const struct fcp_job *job, bool same_fs, const struct fcp_engine **list)
+{
+	int n = 0;
+	enum fcp_reflink rl = job->o->reflink;
+
+	if (rl != FCP_REFLINK_NEVER)
+		list[n++] = &fcp_engine_clone;
+	if (rl == FCP_REFLINK_ALWAYS)
+		return n;
+	if (!(rl == FCP_REFLINK_NEVER && same_fs) && !atomic_load(&job->range_broken))
+		list[n++] = &fcp_engine_range;
+	list[n++] = &fcp_engine_rw;
+	return n;
+}
+
+/* Copy one extent, moving down the engine list on "not here" errors.
+ * *i is the current engine and stays advanced for the following extents.
+ * Returns bytes copied (short = the source ended early) or -errno. */
+static ssize_t copy_extent(struct fcp_xfer *x, const struct fcp_engine **list, int n, int *i,
+			   off_t off, size_t len)
+{
+	size_t done = 0;
+
+	while (done < len) {
+		ssize_t r = list[*i]->copy(x, off + done, len - done);
+		if (r < 0 && fcp_engine_fallback_err((int)r) && *i + 1 < n) {
+			if (r == -ENOSYS && list[*i] == &fcp_engine_range)
+				atomic_store(&fcp_worker_job(x->w)->range_broken, true);
+			(*i)++;
+			continue;
+		}
+		if (r < 0)
+			return r;
+		if (r == 0)
+			break;
+		done += r;
+	}
+	return done;
+}
+
+/* Size unknown (0): plain reads until end of file. */
+static ssize_t copy_stream(struct fcp_xfer *x)
+{
+	size_t bufsz, total = 0;
+	char *buf = fcp_worker_buf(x->w, &bufsz);
+
+	if (!buf)
+		return -ENOMEM;
+	for (;;) {
+		ssize_t n = fcp_sys_read_full(x->in, buf, bufsz);
+		if (n <= 0)
+			return n < 0 ? n : (ssize_t)total;
+		ssize_t m = fcp_sys_write_full(x->out, buf, n);
+		if (m < 0)
+			return m;
+		total += n;
+	}
+}
+
+static ssize_t copy_extents(struct fcp_xfer *x, const struct fcp_engine **list, int n, int i)
+{
+	off_t off = 0, end = x->size;
+	ssize_t total = 0;
+	bool sparse = x->allocated < (uint64_t)x->size;
+
+	while (off < end) {
+		off_t data = sparse ? fcp_sys_lseek(x->in, off, SEEK_DATA) : off;
+		off_t hole = end;
+		ssize_t r;
+
+		if (data == -ENXIO)
+			break; /* only a hole remains */
+		if (data < 0)
+			return data;
+		if (sparse) {
+			hole = fcp_sys_lseek(x->in, data, SEEK_HOLE);
+			if (hole < 0)
+				return hole;
+			if (hole > end)
+				hole = end;
+		}
+		r = copy_extent(x, list, n, &i, data, hole - data);
+		if (r < 0)
+			return r;
+		total += r;
+		if (r < hole - data) {
+			/* The source shrank under us: the copy ends where it did. */
+			end = data + r;
+			break;
+		}
+		off = hole;
+	}
+	/* A trailing hole (or a shrunk source) sets the size explicitly. */
+	if (sparse || end < x->size) {
+		int t = fcp_sys_ftruncate(x->out, end);
+		if (t < 0)
+			return t;
+	}
+	return total;
+}
+
+ssize_t fcp_data_copy(struct fcp_xfer *x, bool *cloned)
+{
+	const struct fcp_engine *list[3];
+	int n = fcp_engine_plan(fcp_worker_job(x->w), x->same_fs, list);
+	int i = 0;
+
+	*cloned = false;
+	if (x->size == 0)
+		return list[0]->whole_file && n == 1 ? 0 : copy_stream(x);
+	if (list[0]->whole_file) {
+		ssize_t r = list[0]->copy(x, 0, x->size);
+		if (r >= 0) {
+			*cloned = true;
+			return r;
+		}
+		if (!fcp_engine_fallback_err((int)r) || n == 1)
+			return r;
+		i = 1;
+	}
+	return copy_extents(x, list, n, i);
+}

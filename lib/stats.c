@@ -1,0 +1,56 @@
+/*
+ * stats.c - the end-of-job summary.
+ */
+#include "job.h"
+
+#include <string.h>
+
+static void human(double bytes, char *buf, size_t len)
+{
+	const char *unit[] = { "B", "KB", "MB", "GB", "TB" };
+	int u = 0;
+
+	while (bytes >= 1000 && u < 4) {
+		bytes /= 1000;
+		u++;
+	}
+	snprintf(buf, len, u ? "%.1f %s" : "%.0f %s", bytes, unit[u]);
+}
+
+void fcp_stats_print(const struct fcp_stats *s, FILE *f)
+{
+	double secs = s->seconds > 1e-6 ? s->seconds : 1e-6;
+	char size[32], rate[32];
+
+	human((double)s->bytes, size, sizeof(size));
+	human(s->bytes / secs, rate, sizeof(rate));
+	fprintf(f, "fastcp: copied %llu files (%s), %llu directories, %llu symlinks, "
+		   "%llu hard links, %llu special files in %.2f s: %s/s, %.0f files/s "
+		   "(%d threads, %s)\n",
+		(unsigned long long)s->files, size, (unsigned long long)s->dirs,
+		(unsigned long long)s->symlinks, (unsigned long long)s->hardlinks,
+		(unsigned long long)s->specials, s->seconds, rate, s->files / secs, s->threads,
+		s->io_path ? s->io_path : "sync");
+	if (s->cloned_files)
+		fprintf(f, "fastcp: %llu files cloned (reflink)\n", (unsigned long long)s->cloned_files);
+	if (s->symlinks || s->skipped)
+		fprintf(f, "fastcp: symlinks: %llu internal, %llu external; %llu relative, "
+			   "%llu absolute; %llu rewritten, %llu skipped\n",
+			(unsigned long long)s->links_internal, (unsigned long long)s->links_external,
+			(unsigned long long)s->links_relative, (unsigned long long)s->links_absolute,
+			(unsigned long long)s->links_rewritten, (unsigned long long)s->skipped);
+}
+
+/* The lines that must be seen even without --stats. */
+void fcp_stats_print_problems(const struct fcp_stats *s, FILE *f)
+{
+	for (int k = 0; k < FCP_WARN_KINDS; k++)
+		if (s->warnings[k])
+			fprintf(f, "fastcp: warning: %s not preserved on %llu items\n",
+				fcp_warn_kind_name(k), (unsigned long long)s->warnings[k]);
+	if (s->failed)
+		fprintf(f, "fastcp: %llu items failed\n", (unsigned long long)s->failed);
+	if (s->not_copied)
+		fprintf(f, "fastcp: %llu items not copied: stopped after the destination filled up\n",
+			(unsigned long long)s->not_copied);
+}

@@ -1,0 +1,177 @@
+/*
+ * walk.c - scan one directory and finish it when its children are done.
+ *
+ * Scanning only reads names (getdents via readdir on a dup of the source
+ * fd); the type from getdents rides along so that entry.c can skip work it
+ * does not need. Finishing applies the directory's own metadata after every
+ * child landed: a read-only directory could not have been filled otherwise,
+ * and the children's renames would have changed its mtime.
+ */
+#include "dest.h"
+#include "job.h"
+#include "meta.h"
+#include "sys.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct fcp_item *fcp_item_new(enum fcp_item_kind kind, struct fcp_dir *d, const char *name,
+			      const char *dst_name, unsigned char d_type)
+{
+	size_t n = strlen(name) + 1;
+	size_t m = dst_name ? strlen(dst_name) + 1 : 0;
+	struct fcp_item *it = malloc(sizeof(*it) + n + m);
+
+	if (!it)
+		return NULL;
+	it->kind = kind;
+	it->dir = d;
+	it->d_type = d_type;
+	memcpy(it->name, name, n);
+	it->dst_name = NULL;
+	if (dst_name) {
+		it->dst_name = it->name + n;
+		memcpy(it->dst_name, dst_name, m);
+	}
+	return it;
+}
+
+static bool dot_or_dotdot(const char *n)
+{
+	return n[0] == '.' && (!n[1] || (n[1] == '.' && !n[2]));
+}
+
+void fcp_walk_scan(struct fcp_worker *w, struct fcp_dir *d)
+{
+	struct fcp_job *job = fcp_worker_job(w);
+	int fd = fcp_sys_openat(d->src_fd, ".", O_RDONLY | O_DIRECTORY, 0);
+	DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
+	struct dirent *de;
+
+	if (!dir) {
+		char *p = fcp_dir_src_path(d, NULL);
+		fcp_report_failed(job, "cannot read directory", p, fd < 0 ? fd : -ENOMEM);
+		free(p);
+		if (fd >= 0)
+			close(fd);
+		fcp_dir_release(w, d);
+		return;
+	}
+	while ((de = readdir(dir))) {
+		struct fcp_item *it;
+
+		if (dot_or_dotdot(de->d_name))
+			continue;
+		it = fcp_item_new(FCP_ITEM_ENTRY, d, de->d_name, NULL, de->d_type);
+		if (!it) {
+			fcp_report_failed(job, "out of memory at", de->d_name, -ENOMEM);
+			continue;
+		}
+		atomic_fetch_add(&d->pending, 1);
+		fcp_sched_push(w, it);
+	}
+	closedir(dir);
+	fcp_dir_release(w, d);
+}
+
+static void dir_finish(struct fcp_worker *w, struct fcp_dir *d)
+{
+	struct fcp_job *job = fcp_worker_job(w);
+
+	if (!d->is_top && d->dst_fd >= 0) {
+		int r = fcp_meta_copy(job, FCP_AT_FD(d->src_fd), FCP_AT_FD(d->dst_fd), &d->st, d, NULL);
+		if (r == 0 && job->o->fsync)
+			fcp_sys_fsync(d->dst_fd);
+	}
+	/* A top pseudo-dir's fds belong to the job (hard links may still
+	 * need its destination fd), so only real directories close here. */
+	if (d->is_top)
+		return;
+	if (d->src_fd >= 0)
+		close(d->src_fd);
+	if (d->dst_fd >= 0)
+		close(d->dst_fd);
+}
+
+void fcp_dir_release(struct fcp_worker *w, struct fcp_dir *d)
+{
+	while (d && atomic_fetch_sub(&d->pending, 1) == 1) {
+		struct fcp_dir *parent = d->parent;
+
+		dir_finish(w, d);
+		/* A top pseudo-dir is owned by the job, which frees it. */
+		if (d->is_top)
+			break;
+		free(d->name);
+		if (d->dst_name != d->name)
+			free(d->dst_name);
+		free(d);
+		d = parent;
+	}
+}
+
+/* Join the names from the root down; used only for messages and the rare
+ * hard-link re-open, so it walks the parent chain each time. */
+static char *chain_path(const struct fcp_dir *d, const char *name, bool dst)
+{
+	size_t len = name ? strlen(name) + 2 : 1;
+	const struct fcp_dir *x;
+	char *p, *end;
+
+	for (x = d; x; x = x->parent)
+		len += strlen(dst ? x->dst_name : x->name) + 1;
+	/* Empty components (a top pseudo-dir for ".") are skipped below. */
+	p = malloc(len);
+	if (!p)
+		return NULL;
+	end = p + len - 1;
+	*end = 0;
+	if (name) {
+		size_t n = strlen(name);
+		end -= n;
+		memcpy(end, name, n);
+	}
+	for (x = d; x; x = x->parent) {
+		const char *s = dst ? x->dst_name : x->name;
+		size_t n = strlen(s);
+		if (!n)
+			continue;
+		if (*end)
+			*--end = '/';
+		end -= n;
+		memcpy(end, s, n);
+	}
+	memmove(p, end, strlen(end) + 1);
+	return p;
+}
+
+char *fcp_dir_src_path(const struct fcp_dir *d, const char *name) { return chain_path(d, name, false); }
+char *fcp_dir_dst_path(const struct fcp_dir *d, const char *name) { return chain_path(d, name, true); }
+
+char *fcp_dir_rel_path(const struct fcp_dir *d)
+{
+	/* Stop below the root directory: its name is the command-line path. */
+	const struct fcp_dir *x;
+	size_t len = 1;
+	char *p, *end;
+
+	for (x = d; x && x->depth > 0; x = x->parent)
+		len += strlen(x->name) + 1;
+	p = malloc(len);
+	if (!p)
+		return NULL;
+	end = p + len - 1;
+	*end = 0;
+	for (x = d; x && x->depth > 0; x = x->parent) {
+		size_t n = strlen(x->name);
+		if (*end)
+			*--end = '/';
+		end -= n;
+		memcpy(end, x->name, n);
+	}
+	memmove(p, end, strlen(end) + 1);
+	return p;
+}

@@ -1,0 +1,23 @@
+/*
+ * fastcp - copy files and directory trees exactly, fast.
+ * main() parses the command line and runs one job; all work is in libfastcp.
+ */
+#include "fastcp.h"
+
+int main(int argc, char **argv)
+{
+	struct fcp_options o;
+	struct fcp_stats s;
+	char **srcs, *dst;
+	int nsrc, r;
+
+	fcp_options_init(&o);
+	r = fcp_cli_parse(argc, argv, &o, &srcs, &nsrc, &dst);
+	if (r)
+		return r < 0 ? FCP_EXIT_OK : r;
+	r = fcp_job_run(&o, srcs, nsrc, dst, &s);
+	if (o.verbose)
+		fcp_stats_print(&s, stderr);
+	fcp_stats_print_problems(&s, stderr);
+	return r;
+}
