@@ -1,0 +1,290 @@
+# lib.sh - helpers for the end-to-end tests (bash; source it, don't run it).
+#
+#   . "$TESTLIB/lib.sh"; t_init
+#
+# Conventions (tests/run.sh): exit 0 = pass, 1 = fail, 77 = skip with the
+# reason as the last line of output. Every test gets a private work dir $T
+# under /tmp; t_init arranges for it, and for every mount and loop device made
+# through these helpers, to be removed on exit, whether the test passed,
+# failed, skipped or was interrupted.
+#
+# Environment from tests/run.sh: FASTCP, FASTCP_BENCH, TREECMP, TESTLIB, TOOLS.
+# Defaults below let a test also be run by hand from the top of the repo.
+
+top_=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+: "${FASTCP:=$top_/build/fastcp}" "${TREECMP:=$top_/build/tests/lib/treecmp}"
+: "${TESTLIB:=$top_/tests/lib}" "${TOOLS:=$top_/build/tests/lib}"
+: "${FASTCP_BENCH:=$top_/build/fastcp-bench}"
+set -u
+export LC_ALL=C
+umask 022
+
+T=
+t_mounts_=()  # mount points, unmounted in reverse order
+t_loops_=()   # loop devices, detached after the unmounts
+
+t_cleanup_() {
+	local rc=$? i
+	trap - EXIT INT TERM
+	cd / || true
+	for ((i = ${#t_mounts_[@]} - 1; i >= 0; i--)); do
+		umount "${t_mounts_[i]}" 2>/dev/null || umount -l "${t_mounts_[i]}" 2>/dev/null
+	done
+	for i in "${t_loops_[@]}"; do
+		losetup -d "$i" 2>/dev/null
+	done
+	# rm -rf copes with modes 0000/0500 as root and with trees deeper
+	# than PATH_MAX; make it writable first for the non-root case.
+	if [ -n "$T" ] && [ -d "$T" ]; then
+		chmod -R u+rwx "$T" 2>/dev/null
+		rm -rf "$T"
+	fi
+	exit "$rc"
+}
+
+# Make the work dir $T and register the cleanup. Call first in every test.
+t_init() {
+	T=$(mktemp -d /tmp/fcp-test.XXXXXX) || { echo "FAIL: mktemp" >&2; exit 1; }
+	chmod 755 "$T"
+	trap t_cleanup_ EXIT
+	trap 'exit 130' INT TERM
+	cd "$T" || exit 1
+}
+
+skip() { echo "SKIP: $*"; exit 77; }
+fail() { echo "FAIL: $*"; exit 1; }
+note() { echo "# $*"; }
+
+need_root() { [ "$(id -u)" = 0 ] || skip "${1:-needs root}"; }
+need_cmd() {
+	local c
+	for c; do command -v "$c" >/dev/null 2>&1 || skip "command '$c' not installed"; done
+}
+need_fastcp() { [ -x "$FASTCP" ] || fail "fastcp binary missing: $FASTCP (run make all)"; }
+need_treecmp() { [ -x "$TREECMP" ] || fail "treecmp missing: $TREECMP (run make all)"; }
+
+# ---- assertions ----
+
+# check CMD...: CMD must succeed.
+check() { "$@" || fail "command failed (exit $?): $*"; }
+# check_not CMD...: CMD must fail.
+check_not() { ! "$@" || fail "command should have failed: $*"; }
+check_eq() { [ "$1" = "$2" ] || fail "${3:-values differ}: got '$1', want '$2'"; }
+check_file() { [ -f "$1" ] && [ ! -L "$1" ] || fail "${2:-missing regular file}: $1"; }
+check_dir() { [ -d "$1" ] && [ ! -L "$1" ] || fail "${2:-missing directory}: $1"; }
+check_link() { [ -L "$1" ] || fail "${2:-missing symlink}: $1"; }
+check_absent() { [ ! -e "$1" ] && [ ! -L "$1" ] || fail "${2:-should not exist}: $1"; }
+# check_grep EXTENDED-REGEX FILE [MSG]
+check_grep() {
+	grep -Eq -- "$1" "$2" || { sed 's/^/  | /' "$2" | head -20; fail "${3:-no line matches /$1/ in $2}"; }
+}
+check_nogrep() {
+	! grep -Eq -- "$1" "$2" || { grep -E -- "$1" "$2" | head -5; fail "${3:-unexpected /$1/ in $2}"; }
+}
+
+# check_tree SRC DST [treecmp options]: trees must compare equal.
+check_tree() {
+	local s=$1 d=$2 out="$T/treecmp.out" rc
+	shift 2
+	"$TREECMP" "$@" "$s" "$d" >"$out" 2>&1
+	rc=$?
+	[ $rc = 0 ] && return 0
+	echo "treecmp $* $s $d -> exit $rc:"
+	head -40 "$out" | sed 's/^/  | /'
+	fail "trees differ: $s vs $d"
+}
+
+# check_no_temp DIR: no temporary file of fastcp may be left behind.
+check_no_temp() {
+	local left
+	left=$(find "$1" -name '.fcp*' 2>/dev/null | head -5)
+	[ -z "$left" ] || fail "temporary files left behind: $left"
+}
+
+# run_fcp ARGS...: run fastcp with a time limit (a hang is a failure, not a
+# stuck suite); stdout in $T/out, stderr in $T/err, exit status in $RC. Both
+# are echoed to the log so a failure can be read without rerunning.
+RC=
+run_fcp() {
+	timeout -k 5 "${FCP_TIMEOUT:-60}" "$FASTCP" "$@" >"$T/out" 2>"$T/err"
+	RC=$?
+	echo "\$ fastcp $* -> exit $RC"
+	head -c 3000 "$T/out" | sed 's/^/  out| /'
+	head -c 3000 "$T/err" | sed 's/^/  err| /'
+	[ "$RC" = 124 ] || [ "$RC" = 137 ] && fail "fastcp timed out: $*"
+	return 0
+}
+check_rc() { [ "$RC" = "$1" ] || fail "${2:-fastcp exit status} $RC, want $1"; }
+
+# ---- filesystems ----
+
+# t_mount_fs TYPE SIZE DIR: mount a fresh filesystem of TYPE (xfs with
+# reflink, btrfs, ext4, tmpfs) of SIZE on DIR, removed again at exit. Skips
+# the test, with the reason, where that cannot be done here.
+t_mount_fs() {
+	local type=$1 size=$2 dir=$3 img loop
+	need_root "mounting a $type filesystem needs root"
+	mkdir -p "$dir"
+	if [ "$type" = tmpfs ]; then
+		mount -t tmpfs -o "size=$size" tmpfs "$dir" || skip "cannot mount tmpfs"
+		t_mounts_+=("$dir")
+		return 0
+	fi
+	need_cmd "mkfs.$type" losetup
+	img="$T/.img.$type.${#t_loops_[@]}"
+	truncate -s "$size" "$img" || fail "truncate $img"
+	case $type in
+	xfs) mkfs.xfs -q -f -m reflink=1 "$img" >/dev/null 2>&1 ;;
+	btrfs) mkfs.btrfs -q -f "$img" >/dev/null 2>&1 ;;
+	ext4) mkfs.ext4 -q -F "$img" >/dev/null 2>&1 ;;
+	*) fail "t_mount_fs: unknown type $type" ;;
+	esac || skip "mkfs.$type failed on a $size image"
+	loop=$(losetup -f --show "$img" 2>/dev/null) || skip "no loop device available"
+	t_loops_+=("$loop")
+	mount "$loop" "$dir" 2>/dev/null || skip "cannot mount $type (kernel support missing?)"
+	t_mounts_+=("$dir")
+}
+
+# ---- the sample tree ----
+
+# Fixed times, with nanoseconds, so two builds of a tree compare equal.
+T_TIME1=@1000000000.123456789
+T_TIME2=@1234567890.987654321
+T_TIME3=@1500000000.000000001
+T_ATIME=@1100000000.555555555
+
+t_mkfiles_() { # regular files of several sizes, odd names
+	mkdir -p files names
+	: >files/empty
+	printf 'hello world\n' >files/small
+	head -c 4097 /dev/urandom >files/page_plus_one
+	head -c 100000 /dev/urandom >files/medium
+	head -c 1572865 /dev/urandom >files/big          # 1.5 MiB + 1
+	printf '#!/bin/sh\necho hi\n' >files/script
+	local i long
+	for i in $(seq 1 60); do printf 'file %d\n' "$i" >"files/many_$i"; done
+	printf 'x' >"names/with space"
+	printf 'x' >"names/new"$'\n'"line"
+	printf 'x' >"names/bad"$'\xff\xfe'"bytes"
+	printf 'x' >"names/back\\slash"
+	printf 'x' >"names/-dash"
+	printf 'x' >"names/.hidden"
+	printf 'x' >"names/tab"$'\t'"and*?[glob]"
+	long=$(printf 'L%.0s' $(seq 1 255))
+	printf 'x' >"names/$long"
+	mkdir "names/dir with space"
+}
+
+t_mksparse_() { # holes at the start, the end, the middle; all hole
+	mkdir -p sparse
+	truncate -s 4M sparse/lead_hole
+	dd if=/dev/urandom of=sparse/lead_hole bs=64K count=1 seek=63 conv=notrunc status=none
+	dd if=/dev/urandom of=sparse/trail_hole bs=64K count=1 status=none
+	truncate -s 4M sparse/trail_hole
+	truncate -s 8M sparse/middle
+	dd if=/dev/urandom of=sparse/middle bs=64K count=1 status=none conv=notrunc
+	dd if=/dev/urandom of=sparse/middle bs=64K count=2 seek=60 status=none conv=notrunc
+	dd if=/dev/urandom of=sparse/middle bs=64K count=1 seek=127 status=none conv=notrunc
+	truncate -s 2M sparse/all_hole
+}
+
+t_mklinks_() { # hard links across directories, symlinks of every kind
+	local root=$1
+	mkdir -p hard/a hard/b symlinks
+	printf 'linked\n' >hard/a/one
+	ln hard/a/one hard/b/one_again
+	ln hard/a/one hard/three
+	printf 'pair\n' >hard/a/pair
+	ln hard/a/pair hard/b/pair
+	ln sparse/middle hard/sparse_link
+	ln -s ../files/small symlinks/relative
+	ln -s "$root/files/small" symlinks/absolute_in
+	ln -s "$root/files" symlinks/absolute_in_dir
+	ln -s /etc/hostname symlinks/absolute_out
+	ln -s does/not/exist symlinks/dangling
+	ln -s ../files symlinks/to_dir
+	ln -s . symlinks/self_dir
+	ln -P symlinks/relative hard/link_to_symlink # a hard link to a symlink
+}
+
+t_mkspecial_() { # FIFO, devices, modes, owners
+	mkdir -p special modes
+	mkfifo special/fifo
+	if [ "$(id -u)" = 0 ]; then
+		mknod special/char c 1 3
+		mknod special/block b 7 200
+		printf 'owned\n' >special/owned
+		chown 65534:65534 special/owned
+		ln -s owned special/owned_link
+		chown -h 65534:65534 special/owned_link
+	fi
+	printf 'suid\n' >modes/setuid && chmod 4755 modes/setuid
+	printf 'sgid\n' >modes/setgid && chmod 2755 modes/setgid
+	printf 'none\n' >modes/mode0000 && chmod 0000 modes/mode0000
+	printf 'priv\n' >modes/private && chmod 0600 modes/private
+	mkdir modes/sticky modes/sgid_dir modes/readonly_dir
+	chmod 1777 modes/sticky
+	chmod 2775 modes/sgid_dir
+	printf 'inside\n' >modes/readonly_dir/inside
+}
+
+t_mkxattr_() { # user xattrs, trusted on a symlink (root), ACLs
+	mkdir -p xattr/acl_dir
+	printf 'x\n' >xattr/file
+	setfattr -n user.plain -v hello xattr/file
+	setfattr -n user.binary -v 0x00ff10ab00 xattr/file
+	setfattr -n user.empty xattr/file
+	setfattr -n user.big -v "$(head -c 3000 /dev/zero | tr '\0' b)" xattr/file
+	setfattr -n user.ondir -v d xattr/acl_dir
+	setfacl -m u:65534:rw,g:65534:r xattr/file
+	setfacl -m u:65534:rwx xattr/acl_dir
+	setfacl -d -m u:65534:rx,g::r xattr/acl_dir
+	printf 'inherits\n' >xattr/acl_dir/child
+	if [ "$(id -u)" = 0 ]; then
+		ln -s file xattr/symlink
+		setfattr -h -n trusted.onlink -v yes xattr/symlink 2>/dev/null || true
+	fi
+}
+
+# t_mkdeep DIR: a chain of directories whose full path is longer than
+# PATH_MAX, built with cd-relative mkdirs (no absolute path could name it).
+t_mkdeep() (
+	local name i
+	name=$(printf 'd%.0s' $(seq 1 200))
+	mkdir -p "$1" && cd "$1" || exit 1
+	for i in $(seq 1 25); do
+		mkdir "$name" && cd "$name" || exit 1
+	done
+	printf 'bottom\n' >bottom_file
+	touch -h -d "$T_TIME2" bottom_file
+)
+
+# Times last, deepest first, so creating an entry cannot change a time that
+# was already set. Every entry gets a distinct-nanosecond mtime and an atime.
+t_settimes_() {
+	local root=$1 i=0 f
+	while IFS= read -r -d '' f; do
+		i=$((i + 1))
+		touch -h -a -d "$T_ATIME" "$root/$f"
+		touch -h -m -d "@$((1000000000 + i * 3607)).$(printf '%09d' $((i * 7919)))" "$root/$f"
+	done < <(cd "$root" && find . -depth -mindepth 1 ! -path './deep/*' ! -path ./deep -print0)
+	# find cannot name entries below PATH_MAX; -execdir can.
+	(cd "$root" && [ -d deep ] && find deep -depth -execdir touch -h -d "$T_TIME1" {} +)
+	touch -d "$T_TIME3" "$root"
+}
+
+# t_mktree DIR [nodeep]: build the rich sample tree in DIR (created). With
+# "nodeep", leave out the part deeper than PATH_MAX (cp -a and rsync cannot
+# copy it, so a reference copy made with them would differ).
+t_mktree() {
+	local root=$1
+	mkdir -p "$root" && root=$(cd "$root" && pwd) || fail "t_mktree $1"
+	(
+		cd "$root" || exit 1
+		t_mkfiles_ && t_mksparse_ && t_mklinks_ "$root" && t_mkspecial_ &&
+			t_mkxattr_ || exit 1
+		[ "${2:-}" = nodeep ] || t_mkdeep deep || exit 1
+		chmod 0500 modes/readonly_dir
+	) || fail "t_mktree: building the sample tree failed"
+	t_settimes_ "$root"
+}
