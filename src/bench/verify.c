@@ -149,8 +149,14 @@ static int verify_dir(struct vctx *v, int sfd, int dfd, const char *rel)
 			ret = verify_entry(v, sfd, dfd, ea[i].name, sub);
 		free(sub);
 	}
-	if (!ret && na != nb)
-		ret = differ(v, rel, "%zu entries instead of %zu", nb, na);
+	if (!ret && na > nb) {
+		char *sub = *rel ? bench_path_join(rel, ea[nb].name) : bench_xstrdup(ea[nb].name);
+
+		ret = differ(v, sub, "missing from the copy");
+		free(sub);
+	} else if (!ret && nb > na) {
+		ret = differ(v, rel, "extra entry '%s' in the copy", eb[na].name);
+	}
 	bench_dir_free(ea, na);
 	bench_dir_free(eb, nb);
 	return ret;

@@ -1,0 +1,436 @@
+/*
+ * compare.c - `fastcp-bench compare [OPTIONS] SRC -- 'CMD1' 'CMD2' ...`
+ *
+ * The protocol of the seed reports, in this order for every run:
+ *   1. remove the previous destination (or make a fresh filesystem) and
+ *      sync, outside the timing;
+ *   2. drop the page cache (--cold) or read the source once (--warm);
+ *   3. time the command plus a syncfs() of the destination filesystem, so
+ *      that a tool cannot win by leaving dirty pages behind;
+ *   4. verify the copy against the source; a wrong copy is FAILED, not timed.
+ * Rounds are interleaved (A B C, A B C, ...) so that drift of a shared
+ * machine spreads over every command instead of favouring one.
+ */
+#include "compare.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "freshfs.h"
+#include "run.h"
+#include "sys.h"
+#include "timing.h"
+
+static void compare_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: fastcp-bench compare [OPTIONS] SRC -- 'CMD1' 'CMD2' ...\n"
+		"  each CMD is a shell command line with {src} and {dst}, e.g.\n"
+		"    'cp -a {src} {dst}'  'rsync -a {src}/ {dst}/'\n"
+		"  --rounds N          interleaved rounds (default 3)\n"
+		"  --cold              drop the page cache before each run (default as root)\n"
+		"  --warm              read the source once before each run instead\n"
+		"  --fresh-fs TYPE     a new xfs, ext4 or btrfs loopback fs per run (root)\n"
+		"  --fs-size SIZE      size of that filesystem (default: from the source)\n"
+		"  --work-dir DIR      where destinations are made (default: SRC's parent)\n"
+		"  --json FILE         all figures, machine-readable\n"
+		"  --svg FILE          a bar chart of the wall times\n");
+}
+
+/* Characters that mean the same thing inside and outside shell quotes. */
+static bool shell_safe(const char *s)
+{
+	for (; *s; s++)
+		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+			    "0123456789_./+,-=:@%", *s))
+			return false;
+	return true;
+}
+
+/* Replace every {src} and {dst}; paths are shell_safe, so no quoting. */
+static char *expand(const char *tmpl, const char *src, const char *dst)
+{
+	size_t cap = strlen(tmpl) + 1, n = 0;
+	char *out;
+
+	for (const char *p = tmpl; (p = strchr(p, '{')); p++)
+		cap += strlen(src) + strlen(dst);
+	out = bench_xmalloc(cap);
+	for (const char *p = tmpl; *p;) {
+		const char *with = !strncmp(p, "{src}", 5) ? src :
+				   !strncmp(p, "{dst}", 5) ? dst : NULL;
+
+		if (with) {
+			n += sprintf(out + n, "%s", with);
+			p += 5;
+		} else {
+			out[n++] = *p++;
+		}
+	}
+	out[n] = '\0';
+	return out;
+}
+
+static int check_commands(const struct cmp *c)
+{
+	for (int i = 0; i < c->ncmd; i++) {
+		const char *t = c->cmds[i].tmpl;
+
+		if (!strstr(t, "{src}") || !strstr(t, "{dst}")) {
+			bench_err("command %d '%s' has no %s placeholder", i + 1, t,
+				  strstr(t, "{src}") ? "{dst}" : "{src}");
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+static void set_error(struct cmp_run *run, const char *fmt, const char *a, const char *b)
+{
+	size_t n = strlen(fmt) + strlen(a) + strlen(b) + 1;
+
+	run->ok = false;
+	run->error = bench_xmalloc(n);
+	snprintf(run->error, n, fmt, a, b);
+}
+
+static void drop_caches(struct cmp *c)
+{
+	int fd, ret;
+
+	sync();
+	fd = fcp_sys_openat(AT_FDCWD, "/proc/sys/vm/drop_caches", O_WRONLY, 0);
+	ret = fd < 0 ? fd : (int)fcp_sys_write_full(fd, "3\n", 2);
+	if (fd >= 0)
+		fcp_sys_close(fd);
+	if (ret < 0 && c->cache_dropped) {
+		c->cache_dropped = false;
+		snprintf(c->warning, sizeof(c->warning),
+			 "the page cache was NOT dropped (cannot write /proc/sys/vm/drop_caches: "
+			 "%s); these are warm-cache numbers", strerror(-ret));
+	}
+}
+
+/* Steps 1 and 2 of the protocol; nothing here is timed. */
+static int prepare(struct cmp *c, const char *parent, dev_t dev)
+{
+	int fd = fcp_sys_openat(AT_FDCWD, parent, O_RDONLY | O_DIRECTORY, 0);
+	int ret;
+
+	if (fd < 0)
+		return bench_syserr(fd, "open", parent), fd;
+	ret = bench_rmtree_at(fd, "dst", dev);
+	if (ret < 0)
+		bench_syserr(ret, "remove the previous copy in", parent);
+	syncfs(fd);
+	fcp_sys_close(fd);
+	if (ret < 0)
+		return ret;
+	if (c->cold)
+		drop_caches(c);
+	else if ((ret = bench_tree_read(c->src)) < 0)
+		return bench_syserr(ret, "read", c->src), ret;
+	return 0;
+}
+
+static int dev_of(const char *path, dev_t *dev)
+{
+	struct statx stx;
+	int ret = fcp_sys_statx(AT_FDCWD, path, AT_SYMLINK_NOFOLLOW, STATX_TYPE, &stx);
+
+	if (ret < 0)
+		return bench_syserr(ret, "stat", path), ret;
+	*dev = makedev(stx.stx_dev_major, stx.stx_dev_minor);
+	return 0;
+}
+
+/* Step 3 and 4: time the command and the sync, then check the copy. */
+static int time_and_verify(struct cmp *c, struct cmp_run *run, const char *line,
+			   const char *parent, const char *dst)
+{
+	struct bench_proc p;
+	char why[512], status[64];
+	int pfd = fcp_sys_openat(AT_FDCWD, parent, O_RDONLY | O_DIRECTORY, 0);
+	double t0;
+	int ret;
+
+	if (pfd < 0)
+		return bench_syserr(pfd, "open", parent), pfd;
+	t0 = bench_now();
+	ret = bench_run_shell(line, &p);
+	if (ret >= 0)
+		syncfs(pfd);
+	run->wall = bench_now() - t0;
+	fcp_sys_close(pfd);
+	if (ret < 0)
+		return bench_syserr(ret, "run", "/bin/sh"), ret;
+	run->user = p.user;
+	run->sys = p.sys;
+	run->maxrss_kib = p.maxrss_kib;
+	run->ok = true;
+	if (!bench_proc_ok(&p)) {
+		bench_proc_status(&p, status, sizeof(status));
+		set_error(run, "the command failed (%s): %s", status, p.err[0] ? p.err : "no message");
+		return 0;
+	}
+	ret = bench_verify(c->src, dst, why, sizeof(why));
+	if (ret < 0)
+		return bench_syserr(ret, "verify", dst), ret;
+	if (ret > 0)
+		set_error(run, "wrong copy: %s%s", why, "");
+	return 0;
+}
+
+static int run_once(struct cmp *c, struct cmp_cmd *cmd, struct freshfs *fs)
+{
+	const char *parent = fs ? fs->mnt : c->workdir;
+	char *dst = bench_path_join(parent, "dst"), *line = NULL;
+	struct cmp_run *run = &cmd->runs[cmd->nruns];
+	dev_t dev = 0;
+	int ret = fs ? freshfs_create(fs) : 0;
+
+	if (ret >= 0)
+		ret = dev_of(parent, &dev);
+	if (ret >= 0)
+		ret = prepare(c, parent, dev);
+	if (ret >= 0 && !bench_interrupted) {
+		line = expand(cmd->tmpl, c->src, dst);
+		ret = time_and_verify(c, run, line, parent, dst);
+		cmd->nruns++;
+		fprintf(stderr, "round %d  %-40s %s %.3f s%s%s\n", cmd->nruns, cmd->tmpl,
+		       run->ok ? "ok    " : "FAILED", run->wall, run->ok ? "" : ": ",
+		       run->ok ? "" : run->error);
+	}
+	/* The copy is ours to remove: it is inside the directory we made. */
+	if (dev) {
+		int fd = fcp_sys_openat(AT_FDCWD, parent, O_RDONLY | O_DIRECTORY, 0);
+		int r = fd < 0 ? fd : bench_rmtree_at(fd, "dst", dev);
+
+		if (fd >= 0)
+			fcp_sys_close(fd);
+		if (r < 0 && !fs) {
+			bench_syserr(r, "remove", dst);
+			ret = ret < 0 ? ret : r;
+		}
+	}
+	if (fs && freshfs_destroy(fs) < 0)
+		ret = ret < 0 ? ret : -EIO;
+	free(line);
+	free(dst);
+	return ret;
+}
+
+static int run_session(struct cmp *c)
+{
+	struct freshfs fs;
+	int ret = 0;
+
+	if (c->fresh_fs)
+		freshfs_init(&fs, c->fresh_fs, c->fs_size, c->workdir);
+	for (int r = 0; r < c->rounds && ret >= 0 && !bench_interrupted; r++)
+		for (int i = 0; i < c->ncmd && ret >= 0 && !bench_interrupted; i++)
+			ret = run_once(c, &c->cmds[i], c->fresh_fs ? &fs : NULL);
+	if (c->fresh_fs)
+		freshfs_release(&fs);
+	return ret;
+}
+
+/* The work directory is created by us, so everything in it is ours. */
+static int make_workdir(struct cmp *c)
+{
+	char *tmpl = bench_path_join(c->workdir_parent, "fastcp-bench.XXXXXX");
+	char *sd;
+	size_t ls = strlen(c->src);
+
+	if (!mkdtemp(tmpl)) {
+		int e = -errno;
+
+		bench_syserr(e, "create a work directory in", c->workdir_parent);
+		free(tmpl);
+		return e;
+	}
+	c->workdir = realpath(tmpl, NULL);
+	free(tmpl);
+	if (!c->workdir)
+		return bench_syserr(-errno, "resolve", "work directory"), -ENOENT;
+	sd = bench_path_join(c->workdir, "mnt/dst");
+	if (!shell_safe(sd) || !shell_safe(c->src)) {
+		bench_err("paths '%s' and '%s' must not contain spaces or shell characters "
+			  "(they are pasted into the commands)", c->src, sd);
+		free(sd);
+		return -EINVAL;
+	}
+	free(sd);
+	if (!strncmp(c->workdir, c->src, ls) && c->workdir[ls] == '/') {
+		bench_err("the work directory '%s' is inside the source '%s'", c->workdir, c->src);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static void remove_workdir(struct cmp *c)
+{
+	dev_t dev;
+
+	if (!c->workdir || dev_of(c->workdir, &dev) < 0)
+		return;
+	int ret = bench_rmtree_at(AT_FDCWD, c->workdir, dev);
+
+	if (ret < 0)
+		bench_syserr(ret, "remove", c->workdir);
+}
+
+struct cmp_args {
+	bool cold, warm;
+};
+
+static int parse_options(int argc, char **argv, struct cmp *c, struct cmp_args *a)
+{
+	static const struct option opts[] = {
+		{ "rounds", required_argument, NULL, 'r' },
+		{ "cold", no_argument, NULL, 'c' },
+		{ "warm", no_argument, NULL, 'w' },
+		{ "fresh-fs", required_argument, NULL, 'f' },
+		{ "fs-size", required_argument, NULL, 'z' },
+		{ "work-dir", required_argument, NULL, 'd' },
+		{ "json", required_argument, NULL, 'j' },
+		{ "svg", required_argument, NULL, 's' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	uint64_t v;
+	int o;
+
+	while ((o = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (o) {
+		case 'r':
+			if (bench_parse_uint(optarg, &v) < 0 || v < 1 || v > 1000)
+				return bench_err("invalid --rounds '%s' (1 to 1000)", optarg), -EINVAL;
+			c->rounds = (int)v;
+			break;
+		case 'c': a->cold = true; break;
+		case 'w': a->warm = true; break;
+		case 'f':
+			if (!freshfs_supported(optarg))
+				return bench_err("unknown --fresh-fs '%s' (xfs, ext4 or btrfs)", optarg),
+				       -EINVAL;
+			c->fresh_fs = optarg;
+			break;
+		case 'z':
+			if (bench_parse_size(optarg, &c->fs_size) < 0 || c->fs_size < 64 * BENCH_MiB)
+				return bench_err("invalid --fs-size '%s' (at least 64M)", optarg), -EINVAL;
+			break;
+		case 'd': c->workdir_parent = optarg; break;
+		case 'j': c->json_path = optarg; break;
+		case 's': c->svg_path = optarg; break;
+		case 'h': compare_usage(stdout); return 1;
+		default: compare_usage(stderr); return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/* SRC and the commands: argv after options is SRC CMD1 CMD2 ... */
+static int parse_operands(int argc, char **argv, bool dashdash, struct cmp *c)
+{
+	char *src;
+
+	if (!dashdash) {
+		bench_err("missing '--' between SRC and the commands");
+		return -EINVAL;
+	}
+	if (argc - optind < 2) {
+		bench_err(argc - optind < 1 ? "missing SRC" : "no commands after '--'");
+		return -EINVAL;
+	}
+	src = realpath(argv[optind], NULL);
+	if (!src)
+		return bench_syserr(-errno, "use source", argv[optind]), -ENOENT;
+	c->src = src;
+	c->ncmd = argc - optind - 1;
+	c->cmds = bench_xmalloc(sizeof(*c->cmds) * c->ncmd);
+	for (int i = 0; i < c->ncmd; i++) {
+		c->cmds[i].tmpl = argv[optind + 1 + i];
+		c->cmds[i].nruns = 0;
+		c->cmds[i].runs = calloc(c->rounds, sizeof(struct cmp_run));
+	}
+	return check_commands(c);
+}
+
+/* Root, the cache policy and the source; messages for what cannot work. */
+static int check_setup(struct cmp *c, const struct cmp_args *a)
+{
+	struct statx stx;
+	int ret = fcp_sys_statx(AT_FDCWD, c->src, 0, STATX_TYPE, &stx);
+
+	if (ret < 0)
+		return bench_syserr(ret, "use source", c->src), ret;
+	if (!S_ISDIR(stx.stx_mode))
+		return bench_err("source '%s' is not a directory", c->src), -ENOTDIR;
+	if (a->cold && a->warm)
+		return bench_err("--cold and --warm exclude each other"), -EINVAL;
+	if (c->fresh_fs && !bench_is_root())
+		return bench_err("--fresh-fs needs root (mkfs, loop devices, mount)"), -EPERM;
+	c->cold = a->cold || (!a->warm && bench_is_root());
+	c->cache_dropped = c->cold;
+	if (c->cold && !bench_is_root()) {
+		c->cache_dropped = false;
+		snprintf(c->warning, sizeof(c->warning), "--cold without root: the page cache "
+			 "was NOT dropped; these are warm-cache numbers");
+	}
+	ret = bench_tree_stats(c->src, &c->st);
+	if (ret < 0)
+		return bench_syserr(ret, "read source", c->src), ret;
+	if (c->fresh_fs && !c->fs_size) {
+		/* room for the data, per-file overhead and the filesystem's own log */
+		c->fs_size = c->st.bytes * 3 / 2 + c->st.files * 8192 + 512 * BENCH_MiB;
+	}
+	return 0;
+}
+
+int bench_compare_main(int argc, char **argv)
+{
+	struct cmp c = { .rounds = 3 };
+	struct cmp_args a = { false, false };
+	bool dashdash = false;
+	int ret;
+
+	for (int i = 1; i < argc; i++)
+		dashdash |= !strcmp(argv[i], "--");
+	ret = parse_options(argc, argv, &c, &a);
+	if (ret)
+		return ret > 0 ? -1 : FCP_EXIT_USAGE;
+	if (parse_operands(argc, argv, dashdash, &c) < 0 || check_setup(&c, &a) < 0)
+		return FCP_EXIT_USAGE;
+	if (!c.workdir_parent) {
+		char *slash = strrchr(c.src, '/');
+
+		c.workdir_parent = slash == c.src ? "/" : strndup(c.src, slash - c.src);
+	}
+	if (make_workdir(&c) < 0) {
+		remove_workdir(&c);
+		return FCP_EXIT_USAGE;
+	}
+	bench_signals_install();
+	ret = run_session(&c);
+	remove_workdir(&c);
+	bench_signals_reraise();
+	if (c.cmds[0].nruns == 0)
+		return FCP_EXIT_PARTIAL;
+	cmp_print_report(&c);
+	if (c.json_path && cmp_write_json(&c))
+		ret = -EIO;
+	if (c.svg_path && cmp_write_svg(&c))
+		ret = -EIO;
+	for (int i = 0; i < c.ncmd; i++)
+		for (int r = 0; r < c.cmds[i].nruns; r++)
+			if (!c.cmds[i].runs[r].ok)
+				ret = ret < 0 ? ret : 1;
+	return ret ? FCP_EXIT_PARTIAL : FCP_EXIT_OK;
+}

@@ -1,0 +1,55 @@
+/*
+ * compare.h - state of one `fastcp-bench compare` session, shared by the
+ * protocol (compare.c) and the report writers (compare_report.c).
+ */
+#ifndef FCP_BENCH_COMPARE_H
+#define FCP_BENCH_COMPARE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "bench.h"
+
+struct cmp_run {
+	bool ok;           /* the command succeeded and the copy verified */
+	double wall;       /* seconds, command + sync of the destination fs */
+	double user, sys;  /* CPU seconds of the command's process tree */
+	long maxrss_kib;
+	char *error;       /* why it FAILED (malloc'd), NULL when ok */
+};
+
+struct cmp_cmd {
+	const char *tmpl;  /* as given, with {src} and {dst} */
+	struct cmp_run *runs;
+	int nruns;         /* runs done so far */
+};
+
+struct cmp {
+	const char *src;   /* absolute */
+	const char *workdir_parent;
+	char *workdir;     /* fastcp-bench.XXXXXX, created by us */
+	int rounds;
+	bool cold;
+	bool cache_dropped; /* false when --cold could not drop the cache */
+	char warning[256];  /* printed in the report itself */
+	const char *fresh_fs;
+	uint64_t fs_size;
+	const char *json_path, *svg_path;
+	struct bench_tree_stats st;
+	int ncmd;
+	struct cmp_cmd *cmds;
+};
+
+/* Median/min/max wall and medians of CPU over a command's good runs. */
+struct cmp_summary {
+	int ok, failed;
+	double median, min, max, user, sys;
+	long maxrss_kib;
+};
+void cmp_summarise(const struct cmp_cmd *c, struct cmp_summary *s);
+
+void cmp_print_report(const struct cmp *c);
+int cmp_write_json(const struct cmp *c);
+int cmp_write_svg(const struct cmp *c);
+
+#endif
