@@ -103,11 +103,15 @@ check_no_temp() {
 
 # run_fcp ARGS...: run fastcp with a time limit (a hang is a failure, not a
 # stuck suite); stdout in $T/out, stderr in $T/err, exit status in $RC. Both
-# are echoed to the log so a failure can be read without rerunning.
+# are echoed to the log so a failure can be read without rerunning. $T/all
+# holds both, for messages that may go to either. FCP_WRAP, if set, is a
+# command prefix (e.g. setpriv to run as another user).
 RC=
 run_fcp() {
-	timeout -k 5 "${FCP_TIMEOUT:-60}" "$FASTCP" "$@" >"$T/out" 2>"$T/err"
+	# shellcheck disable=SC2086
+	timeout -k 5 "${FCP_TIMEOUT:-60}" ${FCP_WRAP:-} "$FASTCP" "$@" >"$T/out" 2>"$T/err"
 	RC=$?
+	cat "$T/out" "$T/err" >"$T/all"
 	echo "\$ fastcp $* -> exit $RC"
 	head -c 3000 "$T/out" | sed 's/^/  out| /'
 	head -c 3000 "$T/err" | sed 's/^/  err| /'

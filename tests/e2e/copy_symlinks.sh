@@ -1,0 +1,110 @@
+#!/bin/bash
+# Symlink policies. keep (default, -P): links copied as they are. rewrite:
+# absolute links into the copied tree re-pointed into the copy; relative,
+# outside and dangling links untouched (also a target that merely shares the
+# tree's name as a string prefix). skip: no symlinks in the copy. follow (-L):
+# targets copied; loops reported as errors without hanging.
+. "${TESTLIB:-$(dirname "$0")/../lib}/lib.sh" || exit 1
+t_init
+need_fastcp
+need_treecmp
+
+S="$T/src"
+mkdir -p "$S/dir" "$T/srcx"
+printf 'file\n' >"$S/file"
+printf 'inner\n' >"$S/dir/inner"
+printf 'trap\n' >"$T/srcx/file"
+ln -s "$S/file" "$S/abs_in"
+ln -s "$S/dir" "$S/abs_in_dir"
+ln -s "$S/dir/inner" "$S/dir/abs_in_deep"
+ln -s "$S" "$S/dir/abs_root"
+ln -s /etc/hostname "$S/abs_out"
+ln -s file "$S/rel"
+ln -s ../file "$S/dir/rel_up"
+ln -s does/not/exist "$S/dangling"
+ln -s "$S/missing" "$S/abs_dangling_in"
+ln -s "${S}x/file" "$S/abs_prefix"     # "$T/srcx/file": not inside "$T/src"
+
+target() { readlink "$1" || fail "not a symlink: $1"; }
+
+# keep (default, -P, --symlinks=keep): an exact copy.
+for opt in "" -P --symlinks=keep; do
+	rm -rf "$T/keep"
+	run_fcp $opt "$S" "$T/keep"
+	check_rc 0 "fastcp $opt"
+	check_tree "$S" "$T/keep"
+done
+
+# rewrite
+run_fcp -v --symlinks=rewrite "$S" "$T/rw"
+check_rc 0
+D="$T/rw"
+check_eq "$(target "$D/abs_in")" "$D/file" "rewritten abs_in"
+check_eq "$(target "$D/abs_in_dir")" "$D/dir" "rewritten abs_in_dir"
+check_eq "$(target "$D/dir/abs_in_deep")" "$D/dir/inner" "rewritten abs_in_deep"
+check_eq "$(target "$D/dir/abs_root")" "$D" "rewritten link to the tree root"
+check_eq "$(target "$D/abs_out")" /etc/hostname "link to outside the tree"
+check_eq "$(target "$D/rel")" file "relative link"
+check_eq "$(target "$D/dir/rel_up")" ../file "relative link"
+check_eq "$(target "$D/dangling")" does/not/exist "dangling relative link"
+check_eq "$(target "$D/abs_prefix")" "${S}x/file" "link outside the tree sharing its name as a prefix"
+check_eq "$(cat "$D/abs_in")" file "rewritten link does not resolve"
+# Everything except the link targets is as in the source.
+check_grep 'rewritten' "$T/all" "summary does not count rewritten links"
+
+# rewrite with a relative SRC and DEST, into an existing directory: the new
+# targets are still absolute paths into the copy.
+mkdir "$T/into"
+(cd "$T" && timeout 60 "$FASTCP" --symlinks=rewrite src into) || fail "rewrite into a directory"
+check_eq "$(target "$T/into/src/abs_in")" "$T/into/src/file" "rewrite with relative paths"
+
+# skip
+run_fcp --symlinks=skip "$S" "$T/skip"
+check_rc 0
+[ -z "$(find "$T/skip" -type l)" ] || fail "--symlinks=skip copied symlinks: $(find "$T/skip" -type l)"
+check_file "$T/skip/file"
+check_file "$T/skip/dir/inner"
+
+# follow: a tree without dangling links or loops is copied as plain files.
+F="$T/fsrc"
+mkdir -p "$F/sub"
+printf 'data\n' >"$F/data"
+ln -s data "$F/rel"
+ln -s "$F/sub" "$F/dirlink"
+printf 's\n' >"$F/sub/s"
+ln -s "$S/file" "$F/outside"
+for opt in -L --symlinks=follow; do
+	rm -rf "$T/follow"
+	run_fcp $opt "$F" "$T/follow"
+	check_rc 0 "fastcp $opt"
+	[ -z "$(find "$T/follow" -type l)" ] || fail "$opt left symlinks"
+	check_file "$T/follow/rel"
+	check_eq "$(cat "$T/follow/rel")" data
+	check_file "$T/follow/dirlink/s"
+	check_eq "$(cat "$T/follow/outside")" file
+done
+
+# follow with loops: reported, no hang, no endless tree, the rest copied.
+L="$T/loops"
+mkdir -p "$L/a/b"
+printf 'ok\n' >"$L/ok"
+ln -s .. "$L/a/b/up"          # to an ancestor
+ln -s "$L" "$L/a/root"        # absolute, to the root
+ln -s self "$L/self"          # a link to itself (ELOOP)
+FCP_TIMEOUT=30 run_fcp -L "$L" "$T/lcopy"
+check_rc 1 "follow with loops"
+check_grep "a/b/up" "$T/err" "loop via a/b/up not reported"
+check_grep "self" "$T/err" "self-referencing link not reported"
+check_file "$T/lcopy/ok"
+count=$(find "$T/lcopy" | wc -l)
+[ "$count" -lt 50 ] || fail "loop expanded into $count entries"
+check_no_temp "$T"
+
+# A symlink given as SOURCE: kept by default, followed with -L.
+run_fcp "$S/abs_in" "$T/arg_keep"
+check_rc 0
+check_eq "$(target "$T/arg_keep")" "$S/file" "symlink argument"
+run_fcp -L "$S/abs_in" "$T/arg_follow"
+check_rc 0
+check_file "$T/arg_follow"
+echo "symlink policies ok"
