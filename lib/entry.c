@@ -99,6 +99,22 @@ static void copy_dir(struct fcp_entry *e)
 	fcp_sched_push(e->w, scan);
 }
 
+bool fcp_entry_hardlink(struct fcp_entry *e, struct fcp_hl_entry **hl)
+{
+	enum fcp_hl_state s;
+	int r;
+
+	*hl = NULL;
+	if (!(e->job->o->preserve & FCP_PRESERVE_LINKS) || e->st.stx_nlink < 2)
+		return false;
+	s = fcp_hl_claim(e->job, &e->st, e->d, e->dst_name, hl);
+	if (s == FCP_HL_FIRST)
+		return false;
+	if (s == FCP_HL_LINK && (r = fcp_hl_link(e->w, *hl, e->d, e->dst_name)) < 0)
+		fcp_entry_fail(e, "cannot create hard link", r);
+	return true;
+}
+
 static void count_link(struct fcp_entry *e, const char *target)
 {
 	struct fcp_counters *c = &e->job->c;
@@ -134,12 +150,16 @@ static void copy_other(struct fcp_entry *e)
 				  makedev(e->st.stx_rdev_major, e->st.stx_rdev_minor) };
 	bool lnk = S_ISLNK(e->st.stx_mode);
 	char tmp[FCP_TMPNAME_MAX], *target = NULL, *rewritten = NULL;
+	struct fcp_hl_entry *hl = NULL;
 	int r;
 
+	if (fcp_entry_hardlink(e, &hl))
+		return;
 	if (lnk) {
 		r = fcp_sys_readlinkat(e->d->src_fd, e->name, &target);
 		if (r < 0) {
 			fcp_entry_fail(e, "cannot read symlink", r);
+			fcp_hl_done(e->w, hl, false);
 			return;
 		}
 		count_link(e, target);
@@ -154,6 +174,7 @@ static void copy_other(struct fcp_entry *e)
 	free(rewritten);
 	if (r < 0) {
 		fcp_entry_fail(e, lnk ? "cannot create symlink for" : "cannot create special file for", r);
+		fcp_hl_done(e->w, hl, false);
 		return;
 	}
 	fcp_meta_copy(e->job, FCP_AT_NAME(e->d->src_fd, e->name), FCP_AT_NAME(e->d->dst_fd, tmp),
@@ -161,9 +182,11 @@ static void copy_other(struct fcp_entry *e)
 	r = fcp_dest_commit(e->d->dst_fd, tmp, e->dst_name);
 	if (r < 0) {
 		fcp_entry_fail(e, r == -EISDIR ? "cannot overwrite directory with" : "cannot rename", r);
+		fcp_hl_done(e->w, hl, false);
 		return;
 	}
 	atomic_fetch_add(lnk ? &e->job->c.symlinks : &e->job->c.specials, 1);
+	fcp_hl_done(e->w, hl, true);
 }
 
 /* Open-then-fstat for entries getdents called regular files. Returns 1 when

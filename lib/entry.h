@@ -20,6 +20,13 @@ struct fcp_entry {
 /* file.c: copy a regular file; e->src_fd is open (and closed here). */
 void fcp_file_copy(struct fcp_entry *e);
 
+struct fcp_hl_entry;
+
+/* Another name of an inode already seen (hard link): link it, or queue it
+ * behind the copy in flight, and return true. Returns false for a first
+ * name, which the caller copies and then passes to fcp_hl_done(). */
+bool fcp_entry_hardlink(struct fcp_entry *e, struct fcp_hl_entry **hl);
+
 /* Report a failed entry with its source path. */
 void fcp_entry_fail(struct fcp_entry *e, const char *what, int err);
 

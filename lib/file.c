@@ -58,14 +58,9 @@ void fcp_file_copy(struct fcp_entry *e)
 	char tmp[FCP_TMPNAME_MAX];
 	int out, r;
 
-	if ((e->job->o->preserve & FCP_PRESERVE_LINKS) && e->st.stx_nlink > 1) {
-		enum fcp_hl_state s = fcp_hl_claim(e->job, &e->st, e->d, e->dst_name, &hl);
-		if (s != FCP_HL_FIRST) {
-			close(e->src_fd);
-			if (s == FCP_HL_LINK && (r = fcp_hl_link(e->w, hl, e->d, e->dst_name)) < 0)
-				fcp_entry_fail(e, "cannot create hard link", r);
-			return;
-		}
+	if (fcp_entry_hardlink(e, &hl)) {
+		close(e->src_fd);
+		return;
 	}
 	out = fcp_dest_create(e->w, e->d->dst_fd, tmp);
 	if (out < 0) {

@@ -55,6 +55,19 @@ static bool same_inode(const struct statx *a, const struct statx *b)
 	       a->stx_dev_minor == b->stx_dev_minor;
 }
 
+/* Would the copy destroy its own source? The same inode, or a symlink
+ * about to replace the very file it points to. */
+static bool same_target(const char *src, const struct statx *sst, const struct statx *dstx)
+{
+	struct statx followed;
+
+	if (same_inode(sst, dstx))
+		return true;
+	return S_ISLNK(sst->stx_mode) &&
+	       fcp_sys_statx(AT_FDCWD, src, 0, STATX_BASIC_STATS, &followed) == 0 &&
+	       same_inode(&followed, dstx);
+}
+
 /* Is directory fd `dir` the directory `src` or below it? Walks up with
  * ".." to the filesystem root, comparing inodes: no path strings, so
  * symlinks and bind mounts in the spelling do not fool it. */
@@ -179,7 +192,7 @@ static struct fcp_item *prepare(struct fcp_job *job, const char *src, const char
 		goto out;
 	}
 	if (fcp_sys_statx(pfd, p.name, AT_SYMLINK_NOFOLLOW, STATX_BASIC_STATS, &dstx) == 0 &&
-	    same_inode(&sst, &dstx)) {
+	    same_target(src, &sst, &dstx)) {
 		fcp_report_errorf(job, "'%s' and '%s' are the same file", src, dst);
 		atomic_fetch_add(&job->c.failed, 1);
 		goto out;

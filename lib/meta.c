@@ -154,8 +154,10 @@ int fcp_meta_copy(struct fcp_job *job, struct fcp_at src, struct fcp_at dst,
 	}
 	if (keep & FCP_PRESERVE_XATTR)
 		fcp_meta_copy_xattrs(job, src, dst, d, name);
+	/* As cp: without mode preservation a copy gets a new file's default
+	 * mode (execute bits only for directories). */
 	if (!(keep & FCP_PRESERVE_MODE))
-		mode &= 0777 & ~job->umask;
+		mode = (S_ISDIR(st->stx_mode) ? 0777 : 0666) & ~job->umask;
 	if (!lnk) {
 		r = set_mode(dst, mode);
 		if (r < 0)
