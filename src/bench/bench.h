@@ -84,4 +84,16 @@ int bench_tree_read(const char *path);
  */
 int bench_verify(const char *src, const char *dst, char *why, size_t whylen);
 
+/*
+ * A fresh directory PREFIX.XXXXXX inside path (which must be a directory),
+ * opened as *fd; everything a mode creates goes in there.
+ */
+int bench_make_workdir(const char *path, const char *prefix, char **workdir, int *fd);
+/* Close fd and remove the work directory with everything in it; frees it. */
+void bench_remove_workdir(char *workdir, int fd);
+/* syncfs(2): flush the whole filesystem fd is on. 0 or -errno. */
+int bench_syncfs(int fd);
+/* The filesystem type of path ("ext4", "xfs", "tmpfs", ...). */
+const char *bench_fs_name(const char *path);
+
 #endif

@@ -128,7 +128,7 @@ static int prepare(struct cmp *c, const char *parent, dev_t dev)
 	ret = bench_rmtree_at(fd, "dst", dev);
 	if (ret < 0)
 		bench_syserr(ret, "remove the previous copy in", parent);
-	syncfs(fd);
+	bench_syncfs(fd);
 	fcp_sys_close(fd);
 	if (ret < 0)
 		return ret;
@@ -165,7 +165,7 @@ static int time_and_verify(struct cmp *c, struct cmp_run *run, const char *line,
 	t0 = bench_now();
 	ret = bench_run_shell(line, &p);
 	if (ret >= 0)
-		syncfs(pfd);
+		bench_syncfs(pfd);
 	run->wall = bench_now() - t0;
 	fcp_sys_close(pfd);
 	if (ret < 0)
