@@ -1,0 +1,85 @@
+#!/bin/bash
+# fastcp-bench compare: a good command is timed, a wrong copy and a failing
+# command are reported FAILED (exit 1), bad input is refused (exit 2), the
+# JSON parses, the SVG is well-formed with axes and series, and nothing is
+# left behind or deleted outside the destinations the bench made.
+. "${TESTLIB:-$(dirname "$0")/../lib}/lib.sh"; t_init
+[ -x "$FASTCP_BENCH" ] || fail "fastcp-bench missing: $FASTCP_BENCH (run make all)"
+B=$FASTCP_BENCH
+
+check "$B" gen small src --scale 0.002 >/dev/null
+# a canary outside the tree, reachable through a symlink in the source: the
+# removal of each copy must never follow it
+mkdir canary && echo keep >canary/file
+ln -s "$T/canary" src/to_canary
+
+cmds=('cp -a {src} {dst}' 'mkdir {dst} # {src}' 'false {src} {dst}')
+[ -x "$FASTCP" ] && cmds+=("$FASTCP {src} {dst}")
+"$B" compare --rounds 2 --warm --json c.json --svg c.svg src -- "${cmds[@]}" >report 2>progress
+rc=$?
+cat report
+check_eq "$rc" 1 "exit status with a FAILED command"
+check_grep '^\| 1 \| `cp -a \{src\} \{dst\}` \| 2/2 \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \| [0-9]+ \|' report \
+	"no timed row for cp -a"
+check_grep '^\| 2 \| `mkdir \{dst\} # \{src\}` \| 0/2 \| FAILED' report "wrong copy not FAILED"
+check_grep 'FAILED: command 2, round 1: wrong copy' report "wrong copy not explained"
+check_grep 'FAILED: command 3, round 2: the command failed \(exit status 1\)' report "failing command not explained"
+check_grep 'median s \| min s \| max s \| MB/s \| files/s \| user s \| sys s \| peak RSS MiB \| time vs #1' report
+if [ -x "$FASTCP" ]; then
+	grep -q "^| 4 | \`$FASTCP {src} {dst}\` | 2/2 |" report || note "fastcp did not verify in both runs (see report)"
+fi
+check_file canary/file "the canary behind a symlink was deleted"
+check_eq "$(ls -d fastcp-bench.* 2>/dev/null | wc -l)" 0 "work directory left behind"
+
+python3 - c.json <<'PY' || fail "compare --json is wrong"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["mode"] == "compare" and d["rounds"] == 2 and d["cache"] == "warm"
+c = d["commands"]
+assert c[0]["ok_runs"] == 2 and c[0]["median_s"] > 0 and len(c[0]["runs"]) == 2
+assert c[1]["ok_runs"] == 0 and "wrong copy" in c[1]["runs"][0]["error"]
+assert c[2]["failed_runs"] == 2
+PY
+if command -v xmllint >/dev/null; then
+	xmllint --noout c.svg || fail "compare --svg is not well-formed XML"
+fi
+python3 - c.svg <<'PY' || fail "compare --svg lacks axes or series"
+import sys, xml.etree.ElementTree as ET
+ns = "{http://www.w3.org/2000/svg}"
+r = ET.parse(sys.argv[1]).getroot()
+g = [e.get("class") for e in r.iter(ns + "g")]
+assert "axis x" in g and "axis y" in g, g
+assert g.count("series") >= 3, g
+text = " ".join(t.text or "" for t in r.iter(ns + "text"))
+assert "wall time (s)" in text and "FAILED" in text and "cp -a" in text
+PY
+
+# bad input: clear messages, exit 2, nothing run
+"$B" compare src -- 'cp -a {src} /tmp/x' >out 2>&1; check_eq "$?" 2 "missing placeholder"
+check_grep "has no \{dst\} placeholder" out
+"$B" compare src -- 'cp -a {src}/. {dst}' 'rsync {dst}' >out 2>&1; check_eq "$?" 2 "missing {src}"
+check_grep "command 2 'rsync \{dst\}' has no \{src\} placeholder" out
+"$B" compare canary/file -- 'cp -a {src} {dst}' >out 2>&1; check_eq "$?" 2 "SRC not a directory"
+check_grep "is not a directory" out
+"$B" compare no/such -- 'cp -a {src} {dst}' >out 2>&1; check_eq "$?" 2 "missing SRC"
+check_grep "cannot use source 'no/such': No such file or directory" out
+"$B" compare src 'cp -a {src} {dst}' >out 2>&1; check_eq "$?" 2 "missing --"
+check_grep "missing '--'" out
+"$B" compare --rounds 0 src -- 'cp -a {src} {dst}' >out 2>&1; check_eq "$?" 2 "--rounds 0"
+"$B" compare --cold --warm src -- 'cp -a {src} {dst}' >out 2>&1; check_eq "$?" 2 "--cold --warm"
+
+# --cold without root: runs, and says in the report that the cache was kept
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+	mkdir -m 777 nr && cp -a src nr/src && chmod -R a+rX nr/src
+	setpriv --reuid=65534 --regid=65534 --clear-groups \
+		"$B" compare --cold --rounds 1 nr/src -- 'cp -r {src} {dst}' >out 2>&1 ||
+		{ cat out; fail "--cold as non-root failed"; }
+	check_grep 'WARNING: --cold without root: the page cache was NOT dropped' out
+	setpriv --reuid=65534 --regid=65534 --clear-groups \
+		"$B" compare --fresh-fs xfs nr/src -- 'cp -r {src} {dst}' >out 2>&1
+	check_eq "$?" 2 "--fresh-fs as non-root"
+	check_grep "fresh-fs needs root" out
+else
+	note "not root: the non-root checks of --cold and --fresh-fs are covered by root runs only"
+fi
+echo "compare: ok"
