@@ -22,11 +22,12 @@ mtime() { stat -c %Y "$1"; }
 recent() { [ $(($(date +%s) - $(mtime "$1"))) -lt 600 ] || fail "mtime of $1 is not the copy time"; }
 ino() { stat -c %i "$1"; }
 
-# mode: cp gives the default modes (0666/0777 less umask), no setuid.
+# mode: cp gives the default modes (0666/0777 less umask): no setuid, and
+# not even the execute bits of the source.
 run_fcp --no-preserve=mode s dm
 check_rc 0
 check_tree s dm --no-mode
-check_eq "$(stat -c %a dm/f dm/suid dm/d | tr '\n' ' ')" "644 755 755 " "modes with --no-preserve=mode"
+check_eq "$(stat -c %a dm/f dm/suid dm/d | tr '\n' ' ')" "644 644 755 " "modes with --no-preserve=mode (cp gives 0666/0777 less umask)"
 cp -a --no-preserve=mode s cm
 check_tree cm dm
 
@@ -59,12 +60,12 @@ check_tree s dl --no-links
 run_fcp --no-preserve=mode,timestamps s dmt
 check_rc 0
 check_tree s dmt --no-mode --no-times
-check_eq "$(stat -c %a dmt/suid)" 755 "setuid with --no-preserve=mode,timestamps"
+check_eq "$(stat -c %a dmt/suid)" 644 "setuid with --no-preserve=mode,timestamps"
 recent dmt/f
 run_fcp --no-preserve=all s da
 check_rc 0
 check_tree s da --no-mode --no-owner --no-times --no-xattr --no-links
-check_eq "$(stat -c %a:%u da/suid da/d/g | tr '\n' ' ')" "755:0 644:0 " "--no-preserve=all"
+check_eq "$(stat -c %a:%u da/suid da/d/g | tr '\n' ' ')" "644:0 644:0 " "--no-preserve=all"
 [ "$(ino da/f)" != "$(ino da/d/f_link)" ] || fail "hard link kept with --no-preserve=all"
 recent da/f
 

@@ -25,11 +25,12 @@ head -20 "$T/err"
 
 [ "$RC" = 0 ] || [ "$RC" = 1 ] || fail "fastcp exit $RC with a vanishing source"
 check_no_temp dst
-# Every copied file is whole.
+# Every copied file is whole (builtins only: thousands of files).
 while IFS= read -r -d '' f; do
 	name=${f#dst/d}
-	want=$(printf 'dir %s file %s' "${name%%/*}" "${name#*/f}")
-	check_eq "$(cat "$f")" "$want" "content of $f"
+	line=
+	IFS= read -r line <"$f"
+	[ "$line" = "dir ${name%%/*} file ${name#*/f}" ] || fail "copied file $f is not whole: '$line'"
 done < <(find dst -type f -print0)
 # What was never deleted is all there.
 for d in $(seq -w 0 19); do

@@ -421,12 +421,23 @@ static void meta_cmp(const char *p, const struct stat *a, const struct stat *b)
 		ts_cmp(p, "atime", &a->st_atim, &b->st_atim);
 }
 
-static void symlink_cmp(const char *p, int sdir, const char *sname,
-			int ddir, const char *dname)
+/* readlink moves a symlink's atime (no O_NOATIME for it): under --atime, put
+ * back the atime stat saw, so the next comparison still sees the original. */
+static void atime_restore(int dir, const char *name, const struct stat *st)
+{
+	struct timespec ts[2] = { st->st_atim, { .tv_nsec = UTIME_OMIT } };
+	if (checks & C_ATIME)
+		utimensat(dir, name, ts, AT_SYMLINK_NOFOLLOW);
+}
+
+static void symlink_cmp(const char *p, int sdir, const char *sname, int ddir,
+			const char *dname, const struct stat *sa, const struct stat *sb)
 {
 	static char a[PATH_MAX + 1], b[PATH_MAX + 1];
 	ssize_t na = readlinkat(sdir, sname, a, sizeof(a));
 	ssize_t nb = readlinkat(ddir, dname, b, sizeof(b));
+	atime_restore(sdir, sname, sa);
+	atime_restore(ddir, dname, sb);
 	if (na < 0 || nb < 0) {
 		problem(p, "readlink", errno);
 		return;
@@ -479,7 +490,7 @@ static void entry_cmp(const char *p, int sdir, const char *sname, int ddir,
 	if (S_ISREG(a.st_mode))
 		file_cmp(p, sdir, sname, ddir, dname, &a, &b);
 	else if (S_ISLNK(a.st_mode))
-		symlink_cmp(p, sdir, sname, ddir, dname);
+		symlink_cmp(p, sdir, sname, ddir, dname, &a, &b);
 	else if ((S_ISCHR(a.st_mode) || S_ISBLK(a.st_mode)) && a.st_rdev != b.st_rdev)
 		diff(p, "device %u:%u != %u:%u", major(a.st_rdev), minor(a.st_rdev),
 		     major(b.st_rdev), minor(b.st_rdev));
