@@ -48,10 +48,11 @@ void fcp_dest_discard(int dirfd, const char *tmp)
 	fcp_sys_unlinkat(dirfd, tmp, 0);
 }
 
-int fcp_dest_mkdir(int dirfd, const char *name)
+int fcp_dest_mkdir(int dirfd, const char *name, bool *created)
 {
 	int r = fcp_sys_mkdirat(dirfd, name, 0700);
 
+	*created = r == 0;
 	if (r < 0 && r != -EEXIST)
 		return r;
 	r = fcp_sys_openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW, 0);

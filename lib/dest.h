@@ -31,8 +31,8 @@ int fcp_dest_commit(int dirfd, const char *tmp, const char *name);
 void fcp_dest_discard(int dirfd, const char *tmp);
 
 /* Create (private mode 0700) or open an existing directory name in dirfd;
- * never follows a symlink. Returns an O_RDONLY|O_DIRECTORY fd or -errno
+ * never follows a symlink. *created tells which. Returns an O_RDONLY|O_DIRECTORY fd or -errno
  * (-ENOTDIR when a non-directory is in the way). */
-int fcp_dest_mkdir(int dirfd, const char *name);
+int fcp_dest_mkdir(int dirfd, const char *name, bool *created);
 
 #endif

@@ -21,11 +21,12 @@ struct fcp_xfer {
 	int in, out;
 	off_t size;        /* source size from statx; 0 may mean "unknown" */
 	uint64_t allocated; /* bytes the source has on disk (st_blocks * 512) */
-	bool same_fs;      /* source and destination share a filesystem */
+	uint64_t src_dev, dst_dev;
 };
 
 struct fcp_engine {
 	const char *name;
+	int slot;          /* index in the job's memo of refused device pairs */
 	/* Whole-file engines (clone) copy everything, holes included, in one
 	 * call and ignore off/len. */
 	bool whole_file;
@@ -45,9 +46,11 @@ bool fcp_engine_fallback_err(int err);
  * The engines a file may use, in order, under the job's policy. Fills
  * list (room for 3) and returns how many. reflink=always allows the clone
  * only; reflink=never skips copy_file_range on one filesystem, because the
- * kernel may clone there.
+ * kernel may clone there. Engines that refused this pair of filesystems
+ * before are left out (never the last one).
  */
-int fcp_engine_plan(const struct fcp_job *job, bool same_fs, const struct fcp_engine **list);
+int fcp_engine_plan(struct fcp_job *job, uint64_t src_dev, uint64_t dst_dev,
+		    const struct fcp_engine **list);
 
 /* Copy the data of x with the planned engines, keeping holes. Sets *cloned
  * when the clone engine did it. Returns bytes of data copied or -errno. */

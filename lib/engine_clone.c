@@ -13,4 +13,4 @@ static ssize_t clone_copy(struct fcp_xfer *x, off_t off, size_t len)
 	return r < 0 ? r : x->size;
 }
 
-const struct fcp_engine fcp_engine_clone = { "clone", true, clone_copy };
+const struct fcp_engine fcp_engine_clone = { "clone", 0, true, clone_copy };

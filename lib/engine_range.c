@@ -24,4 +24,4 @@ static ssize_t range_copy(struct fcp_xfer *x, off_t off, size_t len)
 	return done;
 }
 
-const struct fcp_engine fcp_engine_range = { "copy_file_range", false, range_copy };
+const struct fcp_engine fcp_engine_range = { "copy_file_range", 1, false, range_copy };

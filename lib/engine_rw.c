@@ -31,4 +31,4 @@ static ssize_t rw_copy(struct fcp_xfer *x, off_t off, size_t len)
 	return done;
 }
 
-const struct fcp_engine fcp_engine_rw = { "read/write", false, rw_copy };
+const struct fcp_engine fcp_engine_rw = { "read/write", 2, false, rw_copy };

@@ -47,6 +47,8 @@ static bool is_loop(const struct fcp_dir *d, const struct statx *st)
 static void copy_dir(struct fcp_entry *e)
 {
 	struct fcp_dir *nd;
+	struct statx dst_st;
+	bool created;
 	int sfd, dfd;
 
 	if (is_loop(e->d, &e->st)) {
@@ -59,7 +61,7 @@ static void copy_dir(struct fcp_entry *e)
 		fcp_entry_fail(e, "cannot open directory", sfd);
 		return;
 	}
-	dfd = fcp_dest_mkdir(e->d->dst_fd, e->dst_name);
+	dfd = fcp_dest_mkdir(e->d->dst_fd, e->dst_name, &created);
 	if (dfd < 0) {
 		close(sfd);
 		fcp_entry_fail(e, dfd == -ENOTDIR ? "cannot overwrite non-directory with"
@@ -82,7 +84,10 @@ static void copy_dir(struct fcp_entry *e)
 	nd->src_fd = sfd;
 	nd->dst_fd = dfd;
 	nd->depth = e->d->depth + 1;
+	/* Asked per directory: a destination may hold mount points. */
+	nd->dst_dev = fcp_sys_fstatx(dfd, &dst_st) == 0 ? fcp_statx_dev(&dst_st) : 0;
 	nd->st = e->st;
+	nd->created = created;
 	atomic_init(&nd->pending, 1);
 	if (nd->depth == 0 && nd->root->dst_fd < 0)
 		nd->root->dst_fd = dup(dfd);

@@ -16,17 +16,6 @@
 #include <errno.h>
 #include <unistd.h>
 
-static bool same_fs(const struct fcp_entry *e)
-{
-	/* Compare the destination directory's filesystem once per file;
-	 * one fstat is cheaper than a failed clone or a wrong engine. */
-	struct statx dst;
-
-	if (fcp_sys_fstatx(e->d->dst_fd, &dst) < 0)
-		return false;
-	return dst.stx_dev_major == e->st.stx_dev_major && dst.stx_dev_minor == e->st.stx_dev_minor;
-}
-
 static int copy_data(struct fcp_entry *e, int out)
 {
 	struct fcp_xfer x = {
@@ -35,14 +24,12 @@ static int copy_data(struct fcp_entry *e, int out)
 		.out = out,
 		.size = (off_t)e->st.stx_size,
 		.allocated = e->st.stx_blocks * 512,
-		.same_fs = false,
+		.src_dev = fcp_statx_dev(&e->st),
+		.dst_dev = e->d->dst_dev,
 	};
 	bool cloned;
 	ssize_t r;
 
-	/* Only reflink=never cares: there, copy_file_range may clone. */
-	if (e->job->o->reflink == FCP_REFLINK_NEVER)
-		x.same_fs = same_fs(e);
 	r = fcp_data_copy(&x, &cloned);
 	if (r < 0)
 		return (int)r;
@@ -72,7 +59,7 @@ void fcp_file_copy(struct fcp_entry *e)
 		fcp_entry_fail(e, e->job->o->reflink == FCP_REFLINK_ALWAYS ? "cannot clone" : "cannot copy", r);
 		goto discard;
 	}
-	fcp_meta_copy(e->job, FCP_AT_FD(e->src_fd), FCP_AT_FD(out), &e->st, e->d, e->name);
+	fcp_meta_copy(e->job, FCP_AT_FD(e->src_fd), FCP_AT_NEW(out, e->d), &e->st, e->d, e->name);
 	if (e->job->o->fsync && (r = fcp_sys_fsync(out)) < 0) {
 		fcp_entry_fail(e, "cannot sync copy of", r);
 		goto discard;

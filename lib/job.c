@@ -207,6 +207,7 @@ static struct fcp_item *prepare(struct fcp_job *job, const char *src, const char
 	t->dir.src_fd = AT_FDCWD;
 	t->dir.dst_fd = pfd;
 	t->dir.depth = -1;
+	t->dir.dst_dev = fcp_sys_fstatx(pfd, &dstx) == 0 ? fcp_statx_dev(&dstx) : 0;
 	atomic_init(&t->dir.pending, 1); /* held by the job until the end */
 	pfd = -1;
 	it = fcp_item_new(FCP_ITEM_ENTRY, &t->dir, src, p.name, DT_UNKNOWN);
@@ -270,6 +271,9 @@ int fcp_job_run(const struct fcp_options *o, char *const *srcs, int nsrc, const 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	pthread_mutex_init(&job.err_lock, NULL);
 	job.is_root = geteuid() == 0;
+	job.pid = getpid();
+	job.euid = geteuid();
+	job.egid = getegid();
 	job.umask = umask(022);
 	umask(job.umask);
 	raise_fd_limit();

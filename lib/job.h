@@ -18,6 +18,8 @@
 #include <stdatomic.h>
 #include <sys/stat.h>
 
+#define FCP_ENGINE_SLOTS 3
+
 struct fcp_sched;
 struct fcp_hlmap;
 struct fcp_worker;
@@ -37,9 +39,12 @@ struct fcp_dir {
 	char *dst_name;           /* destination name in parent (usually == name) */
 	int src_fd, dst_fd;
 	int depth;                /* 0 for the copied root directory itself */
+	uint64_t dst_dev;         /* filesystem of dst_fd */
 	struct statx st;          /* source metadata, applied when finished */
 	atomic_int pending;       /* 1 for its own scan + children in flight */
 	bool is_top;              /* pseudo-dir holding a root entry: no metadata */
+	bool created;             /* made by this job: new inodes in it get our
+				     euid/egid (no setgid directory to inherit from) */
 	bool failed_meta;
 };
 
@@ -69,14 +74,26 @@ struct fcp_job {
 	atomic_bool stop;            /* destination full: start nothing new */
 	atomic_int stop_errno;
 	bool is_root;                /* may chown and create devices */
+	pid_t pid;                   /* for temporary names */
+	uid_t euid;
+	gid_t egid;
 	mode_t umask;
 	struct fcp_sched *sched;
 	struct fcp_hlmap *hl;
 	/* copy_file_range can clone on one filesystem, so reflink=never must
 	 * not use it there; decided per file from the two st_dev values. */
-	atomic_bool range_broken;    /* copy_file_range reported ENOSYS once */
+	/* Engines that answered "not between these filesystems": the pair of
+	 * devices is remembered so the next file does not ask again. */
+	struct {
+		atomic_ullong src, dst;
+	} refused[FCP_ENGINE_SLOTS];
 	atomic_bool uring_ok;
 };
+
+static inline uint64_t fcp_statx_dev(const struct statx *st)
+{
+	return ((uint64_t)st->stx_dev_major << 32) | st->stx_dev_minor;
+}
 
 /* sched.c: the worker pool. */
 int fcp_sched_create(struct fcp_job *job, int threads);

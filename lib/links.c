@@ -174,7 +174,7 @@ void fcp_hl_free(struct fcp_job *job)
 enum fcp_hl_state fcp_hl_claim(struct fcp_job *job, const struct statx *st, struct fcp_dir *d,
 			       const char *dst_name, struct fcp_hl_entry **out)
 {
-	uint64_t dev = ((uint64_t)st->stx_dev_major << 32) | st->stx_dev_minor;
+	uint64_t dev = fcp_statx_dev(st);
 	size_t h = (st->stx_ino * 0x9e3779b97f4a7c15ULL + dev) % HL_BUCKETS;
 	struct fcp_hlmap *m = job->hl;
 	struct fcp_hl_entry *e;

@@ -140,7 +140,8 @@ int fcp_meta_copy(struct fcp_job *job, struct fcp_at src, struct fcp_at dst,
 	mode_t mode = st->stx_mode & 07777;
 	int r;
 
-	if (keep & FCP_PRESERVE_OWNER) {
+	if ((keep & FCP_PRESERVE_OWNER) &&
+	    !(dst.ours && st->stx_uid == job->euid && st->stx_gid == job->egid)) {
 		r = set_owner(dst, st);
 		/* Like cp: an owner we cannot give means the setuid/setgid
 		 * bits must not survive either. Not root: silently skipped. */
@@ -149,7 +150,8 @@ int fcp_meta_copy(struct fcp_job *job, struct fcp_at src, struct fcp_at dst,
 			if (job->is_root)
 				warn(job, FCP_WARN_OWNER, d, name, r);
 		}
-	} else if (st->stx_uid != geteuid() || st->stx_gid != getegid()) {
+	} else if (!(keep & FCP_PRESERVE_OWNER) &&
+		   (st->stx_uid != job->euid || st->stx_gid != job->egid)) {
 		mode &= ~(S_ISUID | S_ISGID);
 	}
 	if (keep & FCP_PRESERVE_XATTR)

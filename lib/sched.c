@@ -56,7 +56,7 @@ void fcp_worker_tmpname(struct fcp_worker *w, char *buf, size_t len)
 {
 	/* pid + worker + sequence is unique within this job; a leftover from
 	 * an earlier job with the same pid only costs an EEXIST retry. */
-	snprintf(buf, len, ".fcp-%x-%x-%lx", (unsigned)getpid(), (unsigned)w->id, w->tmp_seq++);
+	snprintf(buf, len, ".fcp-%x-%x-%lx", (unsigned)w->job->pid, (unsigned)w->id, w->tmp_seq++);
 }
 
 int fcp_sched_create(struct fcp_job *job, int threads)

@@ -17,16 +17,38 @@ bool fcp_engine_fallback_err(int err)
 	       err == -ETXTBSY || err == -ENOTTY;
 }
 
-int fcp_engine_plan(const struct fcp_job *job, bool same_fs, const struct fcp_engine **list)
+static bool refused(struct fcp_job *job, const struct fcp_engine *e, uint64_t src, uint64_t dst)
+{
+	return atomic_load(&job->refused[e->slot].src) == src &&
+	       atomic_load(&job->refused[e->slot].dst) == dst;
+}
+
+/* Only errors that speak for the whole filesystem pair are remembered;
+ * EINVAL or ETXTBSY may be about this one file. */
+static void remember_refusal(struct fcp_xfer *x, const struct fcp_engine *e, int err)
+{
+	struct fcp_job *job = fcp_worker_job(x->w);
+
+	if (err != -EXDEV && err != -EOPNOTSUPP && err != -ENOTTY && err != -ENOSYS)
+		return;
+	atomic_store(&job->refused[e->slot].src, x->src_dev);
+	atomic_store(&job->refused[e->slot].dst, x->dst_dev);
+}
+
+int fcp_engine_plan(struct fcp_job *job, uint64_t src_dev, uint64_t dst_dev,
+		    const struct fcp_engine **list)
 {
 	int n = 0;
 	enum fcp_reflink rl = job->o->reflink;
 
-	if (rl != FCP_REFLINK_NEVER)
+	if (rl == FCP_REFLINK_ALWAYS) {
 		list[n++] = &fcp_engine_clone;
-	if (rl == FCP_REFLINK_ALWAYS)
 		return n;
-	if (!(rl == FCP_REFLINK_NEVER && same_fs) && !atomic_load(&job->range_broken))
+	}
+	if (rl == FCP_REFLINK_AUTO && !refused(job, &fcp_engine_clone, src_dev, dst_dev))
+		list[n++] = &fcp_engine_clone;
+	if (!(rl == FCP_REFLINK_NEVER && src_dev == dst_dev) &&
+	    !refused(job, &fcp_engine_range, src_dev, dst_dev))
 		list[n++] = &fcp_engine_range;
 	list[n++] = &fcp_engine_rw;
 	return n;
@@ -43,8 +65,7 @@ static ssize_t copy_extent(struct fcp_xfer *x, const struct fcp_engine **list, i
 	while (done < len) {
 		ssize_t r = list[*i]->copy(x, off + done, len - done);
 		if (r < 0 && fcp_engine_fallback_err((int)r) && *i + 1 < n) {
-			if (r == -ENOSYS && list[*i] == &fcp_engine_range)
-				atomic_store(&fcp_worker_job(x->w)->range_broken, true);
+			remember_refusal(x, list[*i], (int)r);
 			(*i)++;
 			continue;
 		}
@@ -121,7 +142,7 @@ static ssize_t copy_extents(struct fcp_xfer *x, const struct fcp_engine **list, 
 ssize_t fcp_data_copy(struct fcp_xfer *x, bool *cloned)
 {
 	const struct fcp_engine *list[3];
-	int n = fcp_engine_plan(fcp_worker_job(x->w), x->same_fs, list);
+	int n = fcp_engine_plan(fcp_worker_job(x->w), x->src_dev, x->dst_dev, list);
 	int i = 0;
 
 	*cloned = false;
@@ -135,6 +156,7 @@ ssize_t fcp_data_copy(struct fcp_xfer *x, bool *cloned)
 		}
 		if (!fcp_engine_fallback_err((int)r) || n == 1)
 			return r;
+		remember_refusal(x, list[0], (int)r);
 		i = 1;
 	}
 	return copy_extents(x, list, n, i);

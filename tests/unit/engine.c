@@ -27,10 +27,14 @@ static void fallback(enum fcp_reflink rl, bool expect_ok)
 	memset(back, 'q', sizeof(back));
 	CHECK(in >= 0 && out >= 0 && fcp_sched_create(&job, 1) == 0);
 	CHECK(write(in, back, sizeof(back)) == (ssize_t)sizeof(back));
-	struct fcp_xfer x = { fcp_sched_worker(&job, 0), in, out, sizeof(back), sizeof(back), false };
+	struct fcp_xfer x = { fcp_sched_worker(&job, 0), in, out, sizeof(back), sizeof(back), 1, 2 };
 	r = fcp_data_copy(&x, &cloned);
 	if (expect_ok) {
+		const struct fcp_engine *l[3];
 		CHECK(r == (ssize_t)sizeof(back) && !cloned);
+		/* Both refusals are remembered for this pair of filesystems. */
+		CHECK(fcp_engine_plan(&job, 1, 2, l) == 1 && l[0] == &fcp_engine_rw);
+		CHECK(fcp_engine_plan(&job, 1, 3, l) == (rl == FCP_REFLINK_AUTO ? 3 : 2));
 		memset(back, 0, sizeof(back));
 		CHECK(pread(out, back, sizeof(back), 0) == (ssize_t)sizeof(back));
 		CHECK(back[0] == 'q' && back[sizeof(back) - 1] == 'q');
@@ -51,7 +55,7 @@ static int plan(enum fcp_reflink rl, bool same_fs, const struct fcp_engine **l)
 	fcp_options_init(&o);
 	o.reflink = rl;
 	job.o = &o;
-	return fcp_engine_plan(&job, same_fs, l);
+	return fcp_engine_plan(&job, 7, same_fs ? 7 : 8, l);
 }
 
 int main(void)
