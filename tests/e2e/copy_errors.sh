@@ -29,6 +29,8 @@ bad_usage() {
 	run_fcp "$@"
 	check_rc 2 "fastcp $*"
 	[ -s "$T/err" ] || fail "fastcp $*: no message on stderr"
+	# Messages name the program as "fastcp:", not by the path it was run by.
+	check_nogrep "^/|^[^ ]+/fastcp:" "$T/err" "fastcp $*: message prefixed with the binary's path"
 }
 bad_usage --bogus-option src d_bad1
 bad_usage -Z src d_bad2
