@@ -7,6 +7,7 @@
 #include "fastcp.h"
 
 #include <getopt.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,10 +68,14 @@ static const struct option longopts[] = {
 	{ 0 },
 };
 
-static int bad(const char *fmt, const char *arg)
+__attribute__((format(printf, 1, 2))) static int bad(const char *fmt, ...)
 {
+	va_list ap;
+
+	va_start(ap, fmt);
 	fputs("fastcp: ", stderr);
-	fprintf(stderr, fmt, arg);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
 	fputs("\nTry 'fastcp --help' for more information.\n", stderr);
 	return FCP_EXIT_USAGE;
 }
@@ -84,10 +89,11 @@ static int preserve_bits(const char *list)
 		{ "timestamps", FCP_PRESERVE_TIMES }, { "xattr", FCP_PRESERVE_XATTR },
 		{ "links", FCP_PRESERVE_LINKS }, { "all", FCP_PRESERVE_ALL },
 	};
-	char *copy = strdup(list), *save = NULL, *tok;
+	char *copy = strdup(list), *tok, *rest = copy;
 	int bits = 0;
 
-	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+	/* strsep, not strtok: an empty name ("a,,b" or "") is an error too. */
+	while (bits >= 0 && (tok = strsep(&rest, ","))) {
 		size_t i;
 		for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 			if (!strcmp(tok, names[i].name))
@@ -160,8 +166,8 @@ int fcp_cli_parse(int argc, char **argv, struct fcp_options *o, char ***srcs, in
 	int c, r;
 
 	optind = 1;
-	opterr = 1;
-	while ((c = getopt_long(argc, argv, "+arRTPLvj:", longopts, NULL)) != -1) {
+	opterr = 0; /* our own messages, without the program's path */
+	while ((c = getopt_long(argc, argv, "+:arRTPLvj:", longopts, NULL)) != -1) {
 		if (c == OPT_HELP) {
 			fputs(usage_text, stdout);
 			return -1;
@@ -170,8 +176,12 @@ int fcp_cli_parse(int argc, char **argv, struct fcp_options *o, char ***srcs, in
 			printf("fastcp %s\n", fcp_version());
 			return -1;
 		}
+		if (c == '?' && optopt > 0 && optopt < 256)
+			return bad("invalid option -- '%c'", optopt);
 		if (c == '?')
-			return bad("%s", "bad option");
+			return bad("unrecognized option '%s'", argv[optind - 1]);
+		if (c == ':')
+			return bad("option '%s' requires an argument", argv[optind - 1]);
 		if ((r = parse_one(c, optarg, o)))
 			return r;
 	}

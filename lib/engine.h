@@ -56,4 +56,16 @@ int fcp_engine_plan(struct fcp_job *job, uint64_t src_dev, uint64_t dst_dev,
  * when the clone engine did it. Returns bytes of data copied or -errno. */
 ssize_t fcp_data_copy(struct fcp_xfer *x, bool *cloned);
 
+/*
+ * engine_uring.c: copy the small regular files names[0..n) of d through
+ * io_uring. back[i] is set for every file it left to the synchronous path
+ * (not small, sparse, hard-linked, not regular, or an error that path
+ * explains). Returns 0, or -ENOSYS when io_uring cannot be used here (no
+ * liburing at build time, disabled, filtered, or an old kernel).
+ */
+int fcp_uring_batch(struct fcp_worker *w, struct fcp_dir *d, const char **names, int n,
+		    bool *back);
+/* Release a worker's ring (the pointer from fcp_worker_uring_slot). */
+void fcp_uring_worker_free(void *u);
+
 #endif

@@ -258,21 +258,33 @@ static void dispatch(struct fcp_entry *e, unsigned char d_type)
 	copy_other(e);
 }
 
-void fcp_entry_copy(struct fcp_worker *w, struct fcp_item *it)
+static void copy_named(struct fcp_worker *w, struct fcp_dir *d, const char *name,
+		       const char *dst_name, unsigned char d_type)
 {
 	struct fcp_entry e = {
 		.w = w,
 		.job = fcp_worker_job(w),
-		.d = it->dir,
-		.name = it->name,
-		.dst_name = it->dst_name ? it->dst_name : it->name,
+		.d = d,
+		.name = name,
+		.dst_name = dst_name,
 		.src_fd = -1,
 	};
 
 	if (atomic_load(&e.job->stop))
 		atomic_fetch_add(&e.job->c.not_copied, 1);
 	else
-		dispatch(&e, it->d_type);
+		dispatch(&e, d_type);
+}
+
+void fcp_entry_copy_name(struct fcp_worker *w, struct fcp_dir *d, const char *name,
+			 unsigned char d_type)
+{
+	copy_named(w, d, name, name, d_type);
+}
+
+void fcp_entry_copy(struct fcp_worker *w, struct fcp_item *it)
+{
+	copy_named(w, it->dir, it->name, it->dst_name ? it->dst_name : it->name, it->d_type);
 	fcp_dir_release(w, it->dir);
 	free(it);
 }

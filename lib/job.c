@@ -272,6 +272,7 @@ int fcp_job_run(const struct fcp_options *o, char *const *srcs, int nsrc, const 
 	pthread_mutex_init(&job.err_lock, NULL);
 	job.is_root = geteuid() == 0;
 	job.pid = getpid();
+	atomic_init(&job.uring_ok, true);
 	job.euid = geteuid();
 	job.egid = getegid();
 	job.umask = umask(022);
@@ -298,7 +299,7 @@ int fcp_job_run(const struct fcp_options *o, char *const *srcs, int nsrc, const 
 	free(tops);
 	collect(&job, stats);
 	stats->threads = threads;
-	stats->io_path = "sync";
+	stats->io_path = atomic_load(&job.uring_used) ? "io_uring" : "sync";
 	fcp_hl_free(&job);
 	fcp_sched_destroy(&job);
 	clock_gettime(CLOCK_MONOTONIC, &t1);

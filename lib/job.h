@@ -48,14 +48,20 @@ struct fcp_dir {
 	bool failed_meta;
 };
 
-enum fcp_item_kind { FCP_ITEM_ENTRY, FCP_ITEM_SCAN };
+/* ENTRY: one entry of a directory. SCAN: read a directory's names.
+ * BATCH: several regular files (by getdents) of one directory, copied
+ * together so that one kernel entry can carry many of them (io_uring). */
+enum fcp_item_kind { FCP_ITEM_ENTRY, FCP_ITEM_SCAN, FCP_ITEM_BATCH };
+
+#define FCP_BATCH_MAX 32
 
 struct fcp_item {
 	enum fcp_item_kind kind;
 	struct fcp_dir *dir;      /* parent dir (ENTRY) or the dir to scan (SCAN) */
 	char *dst_name;           /* NULL = same as name */
 	unsigned char d_type;     /* from getdents, DT_UNKNOWN if not known */
-	char name[];              /* entry name (ENTRY) */
+	int count;                /* BATCH: number of NUL-separated names */
+	char name[];              /* entry name (ENTRY), names (BATCH) */
 };
 
 struct fcp_counters {
@@ -87,7 +93,8 @@ struct fcp_job {
 	struct {
 		atomic_ullong src, dst;
 	} refused[FCP_ENGINE_SLOTS];
-	atomic_bool uring_ok;
+	atomic_bool uring_ok;        /* io_uring still believed usable */
+	atomic_bool uring_used;      /* some batch went through io_uring */
 };
 
 static inline uint64_t fcp_statx_dev(const struct statx *st)
@@ -107,6 +114,8 @@ struct fcp_worker *fcp_sched_worker(struct fcp_job *job, int i);
 int fcp_worker_id(struct fcp_worker *w);
 /* The worker's scratch buffer for read/write copies. */
 void *fcp_worker_buf(struct fcp_worker *w, size_t *len);
+/* The worker's io_uring state, owned by engine_uring.c. */
+void **fcp_worker_uring_slot(struct fcp_worker *w);
 /* A fresh temporary name for this worker (".fcp-..."), in buf. */
 void fcp_worker_tmpname(struct fcp_worker *w, char *buf, size_t len);
 
@@ -122,8 +131,14 @@ char *fcp_dir_dst_path(const struct fcp_dir *d, const char *name);
 /* Path of d relative to its root copy ("" for the root itself). */
 char *fcp_dir_rel_path(const struct fcp_dir *d);
 
-/* entry.c: copy one entry of an open directory. */
+/* entry.c: copy one entry of an open directory (ENTRY item). */
 void fcp_entry_copy(struct fcp_worker *w, struct fcp_item *it);
+/* The same for an entry named directly; used for what a batch hands back. */
+void fcp_entry_copy_name(struct fcp_worker *w, struct fcp_dir *d, const char *name,
+			 unsigned char d_type);
+
+/* batch.c: copy a BATCH item (io_uring where it works, else one by one). */
+void fcp_batch_copy(struct fcp_worker *w, struct fcp_item *it);
 
 /* report.c: per-item errors and once-per-kind warnings. */
 void fcp_report_error(struct fcp_job *job, const char *what, const char *path, int err);

@@ -8,6 +8,7 @@
  * lock; the only shared lock is the idle lock, taken only by a worker that
  * found nothing to do, and by a pusher when someone is asleep.
  */
+#include "engine.h"
 #include "job.h"
 #include "sys.h"
 
@@ -27,6 +28,7 @@ struct fcp_worker {
 	struct fcp_item **ring;   /* circular deque of capacity cap */
 	size_t head, count, cap;
 	void *buf;
+	void *uring;
 	unsigned long tmp_seq;
 };
 
@@ -50,6 +52,11 @@ void *fcp_worker_buf(struct fcp_worker *w, size_t *len)
 		w->buf = NULL;
 	*len = w->buf ? FCP_BUF_SIZE : 0;
 	return w->buf;
+}
+
+void **fcp_worker_uring_slot(struct fcp_worker *w)
+{
+	return &w->uring;
 }
 
 void fcp_worker_tmpname(struct fcp_worker *w, char *buf, size_t len)
@@ -171,11 +178,17 @@ static bool wait_for_work(struct fcp_sched *s)
 
 static void process(struct fcp_worker *w, struct fcp_item *it)
 {
-	if (it->kind == FCP_ITEM_SCAN) {
+	switch (it->kind) {
+	case FCP_ITEM_SCAN:
 		fcp_walk_scan(w, it->dir);
 		free(it);
-	} else {
+		break;
+	case FCP_ITEM_BATCH:
+		fcp_batch_copy(w, it);
+		break;
+	case FCP_ITEM_ENTRY:
 		fcp_entry_copy(w, it);
+		break;
 	}
 }
 
@@ -224,6 +237,7 @@ void fcp_sched_destroy(struct fcp_job *job)
 	for (int i = 0; i < s->n; i++) {
 		free(s->w[i].ring);
 		free(s->w[i].buf);
+		fcp_uring_worker_free(s->w[i].uring);
 		pthread_mutex_destroy(&s->w[i].lock);
 	}
 	free(s->w);

@@ -44,8 +44,58 @@ static bool dot_or_dotdot(const char *n)
 	return n[0] == '.' && (!n[1] || (n[1] == '.' && !n[2]));
 }
 
+/* Regular files are gathered into batches of up to FCP_BATCH_MAX names. */
+struct batch {
+	int count;
+	size_t used;
+	char names[8192];
+};
+
+static void push_item(struct fcp_worker *w, struct fcp_dir *d, struct fcp_item *it)
+{
+	if (!it) {
+		fcp_report_failed(fcp_worker_job(w), "out of memory in", d->name, -ENOMEM);
+		return;
+	}
+	atomic_fetch_add(&d->pending, 1);
+	fcp_sched_push(w, it);
+}
+
+static void batch_flush(struct fcp_worker *w, struct fcp_dir *d, struct batch *b)
+{
+	struct fcp_item *it;
+
+	if (b->count == 1) {
+		it = fcp_item_new(FCP_ITEM_ENTRY, d, b->names, NULL, DT_REG);
+	} else if (b->count > 1 && (it = malloc(sizeof(*it) + b->used))) {
+		it->kind = FCP_ITEM_BATCH;
+		it->dir = d;
+		it->dst_name = NULL;
+		it->d_type = DT_REG;
+		it->count = b->count;
+		memcpy(it->name, b->names, b->used);
+	} else if (b->count == 0) {
+		return;
+	}
+	push_item(w, d, it);
+	b->count = 0;
+	b->used = 0;
+}
+
+static void batch_add(struct fcp_worker *w, struct fcp_dir *d, struct batch *b, const char *name)
+{
+	size_t n = strlen(name) + 1;
+
+	if (b->count == FCP_BATCH_MAX || b->used + n > sizeof(b->names))
+		batch_flush(w, d, b);
+	memcpy(b->names + b->used, name, n);
+	b->used += n;
+	b->count++;
+}
+
 void fcp_walk_scan(struct fcp_worker *w, struct fcp_dir *d)
 {
+	struct batch b = { 0 };
 	struct fcp_job *job = fcp_worker_job(w);
 	int fd = fcp_sys_openat(d->src_fd, ".", O_RDONLY | O_DIRECTORY, 0);
 	DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
@@ -61,18 +111,14 @@ void fcp_walk_scan(struct fcp_worker *w, struct fcp_dir *d)
 		return;
 	}
 	while ((de = readdir(dir))) {
-		struct fcp_item *it;
-
 		if (dot_or_dotdot(de->d_name))
 			continue;
-		it = fcp_item_new(FCP_ITEM_ENTRY, d, de->d_name, NULL, de->d_type);
-		if (!it) {
-			fcp_report_failed(job, "out of memory at", de->d_name, -ENOMEM);
-			continue;
-		}
-		atomic_fetch_add(&d->pending, 1);
-		fcp_sched_push(w, it);
+		if (de->d_type == DT_REG)
+			batch_add(w, d, &b, de->d_name);
+		else
+			push_item(w, d, fcp_item_new(FCP_ITEM_ENTRY, d, de->d_name, NULL, de->d_type));
 	}
+	batch_flush(w, d, &b);
 	closedir(dir);
 	fcp_dir_release(w, d);
 }

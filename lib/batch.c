@@ -1,0 +1,51 @@
+/*
+ * batch.c - a batch of regular files of one directory.
+ *
+ * The io_uring engine takes the batch when the job allows it and read/write
+ * is the engine this pair of filesystems would use anyway (a clone or an
+ * in-kernel copy beats moving the bytes through user memory); whatever it
+ * hands back, and every batch when io_uring is off, goes one by one through
+ * the synchronous path. Both paths give the same result.
+ */
+#include "engine.h"
+#include "job.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+static bool uring_wanted(struct fcp_job *job, struct fcp_dir *d)
+{
+	const struct fcp_engine *list[3];
+
+	if (job->o->no_io_uring || job->o->fsync || !atomic_load(&job->uring_ok))
+		return false;
+	return fcp_engine_plan(job, fcp_statx_dev(&d->st), d->dst_dev, list) &&
+	       list[0] == &fcp_engine_rw;
+}
+
+void fcp_batch_copy(struct fcp_worker *w, struct fcp_item *it)
+{
+	struct fcp_job *job = fcp_worker_job(w);
+	const char *names[FCP_BATCH_MAX];
+	bool back[FCP_BATCH_MAX];
+	const char *p = it->name;
+	int n = it->count;
+
+	for (int i = 0; i < n; i++, p += strlen(p) + 1) {
+		names[i] = p;
+		back[i] = true;
+	}
+	if (uring_wanted(job, it->dir)) {
+		if (fcp_uring_batch(w, it->dir, names, n, back) == -ENOSYS)
+			atomic_store(&job->uring_ok, false);
+		else
+			atomic_store(&job->uring_used, true);
+	}
+	for (int i = 0; i < n; i++)
+		if (back[i])
+			fcp_entry_copy_name(w, it->dir, names[i], DT_REG);
+	fcp_dir_release(w, it->dir);
+	free(it);
+}

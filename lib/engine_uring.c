@@ -1,0 +1,371 @@
+/*
+ * engine_uring.c - small regular files in batches through io_uring.
+ *
+ * A batch of up to FCP_BATCH_MAX files of one directory goes through four
+ * rounds, each one kernel entry for the whole batch:
+ *   1. statx + open of every source
+ *   2. create every temporary file + read every source (the device sees
+ *      the whole batch at once: a deep queue on a cold cache)
+ *   3. write every copy
+ *   4. (metadata, synchronously: io_uring has no chmod/utimes)
+ *      close + rename into place (linked), close the sources
+ * Files that need more than this (large, sparse, hard-linked, not regular
+ * any more, or an error the synchronous path explains better) are handed
+ * back to the caller, which copies them one by one: there is one pipeline
+ * of guarantees, and this is only a faster way through its common case.
+ */
+#include "config.h"
+#include "dest.h"
+#include "engine.h"
+#include "meta.h"
+#include "sys.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#ifdef HAVE_LIBURING
+#include <liburing.h>
+
+#define RING_ENTRIES (4 * FCP_BATCH_MAX)
+#define SMALL_MAX (256u << 10)   /* larger files go the synchronous way */
+#define ARENA_SIZE (2u << 20)    /* read buffers of one round, per worker */
+
+struct fcp_uring {
+	struct io_uring ring;
+	char *arena;
+};
+
+struct small {
+	const char *name;
+	struct statx st;
+	int in, out;
+	int err;                 /* first error, reported by us */
+	bool back;               /* hand to the synchronous path */
+	ssize_t got;
+	char *buf;
+	char tmp[FCP_TMPNAME_MAX];
+};
+
+/* The ops this file needs; a kernel without one of them is "no io_uring". */
+static bool probe_ops(struct io_uring *ring)
+{
+	static const int ops[] = { IORING_OP_OPENAT, IORING_OP_STATX, IORING_OP_READ,
+				   IORING_OP_WRITE, IORING_OP_CLOSE, IORING_OP_RENAMEAT };
+	struct io_uring_probe *p = io_uring_get_probe_ring(ring);
+	bool ok = p != NULL;
+
+	for (size_t i = 0; ok && i < sizeof(ops) / sizeof(ops[0]); i++)
+		ok = io_uring_opcode_supported(p, ops[i]);
+	if (p)
+		io_uring_free_probe(p);
+	return ok;
+}
+
+static struct fcp_uring *ring_get(struct fcp_worker *w)
+{
+	struct fcp_uring **slot = (struct fcp_uring **)fcp_worker_uring_slot(w);
+	struct fcp_uring *u = *slot;
+
+	if (u)
+		return u;
+	u = calloc(1, sizeof(*u));
+	if (!u)
+		return NULL;
+	if (io_uring_queue_init(RING_ENTRIES, &u->ring, 0) < 0) {
+		free(u);
+		return NULL;
+	}
+	if (!probe_ops(&u->ring) || !(u->arena = malloc(ARENA_SIZE))) {
+		io_uring_queue_exit(&u->ring);
+		free(u);
+		return NULL;
+	}
+	*slot = u;
+	return u;
+}
+
+void fcp_uring_worker_free(void *p)
+{
+	struct fcp_uring *u = p;
+
+	if (!u)
+		return;
+	io_uring_queue_exit(&u->ring);
+	free(u->arena);
+	free(u);
+}
+
+static struct io_uring_sqe *sqe_for(struct io_uring *ring, unsigned idx, unsigned tag)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
+
+	if (!sqe) { /* full: flush what is queued and ask again */
+		io_uring_submit(ring);
+		sqe = io_uring_get_sqe(ring);
+	}
+	io_uring_sqe_set_data64(sqe, ((uint64_t)tag << 32) | idx);
+	return sqe;
+}
+
+/* Submit the queued ops and collect `expect` completions into cb. */
+typedef void (*cqe_fn)(struct small *s, unsigned tag, int res);
+
+static int ring_run(struct io_uring *ring, unsigned expect, struct small *files, cqe_fn cb)
+{
+	unsigned seen = 0;
+	/* One kernel entry submits the round and waits for all of it. */
+	int r = io_uring_submit_and_wait(ring, expect);
+
+	if (r < 0 && r != -EINTR)
+		return r;
+	while (seen < expect) {
+		struct io_uring_cqe *cqe;
+		unsigned head, got = 0;
+
+		io_uring_for_each_cqe(ring, head, cqe) {
+			uint64_t data = io_uring_cqe_get_data64(cqe);
+			cb(&files[(uint32_t)data], (unsigned)(data >> 32), cqe->res);
+			got++;
+		}
+		io_uring_cq_advance(ring, got);
+		seen += got;
+		if (seen < expect && (r = io_uring_wait_cqe_nr(ring, &cqe, expect - seen)) < 0 &&
+		    r != -EINTR)
+			return r;
+	}
+	return 0;
+}
+
+enum { T_STATX, T_OPEN_IN, T_OPEN_OUT, T_READ, T_WRITE, T_CLOSE_OUT, T_RENAME, T_CLOSE_IN };
+
+static void on_cqe(struct small *s, unsigned tag, int res)
+{
+	switch (tag) {
+	case T_STATX:
+		s->back |= res < 0; /* the synchronous path reports it */
+		break;
+	case T_OPEN_IN:
+		s->in = res;
+		s->back |= res < 0;
+		break;
+	case T_OPEN_OUT:
+		s->out = res;
+		/* A name taken by a leftover: the synchronous path picks another. */
+		if (res == -EEXIST)
+			s->back = true;
+		else if (res < 0)
+			s->err = res;
+		break;
+	case T_READ:
+		if (res < 0)
+			s->err = res;
+		s->got = res;
+		break;
+	case T_WRITE:
+		if (res < 0)
+			s->err = res;
+		else if (res < s->got) /* finished synchronously below */
+			s->err = (int)fcp_sys_pwrite_full(s->out, s->buf + res, s->got - res, res);
+		if (s->err > 0)
+			s->err = 0;
+		break;
+	case T_CLOSE_OUT:
+		if (res < 0)
+			s->err = res;
+		s->out = -1;
+		break;
+	case T_RENAME:
+		if (res < 0 && !s->err)
+			s->err = res == -ENOTEMPTY || res == -EEXIST ? -EISDIR : res;
+		break;
+	case T_CLOSE_IN:
+		s->in = -1;
+		break;
+	}
+}
+
+static void fail(struct fcp_worker *w, struct fcp_dir *d, struct small *s, const char *what)
+{
+	char *p = fcp_dir_src_path(d, s->name);
+
+	fcp_report_failed(fcp_worker_job(w), what, p, s->err);
+	free(p);
+	if (s->out >= 0)
+		close(s->out);
+	if (s->tmp[0])
+		fcp_dest_discard(d->dst_fd, s->tmp);
+	s->out = -1;
+	s->tmp[0] = 0;
+}
+
+/* Does this file fit the batch path? Everything else goes back. */
+static bool eligible(const struct fcp_job *job, const struct small *s)
+{
+	const struct statx *st = &s->st;
+
+	if (s->back || !S_ISREG(st->stx_mode) || st->stx_size > SMALL_MAX)
+		return false;
+	if ((job->o->preserve & FCP_PRESERVE_LINKS) && st->stx_nlink > 1)
+		return false;
+	return st->stx_blocks * 512 >= st->stx_size; /* no holes to keep */
+}
+
+static void round_open(struct io_uring *ring, struct fcp_job *job, struct fcp_dir *d,
+		       struct small *f, int n)
+{
+	int nofollow = job->o->symlinks == FCP_SYMLINKS_FOLLOW ? 0 : O_NOFOLLOW;
+	int sflags = nofollow ? AT_SYMLINK_NOFOLLOW : 0;
+
+	for (int i = 0; i < n; i++) {
+		io_uring_prep_statx(sqe_for(ring, i, T_STATX), d->src_fd, f[i].name, sflags,
+				    STATX_BASIC_STATS, &f[i].st);
+		io_uring_prep_openat(sqe_for(ring, i, T_OPEN_IN), d->src_fd, f[i].name,
+				     O_RDONLY | O_NONBLOCK | O_CLOEXEC | nofollow |
+				     (job->is_root ? O_NOATIME : 0), 0);
+	}
+}
+
+/* Rounds 2 to 4 for files [0, n) that all have a buffer. */
+static void rounds_data(struct fcp_worker *w, struct io_uring *ring, struct fcp_dir *d,
+			struct small *f, int n)
+{
+	struct fcp_job *job = fcp_worker_job(w);
+	unsigned k = 0;
+
+	for (int i = 0; i < n; i++) {
+		fcp_worker_tmpname(w, f[i].tmp, sizeof(f[i].tmp));
+		io_uring_prep_openat(sqe_for(ring, i, T_OPEN_OUT), d->dst_fd, f[i].tmp,
+				     O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		/* Size 0 may still have content (procfs): one byte tells. */
+		io_uring_prep_read(sqe_for(ring, i, T_READ), f[i].in, f[i].buf,
+				   f[i].st.stx_size ? f[i].st.stx_size : 1, 0);
+	}
+	ring_run(ring, 2 * n, f, on_cqe);
+	for (int i = 0; i < n; i++) {
+		struct small *s = &f[i];
+		if (s->out < 0 && !s->err)
+			s->tmp[0] = 0; /* EEXIST: handed back, nothing created */
+		if (s->err)
+			fail(w, d, s, s->out < 0 ? "cannot create copy of" : "cannot read");
+		else if (!s->back && s->st.stx_size == 0 && s->got > 0)
+			s->back = true; /* size 0 with content: read to end synchronously */
+		if (s->back && s->out >= 0) {
+			close(s->out);
+			fcp_dest_discard(d->dst_fd, s->tmp);
+			s->out = -1;
+		}
+		if (s->out >= 0 && s->got > 0) {
+			io_uring_prep_write(sqe_for(ring, i, T_WRITE), s->out, s->buf, s->got, 0);
+			k++;
+		}
+	}
+	ring_run(ring, k, f, on_cqe);
+	k = 0;
+	for (int i = 0; i < n; i++) {
+		struct small *s = &f[i];
+		if (s->out < 0)
+			continue;
+		if (s->err) {
+			fail(w, d, s, "cannot copy");
+			continue;
+		}
+		fcp_meta_copy(job, FCP_AT_FD(s->in), FCP_AT_NEW(s->out, d), &s->st, d, s->name);
+		/* Linked: the rename runs only if the close succeeded. The ring
+		 * has room for a whole round, so the pair is never split. */
+		struct io_uring_sqe *c = sqe_for(ring, i, T_CLOSE_OUT);
+		io_uring_prep_close(c, s->out);
+		io_uring_sqe_set_flags(c, IOSQE_IO_LINK);
+		io_uring_prep_renameat(sqe_for(ring, i, T_RENAME), d->dst_fd, s->tmp, d->dst_fd,
+				       s->name, 0);
+		io_uring_prep_close(sqe_for(ring, i, T_CLOSE_IN), s->in);
+		k += 3;
+	}
+	ring_run(ring, k, f, on_cqe);
+	for (int i = 0; i < n; i++) {
+		struct small *s = &f[i];
+		if (!s->tmp[0] || s->back)
+			continue;
+		if (s->err) {
+			fail(w, d, s, s->err == -EISDIR ? "cannot overwrite directory with"
+							: "cannot write copy of");
+			continue;
+		}
+		atomic_fetch_add(&job->c.files, 1);
+		atomic_fetch_add(&job->c.bytes, (unsigned long long)s->got);
+	}
+}
+
+int fcp_uring_batch(struct fcp_worker *w, struct fcp_dir *d, const char **names, int n,
+		    bool *back)
+{
+	struct fcp_job *job = fcp_worker_job(w);
+	struct fcp_uring *u = ring_get(w);
+	struct small f[FCP_BATCH_MAX];
+	int i = 0;
+
+	if (!u)
+		return -ENOSYS;
+	memset(f, 0, n * sizeof(f[0]));
+	for (int k = 0; k < n; k++) {
+		f[k].name = names[k];
+		f[k].in = f[k].out = -1;
+	}
+	round_open(&u->ring, job, d, f, n);
+	if (ring_run(&u->ring, 2 * n, f, on_cqe) < 0) {
+		/* The ring itself failed: undo what completed, hand all back. */
+		for (int k = 0; k < n; k++)
+			if (f[k].in >= 0)
+				close(f[k].in);
+		return -ENOSYS;
+	}
+	for (int k = 0; k < n; k++)
+		f[k].back |= !eligible(job, &f[k]);
+	/* Groups of eligible files whose data fits the arena together. */
+	while (i < n) {
+		struct small g[FCP_BATCH_MAX];
+		int idx[FCP_BATCH_MAX], m = 0;
+		size_t used = 0;
+
+		for (; i < n; i++) {
+			size_t need = f[i].st.stx_size ? f[i].st.stx_size : 1;
+			if (f[i].back)
+				continue;
+			if (used + need > ARENA_SIZE)
+				break;
+			g[m] = f[i];
+			g[m].buf = u->arena + used;
+			used += need;
+			idx[m++] = i;
+		}
+		if (atomic_load(&job->stop)) {
+			for (int k = 0; k < m; k++)
+				atomic_fetch_add(&job->c.not_copied, 1);
+		} else {
+			rounds_data(w, &u->ring, d, g, m);
+		}
+		for (int k = 0; k < m; k++)
+			f[idx[k]] = g[k];
+	}
+	for (int k = 0; k < n; k++) {
+		if (f[k].in >= 0)
+			close(f[k].in);
+		back[k] = f[k].back;
+	}
+	return 0;
+}
+
+#else /* !HAVE_LIBURING */
+
+int fcp_uring_batch(struct fcp_worker *w, struct fcp_dir *d, const char **names, int n,
+		    bool *back)
+{
+	return -ENOSYS;
+}
+
+void fcp_uring_worker_free(void *p)
+{
+}
+
+#endif
