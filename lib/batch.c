@@ -1,9 +1,10 @@
 /*
  * batch.c - a batch of regular files of one directory.
  *
- * The io_uring engine takes the batch when the job allows it and read/write
- * is the engine this pair of filesystems would use anyway (a clone or an
- * in-kernel copy beats moving the bytes through user memory); whatever it
+ * The io_uring engine takes the batch when the job allows it and a clone is
+ * not possible between these filesystems (a clone moves no data at all; an
+ * in-kernel copy of a small file still waits for each read in turn, where a
+ * batch keeps the device's queue full); whatever it
  * hands back, and every batch when io_uring is off, goes one by one through
  * the synchronous path. Both paths give the same result.
  */
@@ -21,8 +22,8 @@ static bool uring_wanted(struct fcp_job *job, struct fcp_dir *d)
 
 	if (job->o->no_io_uring || job->o->fsync || !atomic_load(&job->uring_ok))
 		return false;
-	return fcp_engine_plan(job, fcp_statx_dev(&d->st), d->dst_dev, list) &&
-	       list[0] == &fcp_engine_rw;
+	fcp_engine_plan(job, fcp_statx_dev(&d->st), d->dst_dev, list);
+	return list[0] != &fcp_engine_clone;
 }
 
 void fcp_batch_copy(struct fcp_worker *w, struct fcp_item *it)
