@@ -39,9 +39,10 @@ void fcp_batch_copy(struct fcp_worker *w, struct fcp_item *it)
 		back[i] = true;
 	}
 	if (uring_wanted(job, it->dir)) {
-		if (fcp_uring_batch(w, it->dir, names, n, back) == -ENOSYS)
+		int r = fcp_uring_batch(w, it->dir, names, n, back);
+		if (r == -ENOSYS)
 			atomic_store(&job->uring_ok, false);
-		else
+		else if (r > 0)
 			atomic_store(&job->uring_used, true);
 	}
 	for (int i = 0; i < n; i++)

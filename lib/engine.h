@@ -57,10 +57,18 @@ int fcp_engine_plan(struct fcp_job *job, uint64_t src_dev, uint64_t dst_dev,
 ssize_t fcp_data_copy(struct fcp_xfer *x, bool *cloned);
 
 /*
+ * Copy the data extents of [off, end) only, with the range engines (a
+ * chunk of a large file; the caller sets the size). If the source ends
+ * early, *eof is lowered to where it ended. Returns bytes or -errno.
+ */
+ssize_t fcp_data_copy_chunk(struct fcp_xfer *x, off_t off, off_t end, off_t *eof);
+
+/*
  * engine_uring.c: copy the small regular files names[0..n) of d through
  * io_uring. back[i] is set for every file it left to the synchronous path
  * (not small, sparse, hard-linked, not regular, or an error that path
- * explains). Returns 0, or -ENOSYS when io_uring cannot be used here (no
+ * explains). Returns how many files it took on (copied or reported), or
+ * -ENOSYS when io_uring cannot be used here (no
  * liburing at build time, disabled, filtered, or an old kernel).
  */
 int fcp_uring_batch(struct fcp_worker *w, struct fcp_dir *d, const char **names, int n,

@@ -303,7 +303,7 @@ int fcp_uring_batch(struct fcp_worker *w, struct fcp_dir *d, const char **names,
 	struct fcp_job *job = fcp_worker_job(w);
 	struct fcp_uring *u = ring_get(w);
 	struct small f[FCP_BATCH_MAX];
-	int i = 0;
+	int i = 0, done = 0;
 
 	if (!u)
 		return -ENOSYS;
@@ -344,6 +344,7 @@ int fcp_uring_batch(struct fcp_worker *w, struct fcp_dir *d, const char **names,
 				atomic_fetch_add(&job->c.not_copied, 1);
 		} else {
 			rounds_data(w, &u->ring, d, g, m);
+			done += m;
 		}
 		for (int k = 0; k < m; k++)
 			f[idx[k]] = g[k];
@@ -353,7 +354,7 @@ int fcp_uring_batch(struct fcp_worker *w, struct fcp_dir *d, const char **names,
 			close(f[k].in);
 		back[k] = f[k].back;
 	}
-	return 0;
+	return done;
 }
 
 #else /* !HAVE_LIBURING */

@@ -1,10 +1,11 @@
 /*
  * file.c - the pipeline of one regular file:
- *   open (done by entry.c) -> create temp -> data -> metadata -> [fsync]
- *   -> rename into place.
- * Each later stage (hashing, verification, resume records) is one more
- * step in fcp_file_copy(), not a rewrite: the temporary file is only
- * renamed when every stage said yes.
+ *   open (entry.c) -> create temp -> data -> metadata -> [fsync] -> rename
+ * The data step is one call for most files, or chunks copied by several
+ * workers for a large one (chunk.c); both end in fcp_file_finish(), so
+ * each later stage (hashing, verification, resume records) is one more
+ * step there, not a rewrite: the temporary file is renamed only when every
+ * stage said yes.
  */
 #include "dest.h"
 #include "engine.h"
@@ -16,9 +17,9 @@
 #include <errno.h>
 #include <unistd.h>
 
-static int copy_data(struct fcp_entry *e, int out)
+static struct fcp_xfer xfer_of(struct fcp_entry *e, int out)
 {
-	struct fcp_xfer x = {
+	return (struct fcp_xfer){
 		.w = e->w,
 		.in = e->src_fd,
 		.out = out,
@@ -27,23 +28,48 @@ static int copy_data(struct fcp_entry *e, int out)
 		.src_dev = fcp_statx_dev(&e->st),
 		.dst_dev = e->d->dst_dev,
 	};
-	bool cloned;
-	ssize_t r;
+}
 
-	r = fcp_data_copy(&x, &cloned);
-	if (r < 0)
-		return (int)r;
-	atomic_fetch_add(&e->job->c.bytes, (unsigned long long)r);
-	if (cloned)
-		atomic_fetch_add(&e->job->c.cloned, 1);
-	return 0;
+void fcp_file_finish(struct fcp_entry *e, struct fcp_hl_entry *hl, int out, const char *tmp,
+		     int err, const char *what)
+{
+	if (err < 0)
+		goto fail;
+	fcp_meta_copy(e->job, FCP_AT_FD(e->src_fd), FCP_AT_NEW(out, e->d), &e->st, e->d, e->name);
+	what = "cannot sync copy of";
+	if (e->job->o->fsync && (err = fcp_sys_fsync(out)) < 0)
+		goto fail;
+	what = "cannot write copy of";
+	err = fcp_sys_close(out);
+	out = -1;
+	if (err < 0)
+		goto fail;
+	err = fcp_dest_commit(e->d->dst_fd, tmp, e->dst_name);
+	if (err < 0) {
+		fcp_entry_fail(e, err == -EISDIR ? "cannot overwrite directory with"
+						 : "cannot rename copy of", err);
+		goto out;
+	}
+	atomic_fetch_add(&e->job->c.files, 1);
+	goto out;
+fail:
+	fcp_entry_fail(e, what, err);
+	if (out >= 0)
+		close(out);
+	fcp_dest_discard(e->d->dst_fd, tmp);
+out:
+	close(e->src_fd);
+	fcp_hl_done(e->w, hl, err == 0);
 }
 
 void fcp_file_copy(struct fcp_entry *e)
 {
 	struct fcp_hl_entry *hl = NULL;
 	char tmp[FCP_TMPNAME_MAX];
-	int out, r;
+	struct fcp_xfer x;
+	bool cloned;
+	ssize_t r;
+	int out;
 
 	if (fcp_entry_hardlink(e, &hl)) {
 		close(e->src_fd);
@@ -52,38 +78,18 @@ void fcp_file_copy(struct fcp_entry *e)
 	out = fcp_dest_create(e->w, e->d->dst_fd, tmp);
 	if (out < 0) {
 		fcp_entry_fail(e, "cannot create copy of", out);
-		goto done;
+		close(e->src_fd);
+		fcp_hl_done(e->w, hl, false);
+		return;
 	}
-	r = copy_data(e, out);
-	if (r < 0) {
-		fcp_entry_fail(e, e->job->o->reflink == FCP_REFLINK_ALWAYS ? "cannot clone" : "cannot copy", r);
-		goto discard;
+	x = xfer_of(e, out);
+	if (fcp_chunk_start(e, &x, hl, tmp))
+		return;
+	r = fcp_data_copy(&x, &cloned);
+	if (r >= 0) {
+		atomic_fetch_add(&e->job->c.bytes, (unsigned long long)r);
+		atomic_fetch_add(&e->job->c.cloned, cloned);
 	}
-	fcp_meta_copy(e->job, FCP_AT_FD(e->src_fd), FCP_AT_NEW(out, e->d), &e->st, e->d, e->name);
-	if (e->job->o->fsync && (r = fcp_sys_fsync(out)) < 0) {
-		fcp_entry_fail(e, "cannot sync copy of", r);
-		goto discard;
-	}
-	r = fcp_sys_close(out);
-	out = -1;
-	if (r < 0) {
-		fcp_entry_fail(e, "cannot write copy of", r);
-		goto discard;
-	}
-	r = fcp_dest_commit(e->d->dst_fd, tmp, e->dst_name);
-	if (r < 0) {
-		fcp_entry_fail(e, r == -EISDIR ? "cannot overwrite directory with" : "cannot rename copy of", r);
-		goto done;
-	}
-	atomic_fetch_add(&e->job->c.files, 1);
-	close(e->src_fd);
-	fcp_hl_done(e->w, hl, true);
-	return;
-discard:
-	if (out >= 0)
-		close(out);
-	fcp_dest_discard(e->d->dst_fd, tmp);
-done:
-	close(e->src_fd);
-	fcp_hl_done(e->w, hl, false);
+	fcp_file_finish(e, hl, out, tmp, r < 0 ? (int)r : 0,
+			e->job->o->reflink == FCP_REFLINK_ALWAYS ? "cannot clone" : "cannot copy");
 }

@@ -50,8 +50,9 @@ struct fcp_dir {
 
 /* ENTRY: one entry of a directory. SCAN: read a directory's names.
  * BATCH: several regular files (by getdents) of one directory, copied
- * together so that one kernel entry can carry many of them (io_uring). */
-enum fcp_item_kind { FCP_ITEM_ENTRY, FCP_ITEM_SCAN, FCP_ITEM_BATCH };
+ * together so that one kernel entry can carry many of them (io_uring).
+ * CHUNK: one range of a large file (chunk.c). */
+enum fcp_item_kind { FCP_ITEM_ENTRY, FCP_ITEM_SCAN, FCP_ITEM_BATCH, FCP_ITEM_CHUNK };
 
 #define FCP_BATCH_MAX 32
 
@@ -61,6 +62,8 @@ struct fcp_item {
 	char *dst_name;           /* NULL = same as name */
 	unsigned char d_type;     /* from getdents, DT_UNKNOWN if not known */
 	int count;                /* BATCH: number of NUL-separated names */
+	void *ctx;                /* CHUNK: the file in flight */
+	off_t off, len;           /* CHUNK: its range */
 	char name[];              /* entry name (ENTRY), names (BATCH) */
 };
 
@@ -108,6 +111,7 @@ void fcp_sched_push(struct fcp_worker *w, struct fcp_item *it);
 /* Push from outside any worker (before the run). */
 void fcp_sched_push_initial(struct fcp_job *job, struct fcp_item *it);
 void fcp_sched_run(struct fcp_job *job);
+int fcp_sched_threads(const struct fcp_job *job);
 void fcp_sched_destroy(struct fcp_job *job);
 struct fcp_job *fcp_worker_job(struct fcp_worker *w);
 struct fcp_worker *fcp_sched_worker(struct fcp_job *job, int i);
@@ -136,6 +140,9 @@ void fcp_entry_copy(struct fcp_worker *w, struct fcp_item *it);
 /* The same for an entry named directly; used for what a batch hands back. */
 void fcp_entry_copy_name(struct fcp_worker *w, struct fcp_dir *d, const char *name,
 			 unsigned char d_type);
+
+/* chunk.c: copy a CHUNK item; the last one finishes its file. */
+void fcp_chunk_copy(struct fcp_worker *w, struct fcp_item *it);
 
 /* batch.c: copy a BATCH item (io_uring where it works, else one by one). */
 void fcp_batch_copy(struct fcp_worker *w, struct fcp_item *it);

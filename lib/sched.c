@@ -189,6 +189,9 @@ static void process(struct fcp_worker *w, struct fcp_item *it)
 	case FCP_ITEM_ENTRY:
 		fcp_entry_copy(w, it);
 		break;
+	case FCP_ITEM_CHUNK:
+		fcp_chunk_copy(w, it);
+		break;
 	}
 }
 
@@ -226,6 +229,11 @@ void fcp_sched_run(struct fcp_job *job)
 	worker_main(&s->w[0]);
 	for (int i = 1; i < started; i++)
 		pthread_join(s->w[i].thread, NULL);
+}
+
+int fcp_sched_threads(const struct fcp_job *job)
+{
+	return job->sched->n;
 }
 
 void fcp_sched_destroy(struct fcp_job *job)

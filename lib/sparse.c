@@ -97,9 +97,11 @@ static ssize_t copy_stream(struct fcp_xfer *x)
 	}
 }
 
-static ssize_t copy_extents(struct fcp_xfer *x, const struct fcp_engine **list, int n, int i)
+/* Copy the data extents of [off, end) with engines list[*i..n). If the
+ * source ends early, *eof is set to where it ended. */
+static ssize_t copy_span(struct fcp_xfer *x, const struct fcp_engine **list, int n, int *i,
+			 off_t off, off_t end, off_t *eof)
 {
-	off_t off = 0, end = x->size;
 	ssize_t total = 0;
 	bool sparse = x->allocated < (uint64_t)x->size;
 
@@ -112,6 +114,8 @@ static ssize_t copy_extents(struct fcp_xfer *x, const struct fcp_engine **list, 
 			break; /* only a hole remains */
 		if (data < 0)
 			return data;
+		if (data >= end)
+			break; /* the next data lies beyond this span */
 		if (sparse) {
 			hole = fcp_sys_lseek(x->in, data, SEEK_HOLE);
 			if (hole < 0)
@@ -119,24 +123,43 @@ static ssize_t copy_extents(struct fcp_xfer *x, const struct fcp_engine **list, 
 			if (hole > end)
 				hole = end;
 		}
-		r = copy_extent(x, list, n, &i, data, hole - data);
+		r = copy_extent(x, list, n, i, data, hole - data);
 		if (r < 0)
 			return r;
 		total += r;
 		if (r < hole - data) {
 			/* The source shrank under us: the copy ends where it did. */
-			end = data + r;
+			*eof = data + r;
 			break;
 		}
 		off = hole;
 	}
+	return total;
+}
+
+static ssize_t copy_extents(struct fcp_xfer *x, const struct fcp_engine **list, int n, int i)
+{
+	off_t eof = x->size;
+	ssize_t total = copy_span(x, list, n, &i, 0, x->size, &eof);
+
 	/* A trailing hole (or a shrunk source) sets the size explicitly. */
-	if (sparse || end < x->size) {
-		int t = fcp_sys_ftruncate(x->out, end);
+	if (total >= 0 && (x->allocated < (uint64_t)x->size || eof < x->size)) {
+		int t = fcp_sys_ftruncate(x->out, eof);
 		if (t < 0)
 			return t;
 	}
 	return total;
+}
+
+ssize_t fcp_data_copy_chunk(struct fcp_xfer *x, off_t off, off_t end, off_t *eof)
+{
+	const struct fcp_engine *list[3];
+	int n = fcp_engine_plan(fcp_worker_job(x->w), x->src_dev, x->dst_dev, list);
+	int i = 0;
+
+	while (i < n - 1 && list[i]->whole_file)
+		i++;
+	return copy_span(x, list, n, &i, off, end, eof);
 }
 
 ssize_t fcp_data_copy(struct fcp_xfer *x, bool *cloned)
