@@ -87,6 +87,10 @@ static void copy_dir(struct fcp_entry *e)
 	/* Asked per directory: a destination may hold mount points. */
 	nd->dst_dev = fcp_sys_fstatx(dfd, &dst_st) == 0 ? fcp_statx_dev(&dst_st) : 0;
 	nd->st = e->st;
+	/* Asked again only where the source crosses onto another filesystem. */
+	nd->rotational = e->d->is_top || fcp_statx_dev(&e->d->st) != fcp_statx_dev(&e->st)
+				 ? fcp_dev_rotational(fcp_statx_dev(&e->st))
+				 : e->d->rotational;
 	nd->created = created;
 	atomic_init(&nd->pending, 1);
 	if (nd->depth == 0 && nd->root->dst_fd < 0)

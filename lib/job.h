@@ -43,6 +43,7 @@ struct fcp_dir {
 	struct statx st;          /* source metadata, applied when finished */
 	atomic_int pending;       /* 1 for its own scan + children in flight */
 	bool is_top;              /* pseudo-dir holding a root entry: no metadata */
+	bool rotational;          /* the source is on a rotational disk */
 	bool created;             /* made by this job: new inodes in it get our
 				     euid/egid (no setgid directory to inherit from) */
 	bool failed_meta;
@@ -104,6 +105,9 @@ static inline uint64_t fcp_statx_dev(const struct statx *st)
 {
 	return ((uint64_t)st->stx_dev_major << 32) | st->stx_dev_minor;
 }
+
+/* device.c: is the block device dev (major << 32 | minor) rotational? */
+bool fcp_dev_rotational(uint64_t dev);
 
 /* sched.c: the worker pool. */
 int fcp_sched_create(struct fcp_job *job, int threads);

@@ -93,6 +93,59 @@ static void batch_add(struct fcp_worker *w, struct fcp_dir *d, struct batch *b, 
 	b->count++;
 }
 
+static void emit(struct fcp_worker *w, struct fcp_dir *d, struct batch *b, const char *name,
+		 unsigned char type)
+{
+	if (dot_or_dotdot(name))
+		return;
+	if (type == DT_REG)
+		batch_add(w, d, b, name);
+	else
+		push_item(w, d, fcp_item_new(FCP_ITEM_ENTRY, d, name, NULL, type));
+}
+
+struct sorted {
+	uint64_t ino;
+	unsigned char type;
+	char *name;
+};
+
+static int by_ino_desc(const void *a, const void *b)
+{
+	uint64_t x = ((const struct sorted *)a)->ino, y = ((const struct sorted *)b)->ino;
+	return x < y ? 1 : x > y ? -1 : 0;
+}
+
+/* Rotational source: the whole directory is read, then emitted by inode
+ * number, highest first, so that this worker, which pops its newest items
+ * first, reads the files in ascending inode (roughly physical) order. */
+static void scan_sorted(struct fcp_worker *w, struct fcp_dir *d, DIR *dir, struct batch *b)
+{
+	struct sorted *v = NULL, *nv;
+	size_t n = 0, cap = 0;
+	struct dirent *de;
+
+	/* Short of memory, an entry is emitted at once, unsorted. */
+	while ((de = readdir(dir))) {
+		if (n == cap && (nv = realloc(v, (cap ? 2 * cap : 256) * sizeof(*v)))) {
+			v = nv;
+			cap = cap ? 2 * cap : 256;
+		}
+		if (n < cap && (v[n].name = strdup(de->d_name))) {
+			v[n].ino = de->d_ino;
+			v[n++].type = de->d_type;
+		} else {
+			emit(w, d, b, de->d_name, de->d_type);
+		}
+	}
+	qsort(v, n, sizeof(*v), by_ino_desc);
+	for (size_t i = 0; i < n; i++) {
+		emit(w, d, b, v[i].name, v[i].type);
+		free(v[i].name);
+	}
+	free(v);
+}
+
 void fcp_walk_scan(struct fcp_worker *w, struct fcp_dir *d)
 {
 	struct batch b = { 0 };
@@ -110,13 +163,11 @@ void fcp_walk_scan(struct fcp_worker *w, struct fcp_dir *d)
 		fcp_dir_release(w, d);
 		return;
 	}
-	while ((de = readdir(dir))) {
-		if (dot_or_dotdot(de->d_name))
-			continue;
-		if (de->d_type == DT_REG)
-			batch_add(w, d, &b, de->d_name);
-		else
-			push_item(w, d, fcp_item_new(FCP_ITEM_ENTRY, d, de->d_name, NULL, de->d_type));
+	if (d->rotational) {
+		scan_sorted(w, d, dir, &b);
+	} else {
+		while ((de = readdir(dir)))
+			emit(w, d, &b, de->d_name, de->d_type);
 	}
 	batch_flush(w, d, &b);
 	closedir(dir);
