@@ -12,7 +12,7 @@ VERSION := 0.1.0
 
 # Debian packages: build tools, optional libraries, and what the tests use.
 DEB_PKGS := gcc make pkg-config liburing-dev libxxhash-dev libsqlite3-dev \
-            xfsprogs btrfs-progs attr acl rsync e2fsprogs util-linux libxml2-utils
+            xfsprogs btrfs-progs attr acl rsync e2fsprogs util-linux libxml2-utils strace
 
 LIB_SRC  := $(wildcard lib/*.c)
 LIB_OBJ  := $(LIB_SRC:%.c=build/%.o)
