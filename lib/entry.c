@@ -63,9 +63,12 @@ static void copy_dir(struct fcp_entry *e)
 	}
 	dfd = fcp_dest_mkdir(e->d->dst_fd, e->dst_name, &created);
 	if (dfd < 0) {
+		/* Name the destination: that is where the obstacle is. */
+		char *p = fcp_dir_dst_path(e->d, e->dst_name);
 		close(sfd);
-		fcp_entry_fail(e, dfd == -ENOTDIR ? "cannot overwrite non-directory with"
-						  : "cannot create directory", dfd);
+		fcp_report_failed(e->job, dfd == -ENOTDIR ? "cannot replace non-directory"
+							  : "cannot create directory", p, dfd);
+		free(p);
 		return;
 	}
 	nd = calloc(1, sizeof(*nd));

@@ -51,6 +51,7 @@ void fcp_stats_print_problems(const struct fcp_stats *s, FILE *f)
 	if (s->failed)
 		fprintf(f, "fastcp: %llu items failed\n", (unsigned long long)s->failed);
 	if (s->not_copied)
-		fprintf(f, "fastcp: %llu items not copied: stopped after the destination filled up\n",
+		fprintf(f, "fastcp: %llu items not copied (a directory not started counts as one): "
+			   "stopped after the destination filled up\n",
 			(unsigned long long)s->not_copied);
 }
