@@ -2,6 +2,7 @@
  * engine_rw.c - pread/pwrite through the worker's 1 MiB buffer: works on
  * every pair of files, and is the last entry of the table.
  */
+#include <fcntl.h>
 #include "engine.h"
 #include "sys.h"
 
@@ -16,7 +17,13 @@ static ssize_t rw_copy(struct fcp_xfer *x, off_t off, size_t len)
 		return -ENOMEM;
 	while (done < len) {
 		size_t want = len - done < bufsz ? len - done : bufsz;
-		ssize_t n = fcp_sys_pread_full(x->in, buf, want, off + done);
+		ssize_t n;
+
+		/* Ask for the next block now, so the device reads it while
+		 * this one is written: one stream keeps the disk busy. */
+		if (done + want < len)
+			fcp_sys_posix_fadvise(x->in, off + done + want, bufsz, POSIX_FADV_WILLNEED);
+		n = fcp_sys_pread_full(x->in, buf, want, off + done);
 		if (n < 0)
 			return n;
 		if (n == 0)
