@@ -108,4 +108,8 @@ void fcp_stats_print_problems(const struct fcp_stats *s, FILE *f);
 
 const char *fcp_version(void);
 
+/* Describe this build and machine: default threads, engines, whether
+ * io_uring is built in and usable here (for --version --verbose). */
+void fcp_describe(FILE *f);
+
 #endif

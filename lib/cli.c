@@ -164,6 +164,7 @@ int fcp_cli_parse(int argc, char **argv, struct fcp_options *o, char ***srcs, in
 		  char **dst)
 {
 	int c, r;
+	bool version = false;
 
 	optind = 1;
 	opterr = 0; /* our own messages, without the program's path */
@@ -173,8 +174,8 @@ int fcp_cli_parse(int argc, char **argv, struct fcp_options *o, char ***srcs, in
 			return -1;
 		}
 		if (c == OPT_VERSION) {
-			printf("fastcp %s\n", fcp_version());
-			return -1;
+			version = true;
+			continue;
 		}
 		if (c == '?' && optopt > 0 && optopt < 256)
 			return bad("invalid option -- '%c'", optopt);
@@ -184,6 +185,12 @@ int fcp_cli_parse(int argc, char **argv, struct fcp_options *o, char ***srcs, in
 			return bad("option '%s' requires an argument", argv[optind - 1]);
 		if ((r = parse_one(c, optarg, o)))
 			return r;
+	}
+	if (version) {
+		printf("fastcp %s\n", fcp_version());
+		if (o->verbose)
+			fcp_describe(stdout);
+		return -1;
 	}
 	if (argc - optind < 1)
 		return bad("%s", "missing file operand");

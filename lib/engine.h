@@ -73,6 +73,8 @@ ssize_t fcp_data_copy_chunk(struct fcp_xfer *x, off_t off, off_t end, off_t *eof
  */
 int fcp_uring_batch(struct fcp_worker *w, struct fcp_dir *d, const char **names, int n,
 		    bool *back);
+/* NULL when io_uring batches can run here, else why not (a sentence). */
+const char *fcp_uring_available(void);
 /* Release a worker's ring (the pointer from fcp_worker_uring_slot). */
 void fcp_uring_worker_free(void *u);
 

@@ -86,6 +86,18 @@ static struct fcp_uring *ring_get(struct fcp_worker *w)
 	return u;
 }
 
+const char *fcp_uring_available(void)
+{
+	struct io_uring ring;
+	bool ok;
+
+	if (io_uring_queue_init(8, &ring, 0) < 0)
+		return "synchronous (io_uring refused by this kernel or its settings)";
+	ok = probe_ops(&ring);
+	io_uring_queue_exit(&ring);
+	return ok ? NULL : "synchronous (this kernel's io_uring lacks an operation fastcp needs)";
+}
+
 void fcp_uring_worker_free(void *p)
 {
 	struct fcp_uring *u = p;
@@ -358,6 +370,11 @@ int fcp_uring_batch(struct fcp_worker *w, struct fcp_dir *d, const char **names,
 }
 
 #else /* !HAVE_LIBURING */
+
+const char *fcp_uring_available(void)
+{
+	return "synchronous (built without liburing)";
+}
 
 int fcp_uring_batch(struct fcp_worker *w, struct fcp_dir *d, const char **names, int n,
 		    bool *back)

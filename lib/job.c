@@ -7,6 +7,7 @@
  * destination parent; the pool copies directories first, data as found, and
  * directory metadata post-order; finally the counters become the stats.
  */
+#include "engine.h"
 #include "job.h"
 #include "links.h"
 #include "sys.h"
@@ -35,6 +36,15 @@ void fcp_options_init(struct fcp_options *o)
 const char *fcp_version(void)
 {
 	return FCP_VERSION;
+}
+
+void fcp_describe(FILE *f)
+{
+	const char *why = fcp_uring_available();
+
+	fprintf(f, "threads: %d by default (-j N to change)\n", FCP_DEFAULT_THREADS);
+	fprintf(f, "engines: clone (FICLONE), copy_file_range, read/write; large files in chunks\n");
+	fprintf(f, "small files: %s\n", why ? why : "io_uring batches");
 }
 
 /* Every open directory holds two fds; deep or wide trees need more than
