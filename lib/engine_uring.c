@@ -73,7 +73,11 @@ static struct fcp_uring *ring_get(struct fcp_worker *w)
 	u = calloc(1, sizeof(*u));
 	if (!u)
 		return NULL;
-	if (io_uring_queue_init(RING_ENTRIES, &u->ring, 0) < 0) {
+	/* One thread submits and reaps each ring: completions can wait until
+	 * it asks for them instead of interrupting it (6.1+; else plain). */
+	if (io_uring_queue_init(RING_ENTRIES, &u->ring,
+				IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN) < 0 &&
+	    io_uring_queue_init(RING_ENTRIES, &u->ring, 0) < 0) {
 		free(u);
 		return NULL;
 	}
