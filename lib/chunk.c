@@ -13,6 +13,7 @@
 #include "entry.h"
 #include "sys.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -107,9 +108,10 @@ void fcp_chunk_copy(struct fcp_worker *w, struct fcp_item *it)
 		for (long long cur = atomic_load(&b->eof); eof < cur &&
 		     !atomic_compare_exchange_weak(&b->eof, &cur, eof);)
 			;
-	} else if (!atomic_load(&b->err)) {
-		int none = 0; /* the destination filled up: the file fails */
-		atomic_compare_exchange_strong(&b->err, &none, atomic_load(&b->e.job->stop_errno));
+	} else {
+		/* A skipped chunk fails the file, whatever else happened. */
+		int none = 0, why = atomic_load(&b->e.job->stop_errno);
+		atomic_compare_exchange_strong(&b->err, &none, why ? why : -ECANCELED);
 	}
 	free(it);
 	if (atomic_fetch_sub(&b->left, 1) == 1)

@@ -36,7 +36,7 @@ static const char usage_text[] =
 	"      --no-io-uring             use the synchronous small-file path\n"
 	"  -v, --verbose, --stats        print a summary at the end\n"
 	"      --help                    show this help\n"
-	"      --version                 show the version\n"
+	"      --version                 show the version (with -v: threads, engines)\n"
 	"\n"
 	"Files are written under a temporary name (.fcp-*) and renamed into place\n"
 	"when complete. Errors are reported per item and the copy goes on.\n"

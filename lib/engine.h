@@ -45,8 +45,8 @@ bool fcp_engine_fallback_err(int err);
 /*
  * The engines a file may use, in order, under the job's policy. Fills
  * list (room for 3) and returns how many. reflink=always allows the clone
- * only; reflink=never skips copy_file_range on one filesystem, because the
- * kernel may clone there. Engines that refused this pair of filesystems
+ * only; reflink=never skips copy_file_range too, because the kernel clones
+ * with it where it can. Engines that refused this pair of filesystems
  * before are left out (never the last one).
  */
 int fcp_engine_plan(struct fcp_job *job, uint64_t src_dev, uint64_t dst_dev,

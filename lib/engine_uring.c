@@ -1,13 +1,14 @@
 /*
  * engine_uring.c - small regular files in batches through io_uring.
  *
- * A batch of up to FCP_BATCH_MAX files of one directory goes through four
+ * A batch of up to FCP_BATCH_MAX files of one directory goes through five
  * rounds, each one kernel entry for the whole batch:
- *   1. statx + open of every source
- *   2. create every temporary file + read every source (the device sees
+ *   1. open every source
+ *   2. statx every opened source (by fd: data and metadata of one inode)
+ *   3. create every temporary file + read every source (the device sees
  *      the whole batch at once: a deep queue on a cold cache)
- *   3. write every copy
- *   4. (metadata, synchronously: io_uring has no chmod/utimes)
+ *   4. write every copy
+ *   5. (metadata, synchronously: io_uring has no chmod/utimes)
  *      close + rename into place (linked), close the sources
  * Files that need more than this (large, sparse, hard-linked, not regular
  * any more, or an error the synchronous path explains better) are handed
@@ -21,6 +22,7 @@
 #include "sys.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -28,7 +30,7 @@
 #ifdef HAVE_LIBURING
 #include <liburing.h>
 
-#define RING_ENTRIES (4 * FCP_BATCH_MAX)
+#define RING_ENTRIES (4 * FCP_BATCH_MAX) /* at most 3 ops per file in a round */
 #define SMALL_MAX (256u << 10)   /* larger files go the synchronous way */
 #define ARENA_SIZE (2u << 20)    /* read buffers of one round, per worker */
 
@@ -113,33 +115,40 @@ void fcp_uring_worker_free(void *p)
 	free(u);
 }
 
+/* Every round fits the ring (RING_ENTRIES >= 3 ops per file of a batch),
+ * so an SQE is always there and a linked pair is never split. */
 static struct io_uring_sqe *sqe_for(struct io_uring *ring, unsigned idx, unsigned tag)
 {
 	struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
 
-	if (!sqe) { /* full: flush what is queued and ask again */
-		io_uring_submit(ring);
-		sqe = io_uring_get_sqe(ring);
-	}
 	io_uring_sqe_set_data64(sqe, ((uint64_t)tag << 32) | idx);
 	return sqe;
 }
 
-/* Submit the queued ops and collect `expect` completions into cb. */
 typedef void (*cqe_fn)(struct small *s, unsigned tag, int res);
 
-static int ring_run(struct io_uring *ring, unsigned expect, struct small *files, cqe_fn cb)
+/*
+ * Submit the queued ops and collect all `expect` completions into cb; it
+ * returns only when nothing of this round is in flight, so no completion
+ * can ever be read as another round's. Transient refusals (EINTR, EAGAIN,
+ * EBUSY: the kernel is short of resources) are waited out. Anything else
+ * would mean a broken ring with requests still in flight, which this
+ * process cannot account for safely: it stops rather than guess.
+ */
+static void ring_run(struct io_uring *ring, unsigned expect, struct small *files, cqe_fn cb)
 {
 	unsigned seen = 0;
-	/* One kernel entry submits the round and waits for all of it. */
-	int r = io_uring_submit_and_wait(ring, expect);
 
-	if (r < 0 && r != -EINTR)
-		return r;
 	while (seen < expect) {
 		struct io_uring_cqe *cqe;
 		unsigned head, got = 0;
+		/* One kernel entry submits what is queued and waits for it. */
+		int r = io_uring_submit_and_wait(ring, 1);
 
+		if (r < 0 && r != -EINTR && r != -EAGAIN && r != -EBUSY) {
+			fprintf(stderr, "fastcp: io_uring failed: %s\n", strerror(-r));
+			abort();
+		}
 		io_uring_for_each_cqe(ring, head, cqe) {
 			uint64_t data = io_uring_cqe_get_data64(cqe);
 			cb(&files[(uint32_t)data], (unsigned)(data >> 32), cqe->res);
@@ -147,36 +156,35 @@ static int ring_run(struct io_uring *ring, unsigned expect, struct small *files,
 		}
 		io_uring_cq_advance(ring, got);
 		seen += got;
-		if (seen < expect && (r = io_uring_wait_cqe_nr(ring, &cqe, expect - seen)) < 0 &&
-		    r != -EINTR)
-			return r;
 	}
-	return 0;
 }
 
-enum { T_STATX, T_OPEN_IN, T_OPEN_OUT, T_READ, T_WRITE, T_CLOSE_OUT, T_RENAME, T_CLOSE_IN };
+enum { T_OPEN_IN, T_STATX, T_OPEN_OUT, T_READ, T_WRITE, T_CLOSE_OUT, T_RENAME, T_CLOSE_IN };
 
 static void on_cqe(struct small *s, unsigned tag, int res)
 {
 	switch (tag) {
-	case T_STATX:
-		s->back |= res < 0; /* the synchronous path reports it */
-		break;
 	case T_OPEN_IN:
 		s->in = res;
+		s->back |= res < 0; /* the synchronous path reports it */
+		break;
+	case T_STATX:
 		s->back |= res < 0;
 		break;
 	case T_OPEN_OUT:
 		s->out = res;
+		if (res >= 0)
+			break;
+		s->tmp[0] = 0; /* nothing was created */
 		/* A name taken by a leftover: the synchronous path picks another. */
 		if (res == -EEXIST)
 			s->back = true;
-		else if (res < 0)
+		else
 			s->err = res;
 		break;
 	case T_READ:
-		if (res < 0)
-			s->err = res;
+		/* A read error is the synchronous path's to retry and explain. */
+		s->back |= res < 0;
 		s->got = res;
 		break;
 	case T_WRITE:
@@ -216,6 +224,18 @@ static void fail(struct fcp_worker *w, struct fcp_dir *d, struct small *s, const
 	s->tmp[0] = 0;
 }
 
+/* Hand a file back after its temporary file was made: undo that first. */
+static void give_back(struct fcp_dir *d, struct small *s)
+{
+	if (s->out >= 0)
+		close(s->out);
+	if (s->tmp[0])
+		fcp_dest_discard(d->dst_fd, s->tmp);
+	s->out = -1;
+	s->tmp[0] = 0;
+	s->back = true;
+}
+
 /* Does this file fit the batch path? Everything else goes back. */
 static bool eligible(const struct fcp_job *job, const struct small *s)
 {
@@ -228,52 +248,67 @@ static bool eligible(const struct fcp_job *job, const struct small *s)
 	return st->stx_blocks * 512 >= st->stx_size; /* no holes to keep */
 }
 
-static void round_open(struct io_uring *ring, struct fcp_job *job, struct fcp_dir *d,
-		       struct small *f, int n)
+/* Rounds 1 and 2: open each source, then stat what was opened, so that
+ * data and metadata always come from the same inode. */
+static void rounds_open(struct io_uring *ring, struct fcp_job *job, struct fcp_dir *d,
+			struct small *f, int n)
 {
 	int nofollow = job->o->symlinks == FCP_SYMLINKS_FOLLOW ? 0 : O_NOFOLLOW;
-	int sflags = nofollow ? AT_SYMLINK_NOFOLLOW : 0;
+	unsigned k = 0;
 
-	for (int i = 0; i < n; i++) {
-		io_uring_prep_statx(sqe_for(ring, i, T_STATX), d->src_fd, f[i].name, sflags,
-				    STATX_BASIC_STATS, &f[i].st);
+	for (int i = 0; i < n; i++)
 		io_uring_prep_openat(sqe_for(ring, i, T_OPEN_IN), d->src_fd, f[i].name,
 				     O_RDONLY | O_NONBLOCK | O_CLOEXEC | nofollow |
 				     (job->is_root ? O_NOATIME : 0), 0);
+	ring_run(ring, n, f, on_cqe);
+	for (int i = 0; i < n; i++) {
+		if (f[i].in < 0)
+			continue;
+		io_uring_prep_statx(sqe_for(ring, i, T_STATX), f[i].in, "", AT_EMPTY_PATH,
+				    STATX_BASIC_STATS, &f[i].st);
+		k++;
+	}
+	ring_run(ring, k, f, on_cqe);
+}
+
+/* Round 3: create every temporary file and read every source. */
+static void round_read(struct fcp_worker *w, struct io_uring *ring, struct fcp_dir *d,
+		       struct small *f, int n)
+{
+	for (int i = 0; i < n; i++) {
+		fcp_worker_tmpname(w, f[i].tmp, sizeof(f[i].tmp));
+		io_uring_prep_openat(sqe_for(ring, i, T_OPEN_OUT), d->dst_fd, f[i].tmp,
+				     O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		/* One byte more than the size: a file that grew since its stat
+		 * (or a size-0 file with content, as in procfs) is handed back. */
+		io_uring_prep_read(sqe_for(ring, i, T_READ), f[i].in, f[i].buf,
+				   f[i].st.stx_size + 1, 0);
+	}
+	ring_run(ring, 2 * n, f, on_cqe);
+	for (int i = 0; i < n; i++) {
+		struct small *s = &f[i];
+		if (!s->back && s->err) {
+			fail(w, d, s, "cannot create copy of");
+			continue;
+		}
+		if (!s->back && s->got > (ssize_t)s->st.stx_size)
+			s->back = true;
+		if (s->back)
+			give_back(d, s);
 	}
 }
 
-/* Rounds 2 to 4 for files [0, n) that all have a buffer. */
+/* Rounds 3 to 5 for files [0, n) that all have a buffer. */
 static void rounds_data(struct fcp_worker *w, struct io_uring *ring, struct fcp_dir *d,
 			struct small *f, int n)
 {
 	struct fcp_job *job = fcp_worker_job(w);
 	unsigned k = 0;
 
+	round_read(w, ring, d, f, n);
 	for (int i = 0; i < n; i++) {
-		fcp_worker_tmpname(w, f[i].tmp, sizeof(f[i].tmp));
-		io_uring_prep_openat(sqe_for(ring, i, T_OPEN_OUT), d->dst_fd, f[i].tmp,
-				     O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-		/* Size 0 may still have content (procfs): one byte tells. */
-		io_uring_prep_read(sqe_for(ring, i, T_READ), f[i].in, f[i].buf,
-				   f[i].st.stx_size ? f[i].st.stx_size : 1, 0);
-	}
-	ring_run(ring, 2 * n, f, on_cqe);
-	for (int i = 0; i < n; i++) {
-		struct small *s = &f[i];
-		if (s->out < 0 && !s->err)
-			s->tmp[0] = 0; /* EEXIST: handed back, nothing created */
-		if (s->err)
-			fail(w, d, s, s->out < 0 ? "cannot create copy of" : "cannot read");
-		else if (!s->back && s->st.stx_size == 0 && s->got > 0)
-			s->back = true; /* size 0 with content: read to end synchronously */
-		if (s->back && s->out >= 0) {
-			close(s->out);
-			fcp_dest_discard(d->dst_fd, s->tmp);
-			s->out = -1;
-		}
-		if (s->out >= 0 && s->got > 0) {
-			io_uring_prep_write(sqe_for(ring, i, T_WRITE), s->out, s->buf, s->got, 0);
+		if (f[i].out >= 0 && f[i].got > 0) {
+			io_uring_prep_write(sqe_for(ring, i, T_WRITE), f[i].out, f[i].buf, f[i].got, 0);
 			k++;
 		}
 	}
@@ -288,8 +323,7 @@ static void rounds_data(struct fcp_worker *w, struct io_uring *ring, struct fcp_
 			continue;
 		}
 		fcp_meta_copy(job, FCP_AT_FD(s->in), FCP_AT_NEW(s->out, d), &s->st, d, s->name);
-		/* Linked: the rename runs only if the close succeeded. The ring
-		 * has room for a whole round, so the pair is never split. */
+		/* Linked: the rename runs only if the close succeeded. */
 		struct io_uring_sqe *c = sqe_for(ring, i, T_CLOSE_OUT);
 		io_uring_prep_close(c, s->out);
 		io_uring_sqe_set_flags(c, IOSQE_IO_LINK);
@@ -301,7 +335,7 @@ static void rounds_data(struct fcp_worker *w, struct io_uring *ring, struct fcp_
 	ring_run(ring, k, f, on_cqe);
 	for (int i = 0; i < n; i++) {
 		struct small *s = &f[i];
-		if (!s->tmp[0] || s->back)
+		if (!s->tmp[0])
 			continue;
 		if (s->err) {
 			fail(w, d, s, s->err == -EISDIR ? "cannot overwrite directory with"
@@ -328,24 +362,18 @@ int fcp_uring_batch(struct fcp_worker *w, struct fcp_dir *d, const char **names,
 		f[k].name = names[k];
 		f[k].in = f[k].out = -1;
 	}
-	round_open(&u->ring, job, d, f, n);
-	if (ring_run(&u->ring, 2 * n, f, on_cqe) < 0) {
-		/* The ring itself failed: undo what completed, hand all back. */
-		for (int k = 0; k < n; k++)
-			if (f[k].in >= 0)
-				close(f[k].in);
-		return -ENOSYS;
-	}
+	rounds_open(&u->ring, job, d, f, n);
 	for (int k = 0; k < n; k++)
 		f[k].back |= !eligible(job, &f[k]);
-	/* Groups of eligible files whose data fits the arena together. */
+	/* Groups of eligible files whose data (plus the one byte that tells
+	 * a grown file) fits the arena together. */
 	while (i < n) {
 		struct small g[FCP_BATCH_MAX];
 		int idx[FCP_BATCH_MAX], m = 0;
 		size_t used = 0;
 
 		for (; i < n; i++) {
-			size_t need = f[i].st.stx_size ? f[i].st.stx_size : 1;
+			size_t need = f[i].st.stx_size + 1;
 			if (f[i].back)
 				continue;
 			if (used + need > ARENA_SIZE)

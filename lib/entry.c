@@ -44,10 +44,46 @@ static bool is_loop(const struct fcp_dir *d, const struct statx *st)
 	return false;
 }
 
+/* The node of a directory whose source (sfd) and copy (dfd) are open. */
+static struct fcp_dir *dir_node(struct fcp_entry *e, int sfd, int dfd, bool created)
+{
+	struct fcp_dir *nd = calloc(1, sizeof(*nd));
+	struct statx dst_st;
+
+	if (!nd || !(nd->name = strdup(e->name)) ||
+	    !(nd->dst_name = strcmp(e->name, e->dst_name) ? strdup(e->dst_name) : nd->name)) {
+		if (nd)
+			free(nd->name);
+		free(nd);
+		return NULL;
+	}
+	nd->parent = e->d;
+	nd->root = e->d->root;
+	nd->src_fd = sfd;
+	nd->dst_fd = dfd;
+	nd->depth = e->d->depth + 1;
+	nd->st = e->st;
+	atomic_init(&nd->pending, 1);
+	/* Asked per directory: a destination may hold mount points. */
+	if (fcp_sys_fstatx(dfd, &dst_st) < 0) {
+		memset(&dst_st, 0, sizeof(dst_st));
+		dst_st.stx_mode = S_ISGID; /* unknown: assume inheritance */
+	}
+	nd->dst_dev = fcp_statx_dev(&dst_st);
+	/* New inodes get our euid/egid only if nothing is inherited: a
+	 * setgid directory (made inside a setgid parent) passes its group. */
+	nd->created = created && dst_st.stx_gid == e->job->egid && !(dst_st.stx_mode & S_ISGID);
+	/* Asked again only where the source crosses onto another filesystem. */
+	nd->rotational = e->d->is_top || fcp_statx_dev(&e->d->st) != fcp_statx_dev(&e->st)
+				 ? fcp_dev_rotational(fcp_statx_dev(&e->st))
+				 : e->d->rotational;
+	return nd;
+}
+
 static void copy_dir(struct fcp_entry *e)
 {
+	struct fcp_item *scan;
 	struct fcp_dir *nd;
-	struct statx dst_st;
 	bool created;
 	int sfd, dfd;
 
@@ -71,38 +107,22 @@ static void copy_dir(struct fcp_entry *e)
 		free(p);
 		return;
 	}
-	nd = calloc(1, sizeof(*nd));
-	if (!nd || !(nd->name = strdup(e->name)) ||
-	    !(nd->dst_name = strcmp(e->name, e->dst_name) ? strdup(e->dst_name) : nd->name)) {
-		if (nd)
-			free(nd->name);
-		free(nd);
+	if (!(nd = dir_node(e, sfd, dfd, created))) {
 		close(sfd);
 		close(dfd);
 		fcp_entry_fail(e, "out of memory at", -ENOMEM);
 		return;
 	}
-	nd->parent = e->d;
-	nd->root = e->d->root;
-	nd->src_fd = sfd;
-	nd->dst_fd = dfd;
-	nd->depth = e->d->depth + 1;
-	/* Asked per directory: a destination may hold mount points. */
-	nd->dst_dev = fcp_sys_fstatx(dfd, &dst_st) == 0 ? fcp_statx_dev(&dst_st) : 0;
-	nd->st = e->st;
-	/* Asked again only where the source crosses onto another filesystem. */
-	nd->rotational = e->d->is_top || fcp_statx_dev(&e->d->st) != fcp_statx_dev(&e->st)
-				 ? fcp_dev_rotational(fcp_statx_dev(&e->st))
-				 : e->d->rotational;
-	nd->created = created;
-	atomic_init(&nd->pending, 1);
-	if (nd->depth == 0 && nd->root->dst_fd < 0)
-		nd->root->dst_fd = dup(dfd);
+	/* Hard links re-open their first name's directory beneath the root
+	 * copy, so the root keeps an fd of its own until the job ends. */
+	if (nd->depth == 0 && nd->root->dst_fd < 0 &&
+	    (nd->root->dst_fd = fcp_sys_dup(dfd)) < 0)
+		fcp_entry_fail(e, "cannot keep open the copy of", nd->root->dst_fd);
 	atomic_fetch_add(&e->job->c.dirs, 1);
 	/* The parent's count for this entry passes to the new directory: it
 	 * is released when the directory finishes, not now. */
 	atomic_fetch_add(&e->d->pending, 1);
-	struct fcp_item *scan = fcp_item_new(FCP_ITEM_SCAN, nd, "", NULL, DT_DIR);
+	scan = fcp_item_new(FCP_ITEM_SCAN, nd, "", NULL, DT_DIR);
 	if (!scan) {
 		fcp_entry_fail(e, "out of memory at", -ENOMEM);
 		fcp_dir_release(e->w, nd);
@@ -119,7 +139,7 @@ bool fcp_entry_hardlink(struct fcp_entry *e, struct fcp_hl_entry **hl)
 	*hl = NULL;
 	if (!(e->job->o->preserve & FCP_PRESERVE_LINKS) || e->st.stx_nlink < 2)
 		return false;
-	s = fcp_hl_claim(e->job, &e->st, e->d, e->dst_name, hl);
+	s = fcp_hl_claim(e->job, &e->st, e->d, e->name, e->dst_name, hl);
 	if (s == FCP_HL_FIRST)
 		return false;
 	if (s == FCP_HL_LINK && (r = fcp_hl_link(e->w, *hl, e->d, e->dst_name)) < 0)

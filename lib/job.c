@@ -144,6 +144,15 @@ static struct placement place(const char *src, const char *dst, bool into)
 	if (into) {
 		p.parent = strdup(dst);
 		p.name = base_name(src);
+		/* "." merges into DEST as in cp; ".." and "/" are no names to
+		 * create below DEST (they would climb out of it): use the real
+		 * name of the directory, or none for the root. */
+		if (!strcmp(p.name, "..") || !strcmp(p.name, "/")) {
+			char *real = realpath(src, NULL);
+			free(p.name);
+			p.name = real && strcmp(real, "/") ? base_name(real) : NULL;
+			free(real);
+		}
 	} else {
 		p.parent = dir_name(dst);
 		p.name = base_name(dst);
@@ -188,6 +197,12 @@ static struct fcp_item *prepare(struct fcp_job *job, const char *src, const char
 	char real[PATH_MAX];
 
 	t->dir.dst_fd = t->root.dst_fd = -1;
+	if (!p.name || !p.parent) {
+		fcp_report_errorf(job, "cannot copy '%s' into '%s': give the copy's own name with -T",
+				  src, dst);
+		atomic_fetch_add(&job->c.failed, 1);
+		goto out;
+	}
 	if ((r = fcp_sys_statx(AT_FDCWD, src, sflags, STATX_BASIC_STATS, &sst)) < 0) {
 		fcp_report_failed(job, "cannot stat", src, r);
 		goto out;
@@ -303,12 +318,16 @@ int fcp_job_run(const struct fcp_options *o, char *const *srcs, int nsrc, const 
 		if (it)
 			fcp_sched_push_initial(&job, it);
 	}
-	fcp_sched_run(&job);
-	for (int i = 0; i < nsrc; i++)
+	stats->threads = fcp_sched_run(&job);
+	for (int i = 0; i < nsrc; i++) {
+		/* --fsync: the entries made in DEST itself are durable too. */
+		int r = o->fsync && tops[i].dir.dst_fd >= 0 ? fcp_sys_fsync(tops[i].dir.dst_fd) : 0;
+		if (r < 0)
+			fcp_report_failed(&job, "cannot sync directory", tops[i].dir.dst_name, r);
 		top_release(&tops[i]);
+	}
 	free(tops);
 	collect(&job, stats);
-	stats->threads = threads;
 	stats->io_path = atomic_load(&job.uring_used) ? "io_uring" : "sync";
 	fcp_hl_free(&job);
 	fcp_sched_destroy(&job);

@@ -92,11 +92,10 @@ struct fcp_job {
 	struct fcp_hlmap *hl;
 	/* copy_file_range can clone on one filesystem, so reflink=never must
 	 * not use it there; decided per file from the two st_dev values. */
-	/* Engines that answered "not between these filesystems": the pair of
-	 * devices is remembered so the next file does not ask again. */
-	struct {
-		atomic_ullong src, dst;
-	} refused[FCP_ENGINE_SLOTS];
+	/* Engines that answered "not between these filesystems": a key of the
+	 * pair of devices is remembered (one atomic word, so it is never half
+	 * written) and the next file does not ask again. */
+	atomic_ullong refused[FCP_ENGINE_SLOTS];
 	atomic_bool uring_ok;        /* io_uring still believed usable */
 	atomic_bool uring_used;      /* some batch went through io_uring */
 };
@@ -114,7 +113,8 @@ int fcp_sched_create(struct fcp_job *job, int threads);
 void fcp_sched_push(struct fcp_worker *w, struct fcp_item *it);
 /* Push from outside any worker (before the run). */
 void fcp_sched_push_initial(struct fcp_job *job, struct fcp_item *it);
-void fcp_sched_run(struct fcp_job *job);
+/* Run the pool until no work is left; returns the number of workers. */
+int fcp_sched_run(struct fcp_job *job);
 int fcp_sched_threads(const struct fcp_job *job);
 void fcp_sched_destroy(struct fcp_job *job);
 struct fcp_job *fcp_worker_job(struct fcp_worker *w);
@@ -156,6 +156,9 @@ void fcp_report_error(struct fcp_job *job, const char *what, const char *path, i
 void fcp_report_errorf(struct fcp_job *job, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void fcp_report_warn(struct fcp_job *job, enum fcp_warn_kind kind, const char *path, int err);
+/* Start nothing new from now on (destination full, interrupted); err says
+ * why, and is readable by anyone who sees job->stop. */
+void fcp_job_stop(struct fcp_job *job, int err);
 /* An item failed with err; ENOSPC stops new items. Always counts one failure. */
 void fcp_report_failed(struct fcp_job *job, const char *what, const char *path, int err);
 

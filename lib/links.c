@@ -6,6 +6,7 @@
 #include "dest.h"
 #include "sys.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -92,7 +93,7 @@ struct fcp_link_class fcp_link_classify(const char *target, const char *rel_dir,
 		return c;
 	snprintf(joined, n, "%s%s%s", rel_dir, *rel_dir ? "/" : "", target);
 	norm = fcp_path_normalize(joined);
-	c.internal = norm && strncmp(norm, "..", 2) != 0;
+	c.internal = norm && strcmp(norm, "..") != 0 && strncmp(norm, "../", 3) != 0;
 	free(norm);
 	free(joined);
 	return c;
@@ -127,13 +128,14 @@ char *fcp_link_rewrite(const char *target, const char *src_root, const char *dst
 struct hl_waiter {
 	struct hl_waiter *next;
 	struct fcp_dir *dir;
-	char name[];
+	char *dst_name;         /* points into name[] */
+	char name[];            /* source name, then destination name */
 };
 
 struct fcp_hl_entry {
 	struct fcp_hl_entry *next;
 	uint64_t dev, ino;
-	int state;              /* 0 copying, 1 copied, -1 failed */
+	int state;              /* 0 copying, 1 copied */
 	int base_fd;            /* held open by the job until its end */
 	char *rel_dir;          /* directory of the first copy, relative to root */
 	char *name;             /* its destination name */
@@ -144,6 +146,11 @@ struct fcp_hlmap {
 	pthread_mutex_t lock;
 	struct fcp_hl_entry *b[HL_BUCKETS];
 };
+
+static size_t hl_bucket(uint64_t dev, uint64_t ino)
+{
+	return (ino * 0x9e3779b97f4a7c15ULL + dev) % HL_BUCKETS;
+}
 
 int fcp_hl_init(struct fcp_job *job)
 {
@@ -172,10 +179,10 @@ void fcp_hl_free(struct fcp_job *job)
 }
 
 enum fcp_hl_state fcp_hl_claim(struct fcp_job *job, const struct statx *st, struct fcp_dir *d,
-			       const char *dst_name, struct fcp_hl_entry **out)
+			       const char *name, const char *dst_name, struct fcp_hl_entry **out)
 {
 	uint64_t dev = fcp_statx_dev(st);
-	size_t h = (st->stx_ino * 0x9e3779b97f4a7c15ULL + dev) % HL_BUCKETS;
+	size_t h = hl_bucket(dev, st->stx_ino);
 	struct fcp_hlmap *m = job->hl;
 	struct fcp_hl_entry *e;
 	enum fcp_hl_state s = FCP_HL_FIRST;
@@ -196,10 +203,14 @@ enum fcp_hl_state fcp_hl_claim(struct fcp_job *job, const struct statx *st, stru
 			m->b[h] = e;
 		}
 	} else if (e->state == 0) {
-		struct hl_waiter *wt = malloc(sizeof(*wt) + strlen(dst_name) + 1);
+		size_t n = strlen(name) + 1;
+		struct hl_waiter *wt = malloc(sizeof(*wt) + n + strlen(dst_name) + 1);
+		if (!wt)
+			e = NULL; /* copied on its own, as an independent file */
 		if (wt) {
 			wt->dir = d;
-			strcpy(wt->name, dst_name);
+			memcpy(wt->name, name, n);
+			wt->dst_name = strcpy(wt->name + n, dst_name);
 			wt->next = e->waiters;
 			e->waiters = wt;
 			atomic_fetch_add(&d->pending, 1);
@@ -213,6 +224,31 @@ enum fcp_hl_state fcp_hl_claim(struct fcp_job *job, const struct statx *st, stru
 	return s;
 }
 
+/* The first name could not be copied: forget the inode, so that the
+ * names queued behind it (and any found later) get their own chance, the
+ * first of them becoming the new first copy. */
+static void hl_forget(struct fcp_worker *w, struct fcp_hl_entry *e, struct hl_waiter *wt)
+{
+	free(e->rel_dir);
+	free(e->name);
+	free(e);
+	for (struct hl_waiter *next; wt; wt = next) {
+		/* The waiter's count on its directory passes to the item. */
+		struct fcp_item *it = fcp_item_new(FCP_ITEM_ENTRY, wt->dir, wt->name, wt->dst_name,
+						   DT_UNKNOWN);
+		next = wt->next;
+		if (it) {
+			fcp_sched_push(w, it);
+		} else {
+			char *p = fcp_dir_src_path(wt->dir, wt->name);
+			fcp_report_failed(fcp_worker_job(w), "out of memory at", p, -ENOMEM);
+			free(p);
+			fcp_dir_release(w, wt->dir);
+		}
+		free(wt);
+	}
+}
+
 void fcp_hl_done(struct fcp_worker *w, struct fcp_hl_entry *e, bool ok)
 {
 	struct fcp_job *job = fcp_worker_job(w);
@@ -221,15 +257,27 @@ void fcp_hl_done(struct fcp_worker *w, struct fcp_hl_entry *e, bool ok)
 	if (!e)
 		return;
 	pthread_mutex_lock(&job->hl->lock);
-	e->state = ok ? 1 : -1;
+	e->state = ok;
 	wt = e->waiters;
 	e->waiters = NULL;
+	/* Out of the map in the same critical section, or a name queued
+	 * in between would be lost. */
+	for (struct fcp_hl_entry **p = &job->hl->b[hl_bucket(e->dev, e->ino)]; !ok && *p;
+	     p = &(*p)->next)
+		if (*p == e) {
+			*p = e->next;
+			break;
+		}
 	pthread_mutex_unlock(&job->hl->lock);
+	if (!ok) {
+		hl_forget(w, e, wt);
+		return;
+	}
 	for (; wt; wt = next) {
+		int r = fcp_hl_link(w, e, wt->dir, wt->dst_name);
 		next = wt->next;
-		int r = fcp_hl_link(w, e, wt->dir, wt->name);
 		if (r < 0) {
-			char *p = fcp_dir_dst_path(wt->dir, wt->name);
+			char *p = fcp_dir_dst_path(wt->dir, wt->dst_name);
 			fcp_report_failed(job, "cannot create hard link", p, r);
 			free(p);
 		}
@@ -245,8 +293,8 @@ int fcp_hl_link(struct fcp_worker *w, struct fcp_hl_entry *e, struct fcp_dir *d,
 	char tmp[FCP_TMPNAME_MAX];
 	int from, r;
 
-	if (e->state < 0 || !e->rel_dir || !e->name)
-		return -ENOENT; /* the first name failed, its message said why */
+	if (!e->rel_dir || !e->name)
+		return -ENOMEM;
 	/* The first copy's directory may be finished and closed by now, so it
 	 * is re-opened beneath the root copy without following any symlink. */
 	from = *e->rel_dir ? fcp_sys_open_beneath(e->base_fd, e->rel_dir,

@@ -46,9 +46,10 @@ void fcp_hl_free(struct fcp_job *job);
  *                 holds one pending count of d, released when it is linked.
  */
 enum fcp_hl_state fcp_hl_claim(struct fcp_job *job, const struct statx *st, struct fcp_dir *d,
-			       const char *dst_name, struct fcp_hl_entry **e);
+			       const char *name, const char *dst_name, struct fcp_hl_entry **e);
 
-/* The first name of e was copied (ok) or not; links the queued names. */
+/* The first name of e was copied (ok): link the queued names. Or not: the
+ * queued names are copied again, the first of them as the new first. */
 void fcp_hl_done(struct fcp_worker *w, struct fcp_hl_entry *e, bool ok);
 
 /* Make dst_name in d another name of e's copy. Returns 0 or -errno. */

@@ -32,48 +32,28 @@ static void at_path(struct fcp_at a, char *buf, size_t len)
 static ssize_t at_list(struct fcp_at a, char **list)
 {
 	char path[4096 + 64];
-	ssize_t n, m;
 
-	if (a.fd >= 0)
-		return fcp_sys_flistxattr(a.fd, list);
-	at_path(a, path, sizeof(path));
-	*list = NULL;
-	n = llistxattr(path, NULL, 0);
-	if (n <= 0)
-		return n < 0 ? -errno : 0;
-	*list = malloc(n);
-	if (!*list)
-		return -ENOMEM;
-	m = llistxattr(path, *list, n);
-	return m < 0 ? -errno : m;
+	if (a.fd < 0)
+		at_path(a, path, sizeof(path));
+	return fcp_sys_listxattr(a.fd, path, list);
 }
 
 static ssize_t at_get(struct fcp_at a, const char *key, void **val)
 {
 	char path[4096 + 64];
-	ssize_t n, m;
 
-	if (a.fd >= 0)
-		return fcp_sys_fgetxattr(a.fd, key, val);
-	at_path(a, path, sizeof(path));
-	n = lgetxattr(path, key, NULL, 0);
-	if (n < 0)
-		return -errno;
-	*val = malloc(n ? n : 1);
-	if (!*val)
-		return -ENOMEM;
-	m = lgetxattr(path, key, *val, n);
-	return m < 0 ? -errno : m;
+	if (a.fd < 0)
+		at_path(a, path, sizeof(path));
+	return fcp_sys_getxattr(a.fd, path, key, val);
 }
 
 static int at_set(struct fcp_at a, const char *key, const void *val, size_t len)
 {
 	char path[4096 + 64];
 
-	if (a.fd >= 0)
-		return fcp_sys_fsetxattr(a.fd, key, val, len);
-	at_path(a, path, sizeof(path));
-	return lsetxattr(path, key, val, len, 0) < 0 ? -errno : 0;
+	if (a.fd < 0)
+		at_path(a, path, sizeof(path));
+	return fcp_sys_setxattr(a.fd, path, key, val, len);
 }
 
 static enum fcp_warn_kind xattr_kind(const char *key)
@@ -118,7 +98,7 @@ static int set_mode(struct fcp_at dst, mode_t mode)
 {
 	if (dst.fd >= 0)
 		return fcp_sys_fchmod(dst.fd, mode);
-	return fchmodat(dst.dirfd, dst.name, mode, 0) < 0 ? -errno : 0;
+	return fcp_sys_fchmodat_nofollow(dst.dirfd, dst.name, mode);
 }
 
 static int set_times(struct fcp_at dst, const struct statx *st)
@@ -132,8 +112,8 @@ static int set_times(struct fcp_at dst, const struct statx *st)
 	return fcp_sys_utimensat(dst.dirfd, dst.name, ts, AT_SYMLINK_NOFOLLOW);
 }
 
-int fcp_meta_copy(struct fcp_job *job, struct fcp_at src, struct fcp_at dst,
-		  const struct statx *st, struct fcp_dir *d, const char *name)
+void fcp_meta_copy(struct fcp_job *job, struct fcp_at src, struct fcp_at dst,
+		   const struct statx *st, struct fcp_dir *d, const char *name)
 {
 	unsigned keep = job->o->preserve;
 	bool lnk = S_ISLNK(st->stx_mode);
@@ -170,5 +150,4 @@ int fcp_meta_copy(struct fcp_job *job, struct fcp_at src, struct fcp_at dst,
 		if (r < 0)
 			warn(job, FCP_WARN_TIMES, d, name, r);
 	}
-	return 0;
 }

@@ -26,11 +26,11 @@ struct fcp_at {
 /*
  * Copy the metadata of src (described by st) onto dst, as the job's
  * preserve bits say. Failures are warnings, counted once per kind; the
- * message names the source entry `name` of dir d (NULL = d itself).
- * Returns 0, or a negative errno only for failures that make the copy wrong.
+ * message names the source entry `name` of dir d (NULL = d itself): a
+ * destination that cannot hold some metadata is not a failed copy.
  */
-int fcp_meta_copy(struct fcp_job *job, struct fcp_at src, struct fcp_at dst,
-		  const struct statx *st, struct fcp_dir *d, const char *name);
+void fcp_meta_copy(struct fcp_job *job, struct fcp_at src, struct fcp_at dst,
+		   const struct statx *st, struct fcp_dir *d, const char *name);
 
 /* Copy every xattr of src onto dst; warnings as above. */
 void fcp_meta_copy_xattrs(struct fcp_job *job, struct fcp_at src, struct fcp_at dst,

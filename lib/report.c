@@ -50,14 +50,20 @@ void fcp_report_errorf(struct fcp_job *job, const char *fmt, ...)
 	va_end(ap);
 }
 
+void fcp_job_stop(struct fcp_job *job, int err)
+{
+	int none = 0;
+
+	/* The reason first, the flag second: whoever sees the flag can
+	 * rely on the reason. */
+	atomic_compare_exchange_strong(&job->stop_errno, &none, err);
+	atomic_store(&job->stop, true);
+}
+
 void fcp_report_failed(struct fcp_job *job, const char *what, const char *path, int err)
 {
-	if (err == -ENOSPC || err == -EDQUOT) {
-		/* Stop starting new items: each would fail the same way, and
-		 * the summary counts what was left. */
-		if (!atomic_exchange(&job->stop, true))
-			atomic_store(&job->stop_errno, err);
-	}
+	if (err == -ENOSPC || err == -EDQUOT)
+		fcp_job_stop(job, err);
 	fcp_report_error(job, what, path, err);
 	atomic_fetch_add(&job->c.failed, 1);
 }

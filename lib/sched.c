@@ -106,6 +106,9 @@ static void deque_push(struct fcp_worker *w, struct fcp_item *it)
 	}
 	w->ring[(w->head + w->count) % w->cap] = it;
 	w->count++;
+	/* Counted under the deque's lock, so that it never reads below the
+	 * number of items a thief can find. */
+	atomic_fetch_add(&w->job->sched->queued, 1);
 	pthread_mutex_unlock(&w->lock);
 }
 
@@ -122,6 +125,7 @@ static struct fcp_item *deque_pop(struct fcp_worker *w, bool back)
 			w->head = (w->head + 1) % w->cap;
 		}
 		w->count--;
+		atomic_fetch_sub(&w->job->sched->queued, 1);
 	}
 	pthread_mutex_unlock(&w->lock);
 	return it;
@@ -133,7 +137,6 @@ void fcp_sched_push(struct fcp_worker *w, struct fcp_item *it)
 
 	atomic_fetch_add(&s->outstanding, 1);
 	deque_push(w, it);
-	atomic_fetch_add(&s->queued, 1);
 	if (atomic_load(&s->sleepers)) {
 		pthread_mutex_lock(&s->idle_lock);
 		pthread_cond_signal(&s->idle_cond);
@@ -153,8 +156,6 @@ static struct fcp_item *next_item(struct fcp_worker *w)
 
 	for (int i = 1; !it && i < s->n; i++)
 		it = deque_pop(&s->w[(w->id + i) % s->n], false);
-	if (it)
-		atomic_fetch_sub(&s->queued, 1);
 	return it;
 }
 
@@ -218,7 +219,7 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
-void fcp_sched_run(struct fcp_job *job)
+int fcp_sched_run(struct fcp_job *job)
 {
 	struct fcp_sched *s = job->sched;
 	int started = 1;
@@ -229,6 +230,7 @@ void fcp_sched_run(struct fcp_job *job)
 	worker_main(&s->w[0]);
 	for (int i = 1; i < started; i++)
 		pthread_join(s->w[i].thread, NULL);
+	return started;
 }
 
 int fcp_sched_threads(const struct fcp_job *job)

@@ -17,10 +17,16 @@ bool fcp_engine_fallback_err(int err)
 	       err == -ETXTBSY || err == -ENOTTY;
 }
 
+/* A key for a pair of devices; 0 means "none remembered". A collision
+ * would only cost speed (an engine skipped), never correctness. */
+static uint64_t pair_key(uint64_t src, uint64_t dst)
+{
+	return ((src * 0x9e3779b97f4a7c15ULL) ^ (dst + 0x632be59bd9b4e019ULL)) | 1;
+}
+
 static bool refused(struct fcp_job *job, const struct fcp_engine *e, uint64_t src, uint64_t dst)
 {
-	return atomic_load(&job->refused[e->slot].src) == src &&
-	       atomic_load(&job->refused[e->slot].dst) == dst;
+	return atomic_load(&job->refused[e->slot]) == pair_key(src, dst);
 }
 
 /* Only errors that speak for the whole filesystem pair are remembered;
@@ -31,8 +37,7 @@ static void remember_refusal(struct fcp_xfer *x, const struct fcp_engine *e, int
 
 	if (err != -EXDEV && err != -EOPNOTSUPP && err != -ENOTTY && err != -ENOSYS)
 		return;
-	atomic_store(&job->refused[e->slot].src, x->src_dev);
-	atomic_store(&job->refused[e->slot].dst, x->dst_dev);
+	atomic_store(&job->refused[e->slot], pair_key(x->src_dev, x->dst_dev));
 }
 
 int fcp_engine_plan(struct fcp_job *job, uint64_t src_dev, uint64_t dst_dev,
@@ -45,10 +50,11 @@ int fcp_engine_plan(struct fcp_job *job, uint64_t src_dev, uint64_t dst_dev,
 		list[n++] = &fcp_engine_clone;
 		return n;
 	}
+	/* copy_file_range clones wherever the kernel can (one filesystem,
+	 * btrfs subvolumes with different st_dev too): never means neither. */
 	if (rl == FCP_REFLINK_AUTO && !refused(job, &fcp_engine_clone, src_dev, dst_dev))
 		list[n++] = &fcp_engine_clone;
-	if (!(rl == FCP_REFLINK_NEVER && src_dev == dst_dev) &&
-	    !refused(job, &fcp_engine_range, src_dev, dst_dev))
+	if (rl == FCP_REFLINK_AUTO && !refused(job, &fcp_engine_range, src_dev, dst_dev))
 		list[n++] = &fcp_engine_range;
 	list[n++] = &fcp_engine_rw;
 	return n;

@@ -6,6 +6,7 @@
  */
 #include "sys.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <linux/fiemap.h>
 #include <linux/fs.h>
@@ -27,29 +28,25 @@ int fcp_sys_openat(int dirfd, const char *name, int flags, mode_t mode)
 }
 
 /* The fallback walk for kernels without openat2: every directory component
- * is opened with O_NOFOLLOW|O_DIRECTORY, so no symlink is ever traversed. */
+ * is opened with O_PATH|O_NOFOLLOW|O_DIRECTORY, so no symlink is ever
+ * traversed and search permission is all it needs; ".." is refused. */
 static int open_beneath_walk(int dirfd, const char *relpath, int flags, mode_t mode)
 {
 	char *copy = strdup(relpath), *save = NULL, *part, *next;
-	int fd = dirfd, ret;
+	int fd = dirfd, ret = -ENOENT;
 
 	if (!copy)
 		return -ENOMEM;
-	part = strtok_r(copy, "/", &save);
-	while (part) {
+	for (part = strtok_r(copy, "/", &save); part; part = next) {
 		next = strtok_r(NULL, "/", &save);
-		if (!strcmp(part, "..")) {
-			ret = -EXDEV;
-			break;
-		}
-		ret = fcp_sys_openat(fd, part, next ? O_RDONLY | O_DIRECTORY | O_NOFOLLOW
-					       : flags | O_NOFOLLOW, mode);
+		ret = !strcmp(part, "..") ? -EXDEV
+		      : fcp_sys_openat(fd, part, next ? O_PATH | O_DIRECTORY | O_NOFOLLOW
+						      : flags | O_NOFOLLOW, mode);
 		if (fd != dirfd)
 			close(fd);
 		if (ret < 0)
 			break;
 		fd = ret;
-		part = next;
 	}
 	free(copy);
 	return ret;
@@ -76,6 +73,11 @@ int fcp_sys_close(int fd)
 {
 	/* close() must not be retried on EINTR: the fd is gone either way. */
 	return close(fd) < 0 && errno != EINTR ? -errno : 0;
+}
+
+int fcp_sys_dup(int fd)
+{
+	RET(fcntl(fd, F_DUPFD_CLOEXEC, 0));
 }
 
 int fcp_sys_statx(int dirfd, const char *name, int flags, unsigned mask, struct statx *stx)
@@ -175,6 +177,15 @@ off_t fcp_sys_lseek(int fd, off_t off, int whence)
 int fcp_sys_ftruncate(int fd, off_t len) { RET(ftruncate(fd, len)); }
 int fcp_sys_fsync(int fd) { RET(fsync(fd)); }
 int fcp_sys_fdatasync(int fd) { RET(fdatasync(fd)); }
+int fcp_sys_readdir(DIR *dir, struct dirent **de)
+{
+	errno = 0;
+	*de = readdir(dir);
+	if (*de)
+		return 1;
+	return errno ? -errno : 0;
+}
+
 int fcp_sys_mkdirat(int dirfd, const char *name, mode_t mode) { RET(mkdirat(dirfd, name, mode)); }
 
 int fcp_sys_mknodat(int dirfd, const char *name, mode_t mode, dev_t dev)
@@ -239,22 +250,34 @@ int fcp_sys_utimensat(int dirfd, const char *name, const struct timespec ts[2], 
 	RET(utimensat(dirfd, name, ts, flags));
 }
 
-/* Size-query then fetch, retried when the list grows in between (ERANGE). */
-ssize_t fcp_sys_flistxattr(int fd, char **list)
+/* The xattr calls act on fd when it is >= 0, else on path itself without
+ * following a final symlink (the l* calls). */
+static ssize_t x_list(int fd, const char *path, char *buf, size_t n)
 {
+	return fd >= 0 ? flistxattr(fd, buf, n) : llistxattr(path, buf, n);
+}
+
+static ssize_t x_get(int fd, const char *path, const char *name, void *buf, size_t n)
+{
+	return fd >= 0 ? fgetxattr(fd, name, buf, n) : lgetxattr(path, name, buf, n);
+}
+
+/* Size-query then fetch, retried when the list grows in between (ERANGE). */
+ssize_t fcp_sys_listxattr(int fd, const char *path, char **list)
+{
+	*list = NULL;
 	for (;;) {
-		ssize_t n = flistxattr(fd, NULL, 0), m;
+		ssize_t n = x_list(fd, path, NULL, 0), m;
 		char *buf;
 
 		if (n < 0)
 			return -errno;
-		*list = NULL;
 		if (n == 0)
 			return 0;
 		buf = malloc(n);
 		if (!buf)
 			return -ENOMEM;
-		m = flistxattr(fd, buf, n);
+		m = x_list(fd, path, buf, n);
 		if (m >= 0) {
 			*list = buf;
 			return m;
@@ -266,10 +289,10 @@ ssize_t fcp_sys_flistxattr(int fd, char **list)
 	}
 }
 
-ssize_t fcp_sys_fgetxattr(int fd, const char *name, void **val)
+ssize_t fcp_sys_getxattr(int fd, const char *path, const char *name, void **val)
 {
 	for (;;) {
-		ssize_t n = fgetxattr(fd, name, NULL, 0), m;
+		ssize_t n = x_get(fd, path, name, NULL, 0), m;
 		void *buf;
 
 		if (n < 0)
@@ -277,7 +300,7 @@ ssize_t fcp_sys_fgetxattr(int fd, const char *name, void **val)
 		buf = malloc(n ? n : 1);
 		if (!buf)
 			return -ENOMEM;
-		m = fgetxattr(fd, name, buf, n);
+		m = x_get(fd, path, name, buf, n);
 		if (m >= 0) {
 			*val = buf;
 			return m;
@@ -289,9 +312,27 @@ ssize_t fcp_sys_fgetxattr(int fd, const char *name, void **val)
 	}
 }
 
+int fcp_sys_setxattr(int fd, const char *path, const char *name, const void *val, size_t len)
+{
+	RET(fd >= 0 ? fsetxattr(fd, name, val, len, 0) : lsetxattr(path, name, val, len, 0));
+}
+
 int fcp_sys_fsetxattr(int fd, const char *name, const void *val, size_t len)
 {
-	RET(fsetxattr(fd, name, val, len, 0));
+	return fcp_sys_setxattr(fd, NULL, name, val, len);
+}
+
+int fcp_sys_removexattr(int fd, const char *name)
+{
+	RET(fremovexattr(fd, name));
+}
+
+/* glibc emulates AT_SYMLINK_NOFOLLOW (O_PATH open, refuse a symlink, chmod
+ * through /proc) where the kernel lacks fchmodat2: either way no symlink
+ * is followed. */
+int fcp_sys_fchmodat_nofollow(int dirfd, const char *name, mode_t mode)
+{
+	RET(fchmodat(dirfd, name, mode, AT_SYMLINK_NOFOLLOW));
 }
 
 int fcp_sys_posix_fadvise(int fd, off_t off, off_t len, int advice)

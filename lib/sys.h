@@ -19,6 +19,7 @@ int fcp_sys_openat(int dirfd, const char *name, int flags, mode_t mode);
  * component-by-component O_NOFOLLOW walk where openat2 is missing. */
 int fcp_sys_open_beneath(int dirfd, const char *relpath, int flags, mode_t mode);
 int fcp_sys_close(int fd);
+int fcp_sys_dup(int fd); /* close-on-exec */
 int fcp_sys_statx(int dirfd, const char *name, int flags, unsigned mask, struct statx *stx);
 int fcp_sys_fstatx(int fd, struct statx *stx);
 
@@ -36,6 +37,11 @@ int fcp_sys_ftruncate(int fd, off_t len);
 int fcp_sys_fsync(int fd);
 int fcp_sys_fdatasync(int fd);
 
+struct dirent;
+typedef struct __dirstream DIR;
+/* The next entry of dir in *de: 1, 0 at the end, or -errno (a read error
+ * must not look like the end of the directory). */
+int fcp_sys_readdir(DIR *dir, struct dirent **de);
 int fcp_sys_mkdirat(int dirfd, const char *name, mode_t mode);
 int fcp_sys_mknodat(int dirfd, const char *name, mode_t mode, dev_t dev);
 int fcp_sys_symlinkat(const char *target, int dirfd, const char *name);
@@ -51,11 +57,15 @@ int fcp_sys_fchmod(int fd, mode_t mode);
 int fcp_sys_futimens(int fd, const struct timespec ts[2]);
 int fcp_sys_utimensat(int dirfd, const char *name, const struct timespec ts[2], int flags);
 
-/* xattrs by fd. flistxattr into a malloc'd buffer (*list, returns size). */
-ssize_t fcp_sys_flistxattr(int fd, char **list);
-/* fgetxattr into a malloc'd buffer (*val, returns size). */
-ssize_t fcp_sys_fgetxattr(int fd, const char *name, void **val);
+/* xattrs of fd, or (fd < 0) of path itself, not following a final symlink.
+ * list/get return a malloc'd buffer in *list / *val and its size. */
+ssize_t fcp_sys_listxattr(int fd, const char *path, char **list);
+ssize_t fcp_sys_getxattr(int fd, const char *path, const char *name, void **val);
+int fcp_sys_setxattr(int fd, const char *path, const char *name, const void *val, size_t len);
 int fcp_sys_fsetxattr(int fd, const char *name, const void *val, size_t len);
+int fcp_sys_removexattr(int fd, const char *name);
+/* chmod of name in dirfd that refuses to follow a symlink. */
+int fcp_sys_fchmodat_nofollow(int dirfd, const char *name, mode_t mode);
 
 int fcp_sys_posix_fadvise(int fd, off_t off, off_t len, int advice);
 int fcp_sys_fiemap_first_shared(int fd); /* 1 if any extent is shared, 0 no, -errno */

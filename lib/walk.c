@@ -30,6 +30,9 @@ struct fcp_item *fcp_item_new(enum fcp_item_kind kind, struct fcp_dir *d, const 
 	it->kind = kind;
 	it->dir = d;
 	it->d_type = d_type;
+	it->count = 0;
+	it->ctx = NULL;
+	it->off = it->len = 0;
 	memcpy(it->name, name, n);
 	it->dst_name = NULL;
 	if (dst_name) {
@@ -54,7 +57,9 @@ struct batch {
 static void push_item(struct fcp_worker *w, struct fcp_dir *d, struct fcp_item *it)
 {
 	if (!it) {
-		fcp_report_failed(fcp_worker_job(w), "out of memory in", d->name, -ENOMEM);
+		char *p = fcp_dir_src_path(d, NULL);
+		fcp_report_failed(fcp_worker_job(w), "out of memory in", p, -ENOMEM);
+		free(p);
 		return;
 	}
 	atomic_fetch_add(&d->pending, 1);
@@ -65,19 +70,20 @@ static void batch_flush(struct fcp_worker *w, struct fcp_dir *d, struct batch *b
 {
 	struct fcp_item *it;
 
-	if (b->count == 1) {
-		it = fcp_item_new(FCP_ITEM_ENTRY, d, b->names, NULL, DT_REG);
-	} else if (b->count > 1 && (it = malloc(sizeof(*it) + b->used))) {
+	if (b->count == 0)
+		return;
+	it = b->count > 1 ? calloc(1, sizeof(*it) + b->used) : NULL;
+	if (it) {
 		it->kind = FCP_ITEM_BATCH;
 		it->dir = d;
-		it->dst_name = NULL;
 		it->d_type = DT_REG;
 		it->count = b->count;
 		memcpy(it->name, b->names, b->used);
-	} else if (b->count == 0) {
-		return;
+		push_item(w, d, it);
+	} else { /* one file, or no memory for the batch: one item each */
+		for (const char *p = b->names; p < b->names + b->used; p += strlen(p) + 1)
+			push_item(w, d, fcp_item_new(FCP_ITEM_ENTRY, d, p, NULL, DT_REG));
 	}
-	push_item(w, d, it);
 	b->count = 0;
 	b->used = 0;
 }
@@ -119,14 +125,15 @@ static int by_ino_desc(const void *a, const void *b)
 /* Rotational source: the whole directory is read, then emitted by inode
  * number, highest first, so that this worker, which pops its newest items
  * first, reads the files in ascending inode (roughly physical) order. */
-static void scan_sorted(struct fcp_worker *w, struct fcp_dir *d, DIR *dir, struct batch *b)
+static int scan_sorted(struct fcp_worker *w, struct fcp_dir *d, DIR *dir, struct batch *b)
 {
 	struct sorted *v = NULL, *nv;
 	size_t n = 0, cap = 0;
 	struct dirent *de;
+	int r;
 
 	/* Short of memory, an entry is emitted at once, unsorted. */
-	while ((de = readdir(dir))) {
+	while ((r = fcp_sys_readdir(dir, &de)) > 0) {
 		if (n == cap && (nv = realloc(v, (cap ? 2 * cap : 256) * sizeof(*v)))) {
 			v = nv;
 			cap = cap ? 2 * cap : 256;
@@ -144,6 +151,7 @@ static void scan_sorted(struct fcp_worker *w, struct fcp_dir *d, DIR *dir, struc
 		free(v[i].name);
 	}
 	free(v);
+	return r;
 }
 
 void fcp_walk_scan(struct fcp_worker *w, struct fcp_dir *d)
@@ -153,6 +161,7 @@ void fcp_walk_scan(struct fcp_worker *w, struct fcp_dir *d)
 	int fd = fcp_sys_openat(d->src_fd, ".", O_RDONLY | O_DIRECTORY, 0);
 	DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
 	struct dirent *de;
+	int r;
 
 	if (!dir) {
 		char *p = fcp_dir_src_path(d, NULL);
@@ -164,12 +173,17 @@ void fcp_walk_scan(struct fcp_worker *w, struct fcp_dir *d)
 		return;
 	}
 	if (d->rotational) {
-		scan_sorted(w, d, dir, &b);
+		r = scan_sorted(w, d, dir, &b);
 	} else {
-		while ((de = readdir(dir)))
+		while ((r = fcp_sys_readdir(dir, &de)) > 0)
 			emit(w, d, &b, de->d_name, de->d_type);
 	}
 	batch_flush(w, d, &b);
+	if (r < 0) {
+		char *p = fcp_dir_src_path(d, NULL);
+		fcp_report_failed(job, "cannot read directory", p, r);
+		free(p);
+	}
 	closedir(dir);
 	fcp_dir_release(w, d);
 }
@@ -179,9 +193,13 @@ static void dir_finish(struct fcp_worker *w, struct fcp_dir *d)
 	struct fcp_job *job = fcp_worker_job(w);
 
 	if (!d->is_top && d->dst_fd >= 0) {
-		int r = fcp_meta_copy(job, FCP_AT_FD(d->src_fd), FCP_AT_FD(d->dst_fd), &d->st, d, NULL);
-		if (r == 0 && job->o->fsync)
-			fcp_sys_fsync(d->dst_fd);
+		fcp_meta_copy(job, FCP_AT_FD(d->src_fd), FCP_AT_FD(d->dst_fd), &d->st, d, NULL);
+		int r = job->o->fsync ? fcp_sys_fsync(d->dst_fd) : 0;
+		if (r < 0) {
+			char *p = fcp_dir_dst_path(d->parent, d->dst_name);
+			fcp_report_failed(job, "cannot sync directory", p, r);
+			free(p);
+		}
 	}
 	/* A top pseudo-dir's fds belong to the job (hard links may still
 	 * need its destination fd), so only real directories close here. */
