@@ -77,6 +77,7 @@ struct fcp_stats {
 	uint64_t warnings[FCP_WARN_KINDS];
 	double seconds;
 	int threads;             /* workers actually used */
+	int signal;              /* the signal that stopped the job, or 0 */
 	const char *io_path;     /* "io_uring" or "sync" */
 };
 
@@ -94,7 +95,9 @@ int fcp_cli_parse(int argc, char **argv, struct fcp_options *o,
 
 /*
  * Copy each source to dst with cp's placement rules. Errors are reported per
- * item on o->err and counted; the copy goes on. Returns an FCP_EXIT_* code.
+ * item on o->err and counted; the copy goes on. SIGINT, SIGTERM and SIGHUP
+ * stop the job cleanly (nothing new starts, nothing partial stays; the
+ * signal is in stats->signal). Returns an FCP_EXIT_* code.
  */
 int fcp_job_run(const struct fcp_options *o, char *const *srcs, int nsrc,
 		const char *dst, struct fcp_stats *stats);

@@ -13,6 +13,7 @@
 #include "sys.h"
 
 #include <dirent.h>
+#include <signal.h>
 #include <errno.h>
 #include <libgen.h>
 #include <limits.h>
@@ -284,10 +285,41 @@ static int decide_into(struct fcp_job *job, int nsrc, const char *dst)
 	return is_dir;
 }
 
+/* SIGINT, SIGTERM, SIGHUP: start nothing new, let what is in flight land
+ * or be removed, then report. Only one job runs at a time per process. */
+static struct fcp_job *signalled_job;
+static volatile sig_atomic_t caught;
+
+static void on_signal(int sig)
+{
+	caught = sig;
+	if (signalled_job)
+		fcp_job_stop(signalled_job, -EINTR); /* lock-free atomics only */
+}
+
+static void catch_signals(struct fcp_job *job, struct sigaction old[3])
+{
+	static const int sigs[3] = { SIGINT, SIGTERM, SIGHUP };
+	struct sigaction sa = { .sa_handler = on_signal };
+
+	if (job) {
+		caught = 0;
+		signalled_job = job;
+	}
+	sigemptyset(&sa.sa_mask);
+	/* A second signal of the same kind kills at once, as usual. */
+	sa.sa_flags = SA_RESETHAND;
+	for (int i = 0; i < 3; i++)
+		sigaction(sigs[i], job ? &sa : &old[i], job ? &old[i] : NULL);
+	if (!job)
+		signalled_job = NULL;
+}
+
 int fcp_job_run(const struct fcp_options *o, char *const *srcs, int nsrc, const char *dst,
 		struct fcp_stats *stats)
 {
 	struct fcp_job job = { .o = o, .err = o->err ? o->err : stderr };
+	struct sigaction old_actions[3];
 	struct timespec t0, t1;
 	struct top *tops;
 	int into, threads = o->threads > 0 ? o->threads : FCP_DEFAULT_THREADS;
@@ -318,7 +350,10 @@ int fcp_job_run(const struct fcp_options *o, char *const *srcs, int nsrc, const 
 		if (it)
 			fcp_sched_push_initial(&job, it);
 	}
+	catch_signals(&job, old_actions);
 	stats->threads = fcp_sched_run(&job);
+	catch_signals(NULL, old_actions);
+	stats->signal = caught;
 	for (int i = 0; i < nsrc; i++) {
 		/* --fsync: the entries made in DEST itself are durable too. */
 		int r = o->fsync && tops[i].dir.dst_fd >= 0 ? fcp_sys_fsync(tops[i].dir.dst_fd) : 0;

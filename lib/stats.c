@@ -50,8 +50,10 @@ void fcp_stats_print_problems(const struct fcp_stats *s, FILE *f)
 				fcp_warn_kind_name(k), (unsigned long long)s->warnings[k]);
 	if (s->failed)
 		fprintf(f, "fastcp: %llu items failed\n", (unsigned long long)s->failed);
+	if (s->signal)
+		fprintf(f, "fastcp: interrupted by signal %d: nothing new was started, "
+			   "nothing partial was left\n", s->signal);
 	if (s->not_copied)
-		fprintf(f, "fastcp: %llu items not copied (a directory not started counts as one): "
-			   "stopped after the destination filled up\n",
+		fprintf(f, "fastcp: %llu items not copied (a directory not started counts as one)\n",
 			(unsigned long long)s->not_copied);
 }

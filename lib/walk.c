@@ -158,10 +158,19 @@ void fcp_walk_scan(struct fcp_worker *w, struct fcp_dir *d)
 {
 	struct batch b = { 0 };
 	struct fcp_job *job = fcp_worker_job(w);
-	int fd = fcp_sys_openat(d->src_fd, ".", O_RDONLY | O_DIRECTORY, 0);
-	DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
+	int fd;
+	DIR *dir;
 	struct dirent *de;
 	int r;
+
+	/* Stopping: the rest of the tree is not even read. */
+	if (atomic_load(&job->stop)) {
+		atomic_fetch_add(&job->c.not_copied, 1);
+		fcp_dir_release(w, d);
+		return;
+	}
+	fd = fcp_sys_openat(d->src_fd, ".", O_RDONLY | O_DIRECTORY, 0);
+	dir = fd >= 0 ? fdopendir(fd) : NULL;
 
 	if (!dir) {
 		char *p = fcp_dir_src_path(d, NULL);

@@ -4,6 +4,8 @@
  */
 #include "fastcp.h"
 
+#include <signal.h>
+
 int main(int argc, char **argv)
 {
 	struct fcp_options o;
@@ -19,5 +21,9 @@ int main(int argc, char **argv)
 	if (o.verbose)
 		fcp_stats_print(&s, stderr);
 	fcp_stats_print_problems(&s, stderr);
+	if (s.signal) { /* die of it, as the caller of an interrupted copy expects */
+		signal(s.signal, SIG_DFL);
+		raise(s.signal);
+	}
 	return r;
 }
