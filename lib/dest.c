@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #define FCP_TMP_TRIES 100
 
@@ -32,20 +33,35 @@ int fcp_dest_create(struct fcp_worker *w, int dirfd, char tmp[FCP_TMPNAME_MAX])
 	return fcp_dest_make(w, dirfd, tmp, make_file, NULL);
 }
 
-int fcp_dest_commit(int dirfd, const char *tmp, const char *name)
+int fcp_dest_commit(struct fcp_job *job, struct fcp_dir *d, const char *tmp, const char *name)
 {
-	int r = fcp_sys_renameat(dirfd, tmp, dirfd, name, 0);
+	int r = fcp_sys_renameat(d->dst_fd, tmp, d->dst_fd, name, 0);
 
 	if (r == -ENOTEMPTY || r == -EEXIST)
 		r = -EISDIR;
 	if (r < 0)
-		fcp_dest_discard(dirfd, tmp);
+		fcp_dest_discard(job, d, tmp);
 	return r;
 }
 
-void fcp_dest_discard(int dirfd, const char *tmp)
+void fcp_dest_discard(struct fcp_job *job, struct fcp_dir *d, const char *tmp)
 {
-	fcp_sys_unlinkat(dirfd, tmp, 0);
+	int r = fcp_sys_unlinkat(d->dst_fd, tmp, 0);
+
+	if (r < 0 && r != -ENOENT) {
+		char *p = fcp_dir_dst_path(d, tmp);
+		fcp_report_error(job, "cannot remove temporary file", p, r);
+		free(p);
+	}
+}
+
+bool fcp_dest_has_default_acl(int dirfd)
+{
+	void *val = NULL;
+	ssize_t n = fcp_sys_getxattr(dirfd, NULL, "system.posix_acl_default", &val);
+
+	free(val);
+	return n > 0;
 }
 
 int fcp_dest_mkdir(int dirfd, const char *name, bool *created)

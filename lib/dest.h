@@ -23,16 +23,20 @@ int fcp_dest_create(struct fcp_worker *w, int dirfd, char tmp[FCP_TMPNAME_MAX]);
 int fcp_dest_make(struct fcp_worker *w, int dirfd, char tmp[FCP_TMPNAME_MAX],
 		  int (*make)(int dirfd, const char *tmp, void *arg), void *arg);
 
-/* Rename tmp to name in dirfd, replacing a non-directory. A directory in the
+/* Rename tmp to name in d's copy, replacing a non-directory. A directory in the
  * way is -EISDIR. On failure the temporary inode is removed. */
-int fcp_dest_commit(int dirfd, const char *tmp, const char *name);
+int fcp_dest_commit(struct fcp_job *job, struct fcp_dir *d, const char *tmp, const char *name);
 
-/* Remove a temporary inode after a failure. */
-void fcp_dest_discard(int dirfd, const char *tmp);
+/* Remove a temporary inode of d after a failure; if even that fails, say
+ * so (a leftover must never go unmentioned). */
+void fcp_dest_discard(struct fcp_job *job, struct fcp_dir *d, const char *tmp);
 
 /* Create (private mode 0700) or open an existing directory name in dirfd;
  * never follows a symlink. *created tells which. Returns an O_RDONLY|O_DIRECTORY fd or -errno
  * (-ENOTDIR when a non-directory is in the way). */
 int fcp_dest_mkdir(int dirfd, const char *name, bool *created);
+
+/* Does directory fd carry a default ACL (inherited by new inodes in it)? */
+bool fcp_dest_has_default_acl(int dirfd);
 
 #endif

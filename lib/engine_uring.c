@@ -219,18 +219,18 @@ static void fail(struct fcp_worker *w, struct fcp_dir *d, struct small *s, const
 	if (s->out >= 0)
 		close(s->out);
 	if (s->tmp[0])
-		fcp_dest_discard(d->dst_fd, s->tmp);
+		fcp_dest_discard(fcp_worker_job(w), d, s->tmp);
 	s->out = -1;
 	s->tmp[0] = 0;
 }
 
 /* Hand a file back after its temporary file was made: undo that first. */
-static void give_back(struct fcp_dir *d, struct small *s)
+static void give_back(struct fcp_worker *w, struct fcp_dir *d, struct small *s)
 {
 	if (s->out >= 0)
 		close(s->out);
 	if (s->tmp[0])
-		fcp_dest_discard(d->dst_fd, s->tmp);
+		fcp_dest_discard(fcp_worker_job(w), d, s->tmp);
 	s->out = -1;
 	s->tmp[0] = 0;
 	s->back = true;
@@ -294,7 +294,7 @@ static void round_read(struct fcp_worker *w, struct io_uring *ring, struct fcp_d
 		if (!s->back && s->got > (ssize_t)s->st.stx_size)
 			s->back = true;
 		if (s->back)
-			give_back(d, s);
+			give_back(w, d, s);
 	}
 }
 

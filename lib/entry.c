@@ -73,6 +73,10 @@ static struct fcp_dir *dir_node(struct fcp_entry *e, int sfd, int dfd, bool crea
 	/* New inodes get our euid/egid only if nothing is inherited: a
 	 * setgid directory (made inside a setgid parent) passes its group. */
 	nd->created = created && dst_st.stx_gid == e->job->egid && !(dst_st.stx_mode & S_ISGID);
+	/* A directory made here inherited its parent's default ACL and hands
+	 * it on (its own source ACLs arrive only when it is finished); one
+	 * that was already there is asked. */
+	nd->gives_acl = created ? e->d->gives_acl : fcp_dest_has_default_acl(dfd);
 	/* Asked again only where the source crosses onto another filesystem. */
 	nd->rotational = e->d->is_top || fcp_statx_dev(&e->d->st) != fcp_statx_dev(&e->st)
 				 ? fcp_dev_rotational(fcp_statx_dev(&e->st))
@@ -209,9 +213,11 @@ static void copy_other(struct fcp_entry *e)
 		fcp_hl_done(e->w, hl, false);
 		return;
 	}
-	fcp_meta_copy(e->job, FCP_AT_NAME(e->d->src_fd, e->name), FCP_AT_NAME(e->d->dst_fd, tmp),
+	struct fcp_at dst = FCP_AT_NAME(e->d->dst_fd, tmp);
+	dst.inherited = e->d->gives_acl && !lnk;
+	fcp_meta_copy(e->job, FCP_AT_NAME(e->d->src_fd, e->name), dst,
 		      &e->st, e->d, e->name);
-	r = fcp_dest_commit(e->d->dst_fd, tmp, e->dst_name);
+	r = fcp_dest_commit(e->job, e->d, tmp, e->dst_name);
 	if (r < 0) {
 		fcp_entry_fail(e, r == -EISDIR ? "cannot overwrite directory with" : "cannot rename", r);
 		fcp_hl_done(e->w, hl, false);

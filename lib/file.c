@@ -44,7 +44,7 @@ void fcp_file_finish(struct fcp_entry *e, struct fcp_hl_entry *hl, int out, cons
 	out = -1;
 	if (err < 0)
 		goto fail;
-	err = fcp_dest_commit(e->d->dst_fd, tmp, e->dst_name);
+	err = fcp_dest_commit(e->job, e->d, tmp, e->dst_name);
 	if (err < 0) {
 		fcp_entry_fail(e, err == -EISDIR ? "cannot overwrite directory with"
 						 : "cannot rename copy of", err);
@@ -56,7 +56,7 @@ fail:
 	fcp_entry_fail(e, what, err);
 	if (out >= 0)
 		close(out);
-	fcp_dest_discard(e->d->dst_fd, tmp);
+	fcp_dest_discard(e->job, e->d, tmp);
 out:
 	close(e->src_fd);
 	fcp_hl_done(e->w, hl, err == 0);

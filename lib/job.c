@@ -7,6 +7,7 @@
  * destination parent; the pool copies directories first, data as found, and
  * directory metadata post-order; finally the counters become the stats.
  */
+#include "dest.h"
 #include "engine.h"
 #include "job.h"
 #include "links.h"
@@ -234,6 +235,7 @@ static struct fcp_item *prepare(struct fcp_job *job, const char *src, const char
 	t->dir.dst_fd = pfd;
 	t->dir.depth = -1;
 	t->dir.dst_dev = fcp_sys_fstatx(pfd, &dstx) == 0 ? fcp_statx_dev(&dstx) : 0;
+	t->dir.gives_acl = fcp_dest_has_default_acl(pfd);
 	atomic_init(&t->dir.pending, 1); /* held by the job until the end */
 	pfd = -1;
 	it = fcp_item_new(FCP_ITEM_ENTRY, &t->dir, src, p.name, DT_UNKNOWN);

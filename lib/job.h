@@ -44,6 +44,7 @@ struct fcp_dir {
 	atomic_int pending;       /* 1 for its own scan + children in flight */
 	bool is_top;              /* pseudo-dir holding a root entry: no metadata */
 	bool rotational;          /* the source is on a rotational disk */
+	bool gives_acl;           /* new inodes in dst_fd inherit a default ACL */
 	bool created;             /* made by this job: new inodes in it get our
 				     euid/egid (no setgid directory to inherit from) */
 	bool failed_meta;

@@ -309,7 +309,7 @@ int fcp_hl_link(struct fcp_worker *w, struct fcp_hl_entry *e, struct fcp_dir *d,
 	}
 	fcp_sys_close(from);
 	if (r == 0)
-		r = fcp_dest_commit(d->dst_fd, tmp, dst_name);
+		r = fcp_dest_commit(job, d, tmp, dst_name);
 	if (r == 0)
 		atomic_fetch_add(&job->c.hardlinks, 1);
 	return r;

@@ -65,6 +65,31 @@ static enum fcp_warn_kind xattr_kind(const char *key)
 	return FCP_WARN_XATTR;
 }
 
+static bool listed(const char *list, size_t n, const char *key)
+{
+	for (size_t off = 0; off < n; off += strlen(list + off) + 1)
+		if (!strcmp(list + off, key))
+			return true;
+	return false;
+}
+
+/* A new inode in a directory with a default ACL got ACLs of its own at
+ * creation; the copy must have only those of its source. */
+static void drop_inherited(struct fcp_job *job, struct fcp_at dst, const char *list, size_t n,
+			   struct fcp_dir *d, const char *name)
+{
+	static const char *const acls[] = { "system.posix_acl_access", "system.posix_acl_default" };
+	char path[4096 + 64];
+
+	if (dst.fd < 0)
+		at_path(dst, path, sizeof(path));
+	for (int i = 0; i < 2; i++) {
+		int r = listed(list, n, acls[i]) ? 0 : fcp_sys_removexattr(dst.fd, path, acls[i]);
+		if (r < 0 && r != -ENODATA && r != -EOPNOTSUPP)
+			warn(job, FCP_WARN_ACL, d, name, r);
+	}
+}
+
 void fcp_meta_copy_xattrs(struct fcp_job *job, struct fcp_at src, struct fcp_at dst,
 			  struct fcp_dir *d, const char *name)
 {
@@ -84,6 +109,8 @@ void fcp_meta_copy_xattrs(struct fcp_job *job, struct fcp_at src, struct fcp_at 
 			warn(job, xattr_kind(key), d, name, r);
 		free(val);
 	}
+	if (dst.inherited)
+		drop_inherited(job, dst, list, n > 0 ? n : 0, d, name);
 	free(list);
 }
 

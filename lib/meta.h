@@ -17,11 +17,13 @@ struct fcp_at {
 	int dirfd;
 	const char *name;
 	bool ours;      /* a new inode known to have our euid/egid already */
+	bool inherited; /* a new inode that got ACLs from its directory's
+			   default ACL: those the source lacks are removed */
 };
 #define FCP_AT_FD(f) ((struct fcp_at){ .fd = (f), .dirfd = -1, .name = NULL })
 #define FCP_AT_NAME(d, n) ((struct fcp_at){ .fd = -1, .dirfd = (d), .name = (n) })
 #define FCP_AT_NEW(f, dir) ((struct fcp_at){ .fd = (f), .dirfd = -1, .name = NULL, \
-					     .ours = (dir)->created })
+					     .ours = (dir)->created, .inherited = (dir)->gives_acl })
 
 /*
  * Copy the metadata of src (described by st) onto dst, as the job's

@@ -322,9 +322,9 @@ int fcp_sys_fsetxattr(int fd, const char *name, const void *val, size_t len)
 	return fcp_sys_setxattr(fd, NULL, name, val, len);
 }
 
-int fcp_sys_removexattr(int fd, const char *name)
+int fcp_sys_removexattr(int fd, const char *path, const char *name)
 {
-	RET(fremovexattr(fd, name));
+	RET(fd >= 0 ? fremovexattr(fd, name) : lremovexattr(path, name));
 }
 
 /* glibc emulates AT_SYMLINK_NOFOLLOW (O_PATH open, refuse a symlink, chmod

@@ -63,7 +63,7 @@ ssize_t fcp_sys_listxattr(int fd, const char *path, char **list);
 ssize_t fcp_sys_getxattr(int fd, const char *path, const char *name, void **val);
 int fcp_sys_setxattr(int fd, const char *path, const char *name, const void *val, size_t len);
 int fcp_sys_fsetxattr(int fd, const char *name, const void *val, size_t len);
-int fcp_sys_removexattr(int fd, const char *name);
+int fcp_sys_removexattr(int fd, const char *path, const char *name);
 /* chmod of name in dirfd that refuses to follow a symlink. */
 int fcp_sys_fchmodat_nofollow(int dirfd, const char *name, mode_t mode);
 

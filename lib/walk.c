@@ -202,7 +202,9 @@ static void dir_finish(struct fcp_worker *w, struct fcp_dir *d)
 	struct fcp_job *job = fcp_worker_job(w);
 
 	if (!d->is_top && d->dst_fd >= 0) {
-		fcp_meta_copy(job, FCP_AT_FD(d->src_fd), FCP_AT_FD(d->dst_fd), &d->st, d, NULL);
+		struct fcp_at dst = FCP_AT_FD(d->dst_fd);
+		dst.inherited = d->created && d->parent->gives_acl;
+		fcp_meta_copy(job, FCP_AT_FD(d->src_fd), dst, &d->st, d, NULL);
 		int r = job->o->fsync ? fcp_sys_fsync(d->dst_fd) : 0;
 		if (r < 0) {
 			char *p = fcp_dir_dst_path(d->parent, d->dst_name);

@@ -8,7 +8,7 @@
  *   3. time the command plus a syncfs() of the destination filesystem, so
  *      that a tool cannot win by leaving dirty pages behind;
  *   4. verify the copy against the source; a wrong copy is FAILED, not timed.
- * Rounds are interleaved (A B C, A B C, ...) so that drift of a shared
+ * Rounds are interleaved and rotated (A B C, B C A, ...) so that drift of a shared
  * machine spreads over every command instead of favouring one.
  */
 #include "compare.h"
@@ -233,9 +233,12 @@ static int run_session(struct cmp *c)
 
 	if (c->fresh_fs)
 		freshfs_init(&fs, c->fresh_fs, c->fs_size, c->workdir);
+	/* Interleaved rounds, each starting one command later (A B C, B C A,
+	 * C A B, ...): on a shared machine the first run after a round's
+	 * set-up was measured slower, and no command should always be it. */
 	for (int r = 0; r < c->rounds && ret >= 0 && !bench_interrupted; r++)
 		for (int i = 0; i < c->ncmd && ret >= 0 && !bench_interrupted; i++)
-			ret = run_once(c, &c->cmds[i], c->fresh_fs ? &fs : NULL);
+			ret = run_once(c, &c->cmds[(r + i) % c->ncmd], c->fresh_fs ? &fs : NULL);
 	if (c->fresh_fs)
 		freshfs_release(&fs);
 	return ret;

@@ -40,10 +40,18 @@ mutate() {
 	check_grep "$want" "$T/mut.out" "$name: no report matching /$want/"
 	rm -rf "$M"
 }
+# Replace the byte at offset $2 of file $1 by the next byte value: always a
+# change, whatever the (random) byte was.
+flip() {
+	dd if="$1" bs=1 skip="$2" count=1 status=none | tr '\000-\377' '\001-\377\000' |
+		dd of="$1" bs=1 seek="$2" conv=notrunc status=none
+}
+export -f flip
+
 mutate "changed byte" '^files/medium: content differs at byte 5000$' \
-	'printf Z | dd of=files/medium bs=1 seek=5000 conv=notrunc status=none; touch -r ../src/files/medium files/medium'
+	'flip files/medium 5000; touch -r ../src/files/medium files/medium'
 mutate "same byte count, changed last byte" '^files/big: content differs at byte 1572864$' \
-	'printf Z | dd of=files/big bs=1 seek=1572864 conv=notrunc status=none; touch -r ../src/files/big files/big'
+	'flip files/big 1572864; touch -r ../src/files/big files/big'
 mutate "size" '^files/small: size ' 'echo more >>files/small; touch -r ../src/files/small files/small'
 mutate "mode" '^files/small: mode 0644 != 0640$' 'chmod 0640 files/small'
 mutate "setuid dropped" '^modes/setuid: mode 4755 != 0755$' 'chmod u-s modes/setuid'

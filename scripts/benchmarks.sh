@@ -1,0 +1,40 @@
+#!/bin/sh
+# Reproduce BENCHMARKS.md: every workload, cold and warm, fastcp against the
+# other copiers, source on an XFS loopback filesystem, destination on a fresh
+# XFS loopback filesystem for every run (as issue 4 of the project asks).
+#   sh scripts/benchmarks.sh [RESULTS_DIR] [WORKLOADS...]
+# Needs root (loop devices, cache drops), ~16 GB free in /tmp, fpart and rclone
+# (apt-get install fpart rclone) for the last two peers.
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+# Run copies of the binaries, so that a rebuild during the run changes nothing.
+bin=$(mktemp -d /tmp/fcp-bench-bin.XXXXXX)
+cp "$top/build/fastcp-bench" "$top/build/fastcp" "$bin/"
+B=$bin/fastcp-bench F=$bin/fastcp
+out=${1:-$top/build/bench-results}
+shift 2>/dev/null || true
+workloads=${*:-small folders large mixed}
+base=/tmp/fcp-bench
+mkdir -p "$out" "$base/src" "$base/work"
+if ! mountpoint -q "$base/src"; then
+	truncate -s 12G "$base/src.img"
+	mkfs.xfs -q -f -m reflink=1 "$base/src.img"
+	mount -o loop "$base/src.img" "$base/src"
+fi
+cd "$base/src"
+# Scales: small and large at full size; folders at half (1.5 GB) and mixed
+# at a tenth (1.1 GB) of the seeds' sizes, to fit the machine's time.
+[ -d small ] || $B gen small small --seed 1
+[ -d folders ] || $B gen folders folders --seed 1 --scale 0.5
+[ -d large ] || $B gen large large --seed 1
+[ -d mixed ] || $B gen mixed mixed --seed 1 --scale 0.1
+for w in $workloads; do
+	for mode in cold warm; do
+		$B compare --rounds 3 --$mode --fresh-fs xfs --fs-size 4G --work-dir "$base/work" \
+			--json "$out/$w-$mode.json" --svg "$out/$w-$mode.svg" "$base/src/$w" -- \
+			"$F {src} {dst}" "$F -j 8 {src} {dst}" 'cp -a {src} {dst}' 'rsync -a {src}/ {dst}/' \
+			'mkdir {dst} && tar -C {src} -cf - . | tar -C {dst} -xf -' \
+			'fpsync -n 2 {src}/ {dst}/' 'rclone copy --links {src} {dst}' \
+			> "$out/$w-$mode.md"
+	done
+done
