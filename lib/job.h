@@ -120,7 +120,6 @@ int fcp_sched_threads(const struct fcp_job *job);
 void fcp_sched_destroy(struct fcp_job *job);
 struct fcp_job *fcp_worker_job(struct fcp_worker *w);
 struct fcp_worker *fcp_sched_worker(struct fcp_job *job, int i);
-int fcp_worker_id(struct fcp_worker *w);
 /* The worker's scratch buffer for read/write copies. */
 void *fcp_worker_buf(struct fcp_worker *w, size_t *len);
 /* The worker's io_uring state, owned by engine_uring.c. */

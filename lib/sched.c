@@ -43,7 +43,6 @@ struct fcp_sched {
 };
 
 struct fcp_job *fcp_worker_job(struct fcp_worker *w) { return w->job; }
-int fcp_worker_id(struct fcp_worker *w) { return w->id; }
 struct fcp_worker *fcp_sched_worker(struct fcp_job *job, int i) { return &job->sched->w[i]; }
 
 void *fcp_worker_buf(struct fcp_worker *w, size_t *len)

@@ -8,7 +8,6 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <linux/fiemap.h>
 #include <linux/fs.h>
 #include <linux/openat2.h>
 #include <stdio.h>
@@ -339,33 +338,4 @@ int fcp_sys_posix_fadvise(int fd, off_t off, off_t len, int advice)
 {
 	int r = posix_fadvise(fd, off, len, advice);
 	return -r;
-}
-
-int fcp_sys_fiemap_first_shared(int fd)
-{
-	struct {
-		struct fiemap fm;
-		struct fiemap_extent ext[32];
-	} req;
-	uint64_t start = 0;
-
-	for (;;) {
-		memset(&req, 0, sizeof(req));
-		req.fm.fm_start = start;
-		req.fm.fm_length = ~0ULL - start;
-		req.fm.fm_flags = FIEMAP_FLAG_SYNC;
-		req.fm.fm_extent_count = 32;
-		if (ioctl(fd, FS_IOC_FIEMAP, &req.fm) < 0)
-			return -errno;
-		if (req.fm.fm_mapped_extents == 0)
-			return 0;
-		for (unsigned i = 0; i < req.fm.fm_mapped_extents; i++) {
-			struct fiemap_extent *e = &req.ext[i];
-			if (e->fe_flags & FIEMAP_EXTENT_SHARED)
-				return 1;
-			if (e->fe_flags & FIEMAP_EXTENT_LAST)
-				return 0;
-			start = e->fe_logical + e->fe_length;
-		}
-	}
 }

@@ -68,6 +68,5 @@ int fcp_sys_removexattr(int fd, const char *path, const char *name);
 int fcp_sys_fchmodat_nofollow(int dirfd, const char *name, mode_t mode);
 
 int fcp_sys_posix_fadvise(int fd, off_t off, off_t len, int advice);
-int fcp_sys_fiemap_first_shared(int fd); /* 1 if any extent is shared, 0 no, -errno */
 
 #endif
