@@ -33,7 +33,7 @@ fs() { # TYPE SIZE -> mount point
 # 1. syscalls per file, small workload (10,000 files), warm, same fs
 m=$(fs xfs 4G)
 $B gen small "$m/src" --scale 0.2 --seed 1 >/dev/null
-cat "$m"/src/*/* >/dev/null
+find "$m/src" -type f -exec cat {} + >/dev/null
 strace -c -f -o "$out/strace-fastcp.txt" $F "$m/src" "$m/fastcp" 2>/dev/null
 strace -c -f -o "$out/strace-cp.txt" cp -a "$m/src" "$m/cp"
 umount "$m"

@@ -3,6 +3,9 @@
 # other copiers, source on an XFS loopback filesystem, destination on a fresh
 # XFS loopback filesystem for every run (as issue 4 of the project asks).
 #   sh scripts/benchmarks.sh [RESULTS_DIR] [WORKLOADS...]
+# With CORE=1, only warm tables against cp, rsync and the tar pipe
+# (files WORKLOAD-warm-core.*): a check of the warm tables without rclone,
+# after which the next run was seen to be slow whoever it was.
 # Needs root (loop devices, cache drops), ~16 GB free in /tmp, fpart and rclone
 # (apt-get install fpart rclone) for the last two peers.
 set -eu
@@ -29,6 +32,13 @@ cd "$base/src"
 [ -d large ] || $B gen large large --seed 1
 [ -d mixed ] || $B gen mixed mixed --seed 1 --scale 0.1
 for w in $workloads; do
+	if [ "${CORE:-}" = 1 ]; then
+		$B compare --rounds 3 --warm --fresh-fs xfs --fs-size 4G --work-dir "$base/work" \
+			--json "$out/$w-warm-core.json" "$base/src/$w" -- \
+			"$F {src} {dst}" "$F -j 8 {src} {dst}" 'cp -a {src} {dst}' 'rsync -a {src}/ {dst}/' \
+			'mkdir {dst} && tar -C {src} -cf - . | tar -C {dst} -xf -' > "$out/$w-warm-core.md"
+		continue
+	fi
 	for mode in cold warm; do
 		$B compare --rounds 3 --$mode --fresh-fs xfs --fs-size 4G --work-dir "$base/work" \
 			--json "$out/$w-$mode.json" --svg "$out/$w-$mode.svg" "$base/src/$w" -- \
