@@ -24,7 +24,7 @@ fs() { # TYPE SIZE -> mount point
 	truncate -s "$2" "$img"
 	case $1 in
 	xfs) mkfs.xfs -q -f -m reflink=1 "$img" ;;
-	btrfs) mkfs.btrfs -q -f "$img" ;;
+	btrfs) mkfs.btrfs -q -f "$img" >/dev/null ;; # it prints notes even with -q
 	esac
 	mount -o loop "$img" "$m"
 	echo "$m"
