@@ -210,12 +210,9 @@ static void on_cqe(struct small *s, unsigned tag, int res)
 	}
 }
 
-static void fail(struct fcp_worker *w, struct fcp_dir *d, struct small *s, const char *what)
+/* Undo the temporary file of s, if it has one. */
+static void drop_tmp(struct fcp_worker *w, struct fcp_dir *d, struct small *s)
 {
-	char *p = fcp_dir_src_path(d, s->name);
-
-	fcp_report_failed(fcp_worker_job(w), what, p, s->err);
-	free(p);
 	if (s->out >= 0)
 		close(s->out);
 	if (s->tmp[0])
@@ -224,15 +221,19 @@ static void fail(struct fcp_worker *w, struct fcp_dir *d, struct small *s, const
 	s->tmp[0] = 0;
 }
 
-/* Hand a file back after its temporary file was made: undo that first. */
+static void fail(struct fcp_worker *w, struct fcp_dir *d, struct small *s, const char *what)
+{
+	char *p = fcp_dir_src_path(d, s->name);
+
+	fcp_report_failed(fcp_worker_job(w), what, p, s->err);
+	free(p);
+	drop_tmp(w, d, s);
+}
+
+/* Hand a file back to the synchronous path, its temporary file undone. */
 static void give_back(struct fcp_worker *w, struct fcp_dir *d, struct small *s)
 {
-	if (s->out >= 0)
-		close(s->out);
-	if (s->tmp[0])
-		fcp_dest_discard(fcp_worker_job(w), d, s->tmp);
-	s->out = -1;
-	s->tmp[0] = 0;
+	drop_tmp(w, d, s);
 	s->back = true;
 }
 
