@@ -286,6 +286,17 @@ void fcp_hl_done(struct fcp_worker *w, struct fcp_hl_entry *e, bool ok)
 	}
 }
 
+struct link_src {
+	int dirfd;
+	const char *name;
+};
+
+static int make_link(int dirfd, const char *tmp, void *arg)
+{
+	const struct link_src *s = arg;
+	return fcp_sys_linkat(s->dirfd, s->name, dirfd, tmp, 0);
+}
+
 int fcp_hl_link(struct fcp_worker *w, struct fcp_hl_entry *e, struct fcp_dir *d,
 		const char *dst_name)
 {
@@ -302,11 +313,8 @@ int fcp_hl_link(struct fcp_worker *w, struct fcp_hl_entry *e, struct fcp_dir *d,
 			   : fcp_sys_openat(e->base_fd, ".", O_PATH | O_DIRECTORY, 0);
 	if (from < 0)
 		return from;
-	r = -EEXIST;
-	for (int i = 0; i < 100 && r == -EEXIST; i++) {
-		fcp_worker_tmpname(w, tmp, sizeof(tmp));
-		r = fcp_sys_linkat(from, e->name, d->dst_fd, tmp, 0);
-	}
+	struct link_src src = { from, e->name };
+	r = fcp_dest_make(w, d->dst_fd, tmp, make_link, &src);
 	fcp_sys_close(from);
 	if (r == 0)
 		r = fcp_dest_commit(job, d, tmp, dst_name);

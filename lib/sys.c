@@ -7,6 +7,7 @@
 #include "sys.h"
 
 #include <dirent.h>
+#include <stdbool.h>
 #include <errno.h>
 #include <linux/fs.h>
 #include <linux/openat2.h>
@@ -89,72 +90,49 @@ int fcp_sys_fstatx(int fd, struct statx *stx)
 	return fcp_sys_statx(fd, "", AT_EMPTY_PATH, STATX_BASIC_STATS | STATX_BTIME, stx);
 }
 
-ssize_t fcp_sys_read_full(int fd, void *buf, size_t len)
+/* The one full-transfer loop: off < 0 means the file position (read/write),
+ * else pread/pwrite from off. EINTR and short transfers are retried; a read
+ * stops at end of file, a 0-byte write is a full device (-ENOSPC). */
+static ssize_t io_full(int fd, void *buf, size_t len, off_t off, bool wr)
 {
 	size_t done = 0;
 
 	while (done < len) {
-		ssize_t n = read(fd, (char *)buf + done, len - done);
+		char *p = (char *)buf + done;
+		size_t left = len - done;
+		ssize_t n = wr ? (off < 0 ? write(fd, p, left) : pwrite(fd, p, left, off + done))
+			       : (off < 0 ? read(fd, p, left) : pread(fd, p, left, off + done));
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
 			return -errno;
+		if (n == 0 && wr)
+			return -ENOSPC;
 		if (n == 0)
 			break;
 		done += n;
 	}
 	return done;
+}
+
+ssize_t fcp_sys_read_full(int fd, void *buf, size_t len)
+{
+	return io_full(fd, buf, len, -1, false);
 }
 
 ssize_t fcp_sys_pread_full(int fd, void *buf, size_t len, off_t off)
 {
-	size_t done = 0;
-
-	while (done < len) {
-		ssize_t n = pread(fd, (char *)buf + done, len - done, off + done);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			break;
-		done += n;
-	}
-	return done;
+	return io_full(fd, buf, len, off, false);
 }
 
 ssize_t fcp_sys_write_full(int fd, const void *buf, size_t len)
 {
-	size_t done = 0;
-
-	while (done < len) {
-		ssize_t n = write(fd, (const char *)buf + done, len - done);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			return -ENOSPC;
-		done += n;
-	}
-	return done;
+	return io_full(fd, (void *)buf, len, -1, true);
 }
 
 ssize_t fcp_sys_pwrite_full(int fd, const void *buf, size_t len, off_t off)
 {
-	size_t done = 0;
-
-	while (done < len) {
-		ssize_t n = pwrite(fd, (const char *)buf + done, len - done, off + done);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			return -ENOSPC;
-		done += n;
-	}
-	return done;
+	return io_full(fd, (void *)buf, len, off, true);
 }
 
 ssize_t fcp_sys_copy_file_range(int in, off_t *in_off, int out, off_t *out_off, size_t len)
