@@ -20,40 +20,17 @@ static void warn(struct fcp_job *job, enum fcp_warn_kind k, struct fcp_dir *d, c
 }
 
 /* Inodes we do not open are reached through /proc/self/fd/DIRFD/NAME with
- * the l*xattr calls, which act on the final component itself. */
-static void at_path(struct fcp_at a, char *buf, size_t len)
+ * the l*xattr calls, which act on the final component itself. The path is
+ * made once per inode; an opened inode needs none (NULL). */
+static const char *at_path(struct fcp_at a, char *buf, size_t len)
 {
+	if (a.fd >= 0)
+		return NULL;
 	if (a.dirfd == AT_FDCWD)
 		snprintf(buf, len, "%s", a.name);
 	else
 		snprintf(buf, len, "/proc/self/fd/%d/%s", a.dirfd, a.name);
-}
-
-static ssize_t at_list(struct fcp_at a, char **list)
-{
-	char path[4096 + 64];
-
-	if (a.fd < 0)
-		at_path(a, path, sizeof(path));
-	return fcp_sys_listxattr(a.fd, path, list);
-}
-
-static ssize_t at_get(struct fcp_at a, const char *key, void **val)
-{
-	char path[4096 + 64];
-
-	if (a.fd < 0)
-		at_path(a, path, sizeof(path));
-	return fcp_sys_getxattr(a.fd, path, key, val);
-}
-
-static int at_set(struct fcp_at a, const char *key, const void *val, size_t len)
-{
-	char path[4096 + 64];
-
-	if (a.fd < 0)
-		at_path(a, path, sizeof(path));
-	return fcp_sys_setxattr(a.fd, path, key, val, len);
+	return buf;
 }
 
 static enum fcp_warn_kind xattr_kind(const char *key)
@@ -75,16 +52,13 @@ static bool listed(const char *list, size_t n, const char *key)
 
 /* A new inode in a directory with a default ACL got ACLs of its own at
  * creation; the copy must have only those of its source. */
-static void drop_inherited(struct fcp_job *job, struct fcp_at dst, const char *list, size_t n,
-			   struct fcp_dir *d, const char *name)
+static void drop_inherited(struct fcp_job *job, int fd, const char *path, const char *list,
+			   size_t n, struct fcp_dir *d, const char *name)
 {
 	static const char *const acls[] = { "system.posix_acl_access", "system.posix_acl_default" };
-	char path[4096 + 64];
 
-	if (dst.fd < 0)
-		at_path(dst, path, sizeof(path));
 	for (int i = 0; i < 2; i++) {
-		int r = listed(list, n, acls[i]) ? 0 : fcp_sys_removexattr(dst.fd, path, acls[i]);
+		int r = listed(list, n, acls[i]) ? 0 : fcp_sys_removexattr(fd, path, acls[i]);
 		if (r < 0 && r != -ENODATA && r != -EOPNOTSUPP)
 			warn(job, FCP_WARN_ACL, d, name, r);
 	}
@@ -93,16 +67,18 @@ static void drop_inherited(struct fcp_job *job, struct fcp_at dst, const char *l
 void fcp_meta_copy_xattrs(struct fcp_job *job, struct fcp_at src, struct fcp_at dst,
 			  struct fcp_dir *d, const char *name)
 {
-	char *list = NULL;
-	ssize_t n = at_list(src, &list);
+	char sbuf[4096 + 64], dbuf[4096 + 64], *list = NULL;
+	const char *spath = at_path(src, sbuf, sizeof(sbuf));
+	const char *dpath = at_path(dst, dbuf, sizeof(dbuf));
+	ssize_t n = fcp_sys_listxattr(src.fd, spath, &list);
 
 	if (n < 0 && n != -EOPNOTSUPP && n != -ENOTSUP)
 		warn(job, FCP_WARN_XATTR, d, name, (int)n);
 	for (ssize_t off = 0; n > 0 && off < n; off += strlen(list + off) + 1) {
 		const char *key = list + off;
 		void *val = NULL;
-		ssize_t len = at_get(src, key, &val);
-		int r = len < 0 ? (int)len : at_set(dst, key, val, len);
+		ssize_t len = fcp_sys_getxattr(src.fd, spath, key, &val);
+		int r = len < 0 ? (int)len : fcp_sys_setxattr(dst.fd, dpath, key, val, len);
 
 		/* The attribute vanished between list and get: nothing to copy. */
 		if (r < 0 && r != -ENODATA)
@@ -110,7 +86,7 @@ void fcp_meta_copy_xattrs(struct fcp_job *job, struct fcp_at src, struct fcp_at 
 		free(val);
 	}
 	if (dst.inherited)
-		drop_inherited(job, dst, list, n > 0 ? n : 0, d, name);
+		drop_inherited(job, dst.fd, dpath, list, n > 0 ? n : 0, d, name);
 	free(list);
 }
 
