@@ -38,8 +38,7 @@ static bool following(const struct fcp_job *job)
 static bool is_loop(const struct fcp_dir *d, const struct statx *st)
 {
 	for (; d && !d->is_top; d = d->parent)
-		if (d->st.stx_ino == st->stx_ino && d->st.stx_dev_major == st->stx_dev_major &&
-		    d->st.stx_dev_minor == st->stx_dev_minor)
+		if (fcp_statx_same_inode(&d->st, st))
 			return true;
 	return false;
 }

@@ -61,23 +61,17 @@ static void raise_fd_limit(void)
 	}
 }
 
-static bool same_inode(const struct statx *a, const struct statx *b)
-{
-	return a->stx_ino == b->stx_ino && a->stx_dev_major == b->stx_dev_major &&
-	       a->stx_dev_minor == b->stx_dev_minor;
-}
-
 /* Would the copy destroy its own source? The same inode, or a symlink
  * about to replace the very file it points to. */
 static bool same_target(const char *src, const struct statx *sst, const struct statx *dstx)
 {
 	struct statx followed;
 
-	if (same_inode(sst, dstx))
+	if (fcp_statx_same_inode(sst, dstx))
 		return true;
 	return S_ISLNK(sst->stx_mode) &&
 	       fcp_sys_statx(AT_FDCWD, src, 0, STATX_BASIC_STATS, &followed) == 0 &&
-	       same_inode(&followed, dstx);
+	       fcp_statx_same_inode(&followed, dstx);
 }
 
 /* Is directory fd `dir` the directory `src` or below it? Walks up with
@@ -93,14 +87,14 @@ static bool inside(int dir, const struct statx *src)
 
 		if (fcp_sys_fstatx(fd, &cur) < 0)
 			break;
-		if (same_inode(&cur, src)) {
+		if (fcp_statx_same_inode(&cur, src)) {
 			close(fd);
 			return true;
 		}
 		next = fcp_sys_openat(fd, "..", O_PATH | O_DIRECTORY, 0);
 		close(fd);
 		fd = next;
-		if (fd >= 0 && fcp_sys_fstatx(fd, &up) == 0 && same_inode(&up, &cur))
+		if (fd >= 0 && fcp_sys_fstatx(fd, &up) == 0 && fcp_statx_same_inode(&up, &cur))
 			break; /* ".." of the root is the root */
 	}
 	if (fd >= 0)

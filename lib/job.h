@@ -106,6 +106,11 @@ static inline uint64_t fcp_statx_dev(const struct statx *st)
 	return ((uint64_t)st->stx_dev_major << 32) | st->stx_dev_minor;
 }
 
+static inline bool fcp_statx_same_inode(const struct statx *a, const struct statx *b)
+{
+	return a->stx_ino == b->stx_ino && fcp_statx_dev(a) == fcp_statx_dev(b);
+}
+
 /* device.c: is the block device dev (major << 32 | minor) rotational? */
 bool fcp_dev_rotational(uint64_t dev);
 
