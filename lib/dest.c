@@ -24,13 +24,15 @@ int fcp_dest_make(struct fcp_worker *w, int dirfd, char tmp[FCP_TMPNAME_MAX],
 
 static int make_file(int dirfd, const char *tmp, void *arg)
 {
-	(void)arg;
-	return fcp_sys_openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0600);
+	return fcp_sys_openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW,
+			      *(mode_t *)arg);
 }
 
-int fcp_dest_create(struct fcp_worker *w, int dirfd, char tmp[FCP_TMPNAME_MAX])
+int fcp_dest_create(struct fcp_worker *w, int dirfd, char tmp[FCP_TMPNAME_MAX], mode_t mode)
 {
-	return fcp_dest_make(w, dirfd, tmp, make_file, NULL);
+	if (!mode)
+		mode = 0600;
+	return fcp_dest_make(w, dirfd, tmp, make_file, &mode);
 }
 
 int fcp_dest_commit(struct fcp_job *job, struct fcp_dir *d, const char *tmp, const char *name)

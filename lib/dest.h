@@ -14,9 +14,10 @@
 
 #define FCP_TMPNAME_MAX 64
 
-/* Create an empty private (0600) file under a fresh temporary name in
- * dirfd; the name is written to tmp. Returns the fd or -errno. */
-int fcp_dest_create(struct fcp_worker *w, int dirfd, char tmp[FCP_TMPNAME_MAX]);
+/* Create an empty file under a fresh temporary name in dirfd, with mode
+ * (fcp_meta_create_mode) or else private (0600); the name is written to
+ * tmp. Returns the fd or -errno. */
+int fcp_dest_create(struct fcp_worker *w, int dirfd, char tmp[FCP_TMPNAME_MAX], mode_t mode);
 
 /* Make a non-regular inode under a temporary name, by calling make(dirfd,
  * tmp, arg) until the name is free. */

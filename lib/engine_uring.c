@@ -43,6 +43,7 @@ struct small {
 	const char *name;
 	struct statx st;
 	int in, out;
+	mode_t mode;             /* created with (fcp_meta_create_mode) */
 	int err;                 /* first error, reported by us */
 	bool back;               /* hand to the synchronous path */
 	ssize_t got;
@@ -277,9 +278,11 @@ static void round_read(struct fcp_worker *w, struct io_uring *ring, struct fcp_d
 		       struct small *f, int n)
 {
 	for (int i = 0; i < n; i++) {
+		f[i].mode = fcp_meta_create_mode(fcp_worker_job(w), &f[i].st, d);
 		fcp_worker_tmpname(w, f[i].tmp, sizeof(f[i].tmp));
 		io_uring_prep_openat(sqe_for(ring, i, T_OPEN_OUT), d->dst_fd, f[i].tmp,
-				     O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+				     O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+				     f[i].mode ? f[i].mode : 0600);
 		/* One byte more than the size: a file that grew since its stat
 		 * (or a size-0 file with content, as in procfs) is handed back. */
 		io_uring_prep_read(sqe_for(ring, i, T_READ), f[i].in, f[i].buf,
@@ -323,7 +326,8 @@ static void rounds_data(struct fcp_worker *w, struct io_uring *ring, struct fcp_
 			fail(w, d, s, "cannot copy");
 			continue;
 		}
-		fcp_meta_copy(job, FCP_AT_FD(s->in), FCP_AT_NEW(s->out, d), &s->st, d, s->name);
+		fcp_meta_copy(job, FCP_AT_FD(s->in), FCP_AT_NEW(s->out, d, s->mode), &s->st, d,
+			      s->name);
 		/* Linked: the rename runs only if the close succeeded. */
 		struct io_uring_sqe *c = sqe_for(ring, i, T_CLOSE_OUT);
 		io_uring_prep_close(c, s->out);

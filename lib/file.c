@@ -35,7 +35,9 @@ void fcp_file_finish(struct fcp_entry *e, struct fcp_hl_entry *hl, int out, cons
 {
 	if (err < 0)
 		goto fail;
-	fcp_meta_copy(e->job, FCP_AT_FD(e->src_fd), FCP_AT_NEW(out, e->d), &e->st, e->d, e->name);
+	fcp_meta_copy(e->job, FCP_AT_FD(e->src_fd),
+		      FCP_AT_NEW(out, e->d, fcp_meta_create_mode(e->job, &e->st, e->d)), &e->st,
+		      e->d, e->name);
 	what = "cannot sync copy of";
 	if (e->job->o->fsync && (err = fcp_sys_fsync(out)) < 0)
 		goto fail;
@@ -75,7 +77,7 @@ void fcp_file_copy(struct fcp_entry *e)
 		close(e->src_fd);
 		return;
 	}
-	out = fcp_dest_create(e->w, e->d->dst_fd, tmp);
+	out = fcp_dest_create(e->w, e->d->dst_fd, tmp, fcp_meta_create_mode(e->job, &e->st, e->d));
 	if (out < 0) {
 		fcp_entry_fail(e, "cannot create copy of", out);
 		close(e->src_fd);

@@ -64,10 +64,11 @@ static void drop_inherited(struct fcp_job *job, int fd, const char *path, const 
 	}
 }
 
-void fcp_meta_copy_xattrs(struct fcp_job *job, struct fcp_at src, struct fcp_at dst,
+bool fcp_meta_copy_xattrs(struct fcp_job *job, struct fcp_at src, struct fcp_at dst,
 			  struct fcp_dir *d, const char *name)
 {
 	char sbuf[4096 + 64], dbuf[4096 + 64], *list = NULL;
+	bool acl = false;
 	const char *spath = at_path(src, sbuf, sizeof(sbuf));
 	const char *dpath = at_path(dst, dbuf, sizeof(dbuf));
 	ssize_t n = fcp_sys_listxattr(src.fd, spath, &list);
@@ -83,11 +84,27 @@ void fcp_meta_copy_xattrs(struct fcp_job *job, struct fcp_at src, struct fcp_at 
 		/* The attribute vanished between list and get: nothing to copy. */
 		if (r < 0 && r != -ENODATA)
 			warn(job, xattr_kind(key), d, name, r);
+		acl |= !strcmp(key, "system.posix_acl_access");
 		free(val);
 	}
 	if (dst.inherited)
 		drop_inherited(job, dst.fd, dpath, list, n > 0 ? n : 0, d, name);
 	free(list);
+	return acl;
+}
+
+mode_t fcp_meta_create_mode(const struct fcp_job *job, const struct statx *st,
+			    const struct fcp_dir *d)
+{
+	mode_t want = st->stx_mode & 07777;
+
+	if (!(job->o->preserve & FCP_PRESERVE_MODE) || !d->created || d->gives_acl)
+		return 0;
+	if (st->stx_uid != job->euid || st->stx_gid != job->egid)
+		return 0; /* a chown or a setgid rule will act on it */
+	if ((want & 07000) || (want & job->umask) || !(want & S_IWUSR))
+		return 0;
+	return want;
 }
 
 static int set_owner(struct fcp_at dst, const struct statx *st)
@@ -121,6 +138,7 @@ void fcp_meta_copy(struct fcp_job *job, struct fcp_at src, struct fcp_at dst,
 	unsigned keep = job->o->preserve;
 	bool lnk = S_ISLNK(st->stx_mode);
 	mode_t mode = st->stx_mode & 07777;
+	bool acl = false;
 	int r;
 
 	if ((keep & FCP_PRESERVE_OWNER) &&
@@ -138,12 +156,13 @@ void fcp_meta_copy(struct fcp_job *job, struct fcp_at src, struct fcp_at dst,
 		mode &= ~(S_ISUID | S_ISGID);
 	}
 	if (keep & FCP_PRESERVE_XATTR)
-		fcp_meta_copy_xattrs(job, src, dst, d, name);
+		acl = fcp_meta_copy_xattrs(job, src, dst, d, name);
 	/* As cp: without mode preservation a copy gets a new file's default
 	 * mode (execute bits only for directories). */
 	if (!(keep & FCP_PRESERVE_MODE))
 		mode = (S_ISDIR(st->stx_mode) ? 0777 : 0666) & ~job->umask;
-	if (!lnk) {
+	/* Created with these very bits (fcp_meta_create_mode): nothing to do. */
+	if (!lnk && !(dst.mode && dst.mode == mode && !acl)) {
 		r = set_mode(dst, mode);
 		if (r < 0)
 			warn(job, FCP_WARN_MODE, d, name, r);

@@ -19,11 +19,13 @@ struct fcp_at {
 	bool ours;      /* a new inode known to have our euid/egid already */
 	bool inherited; /* a new inode that got ACLs from its directory's
 			   default ACL: those the source lacks are removed */
+	mode_t mode;    /* exact permission bits it was created with (0: unknown) */
 };
 #define FCP_AT_FD(f) ((struct fcp_at){ .fd = (f), .dirfd = -1, .name = NULL })
 #define FCP_AT_NAME(d, n) ((struct fcp_at){ .fd = -1, .dirfd = (d), .name = (n) })
-#define FCP_AT_NEW(f, dir) ((struct fcp_at){ .fd = (f), .dirfd = -1, .name = NULL, \
-					     .ours = (dir)->created, .inherited = (dir)->gives_acl })
+#define FCP_AT_NEW(f, dir, m) ((struct fcp_at){ .fd = (f), .dirfd = -1, .name = NULL, \
+						.ours = (dir)->created, \
+						.inherited = (dir)->gives_acl, .mode = (m) })
 
 /*
  * Copy the metadata of src (described by st) onto dst, as the job's
@@ -34,8 +36,22 @@ struct fcp_at {
 void fcp_meta_copy(struct fcp_job *job, struct fcp_at src, struct fcp_at dst,
 		   const struct statx *st, struct fcp_dir *d, const char *name);
 
-/* Copy every xattr of src onto dst; warnings as above. */
-void fcp_meta_copy_xattrs(struct fcp_job *job, struct fcp_at src, struct fcp_at dst,
+/*
+ * The exact mode to create a new regular file with in d: its final
+ * permission bits when nothing done to it later can change them (it will
+ * be ours, so no chown; no setuid/setgid/sticky bit; no inherited ACL; the
+ * umask keeps every bit), so that fcp_meta_copy can skip the chmod, one
+ * inode update per file fewer. Otherwise 0: create it private (0600) and
+ * let fcp_meta_copy set the mode. The
+ * copy's directory is new and still 0700, so nobody else can reach it
+ * before it is renamed and its directory finished.
+ */
+mode_t fcp_meta_create_mode(const struct fcp_job *job, const struct statx *st,
+			    const struct fcp_dir *d);
+
+/* Copy every xattr of src onto dst; warnings as above. True if an access
+ * ACL was set (which moves the mode's group bits). */
+bool fcp_meta_copy_xattrs(struct fcp_job *job, struct fcp_at src, struct fcp_at dst,
 			  struct fcp_dir *d, const char *name);
 
 #endif

@@ -1,7 +1,9 @@
 #!/bin/bash
 # How fastcp writes, seen through strace (the synchronous path, since io_uring
-# requests are invisible to strace): every new file is created 0600 under a
-# temporary name .fcp-* (O_EXCL, O_NOFOLLOW) and renamed to its final name;
+# requests are invisible to strace): every new file is created under a
+# temporary name .fcp-* (O_EXCL, O_NOFOLLOW), private (0600) unless it can be
+# given its final mode at once (ours, no setuid/setgid/sticky bits, in a
+# directory fastcp made, still 0700), and renamed to its final name;
 # no final name is ever opened for writing; directories are created with a
 # private mode; every destination entry is reached through a directory file
 # descriptor (no path below DEST is ever passed to the kernel); and with
@@ -18,6 +20,8 @@ printf 'b\n' >src/d/b && chmod 0755 src/d/b
 printf 'c\n' >src/d/e/c && chmod 0600 src/d/e/c
 head -c 300000 /dev/urandom >src/d/big
 chmod 0750 src/d
+printf 'n\n' >src/d/n && chown nobody src/d/n  # chown follows: private first
+printf 's\n' >src/d/s && chmod 04755 src/d/s   # setuid: private first
 
 trace() { # OUT ARGS...
 	local out=$1
@@ -32,19 +36,29 @@ check_tree "$T/src" "$T/dst"
 grep -F "$T/dst" "$T/trace" | grep -vE '^[0-9]+ +<\.\.\.' >"$T/dst_ops"
 sed 's/^/  | /' "$T/dst_ops" | head -60
 
-# Files: created 0600, exclusively, under a temporary name only.
+# Files: created exclusively under a temporary name only, with the mode
+# expected for each (NAME:MODE), and renamed from it.
 grep 'O_CREAT' "$T/dst_ops" >"$T/creates" || fail "no file creation seen"
 while IFS= read -r line; do
 	case $line in
-	*'"'.fcp-*'O_EXCL'*'O_NOFOLLOW'*', 0600'*) ;;
-	*) fail "file not created as an exclusive 0600 .fcp-* temporary: $line" ;;
+	*'"'.fcp-*'O_EXCL'*'O_NOFOLLOW'*', 0'[0-7][0-7][0-7]*) ;;
+	*) fail "file not created as an exclusive .fcp-* temporary: $line" ;;
 	esac
 done <"$T/creates"
-check_eq "$(wc -l <"$T/creates")" 4 "number of files created"
-for name in a b c big; do
-	grep -Eq "rename(at2?)?\(.*\"\.fcp-[^\"]*\", .*\"$name\"" "$T/dst_ops" ||
-		fail "'$name' was not renamed into place from a .fcp-* temporary"
+check_eq "$(wc -l <"$T/creates")" 6 "number of files created"
+created_mode() { # TRACE NAME: the mode NAME's temporary was created with
+	local tmp
+	tmp=$(grep -E "rename(at2?)?\(.*\"\.fcp-[^\"]*\", .*\"$2\"" "$1" | grep -o '"\.fcp-[^"]*"' | head -1)
+	[ -n "$tmp" ] || fail "'$2' was not renamed into place from a .fcp-* temporary"
+	grep -F "$tmp" "$1" | grep 'O_CREAT' | grep -o ', 0[0-7]*' | head -1 | tr -d ', '
+}
+for nm in a:0644 b:0755 c:0600 big:0644 n:0600 s:0600; do
+	check_eq "$(created_mode "$T/dst_ops" "${nm%%:*}")" "${nm#*:}" "mode ${nm%%:*} was created with"
 done
+# Into a directory that was already there: private until renamed.
+mkdir "$T/old" && chmod 0755 "$T/old"
+trace "$T/trace_old" "$T/src/a" "$T/old/"
+check_eq "$(created_mode "$T/trace_old" a)" 0600 "mode of a file created in an existing directory"
 
 # Directories: created private (0700), their mode set only at the end.
 grep -E 'mkdir(at)?\(' "$T/dst_ops" >"$T/mkdirs" || fail "no mkdir seen"
