@@ -5,6 +5,7 @@
  * rounds, each one kernel entry for the whole batch:
  *   1. open every source
  *   2. statx every opened source (by fd: data and metadata of one inode)
+ *      (and a read-ahead request for the medium files handed back)
  *   3. create every temporary file + read every source (the device sees
  *      the whole batch at once: a deep queue on a cold cache)
  *   4. write every copy
@@ -12,7 +13,8 @@
  *      close + rename into place (linked), close the sources
  * Files that need more than this (large, sparse, hard-linked, not regular
  * any more, or an error the synchronous path explains better) are handed
- * back to the caller, which copies them one by one: there is one pipeline
+ * back to the caller, which copies them one by one (medium ones from the
+ * cache this batch filled for them): there is one pipeline
  * of guarantees, and this is only a faster way through its common case.
  */
 #include "config.h"
@@ -33,6 +35,7 @@
 #define RING_ENTRIES (4 * FCP_BATCH_MAX) /* at most 3 ops per file in a round */
 #define SMALL_MAX (256u << 10)   /* larger files go the synchronous way */
 #define ARENA_SIZE (2u << 20)    /* read buffers of one round, per worker */
+#define PREFETCH_MAX (64u << 20) /* read-ahead for the files handed back, per batch */
 
 struct fcp_uring {
 	struct io_uring ring;
@@ -55,7 +58,8 @@ struct small {
 static bool probe_ops(struct io_uring *ring)
 {
 	static const int ops[] = { IORING_OP_OPENAT, IORING_OP_STATX, IORING_OP_READ,
-				   IORING_OP_WRITE, IORING_OP_CLOSE, IORING_OP_RENAMEAT };
+				   IORING_OP_WRITE, IORING_OP_CLOSE, IORING_OP_RENAMEAT,
+				   IORING_OP_FADVISE };
 	struct io_uring_probe *p = io_uring_get_probe_ring(ring);
 	bool ok = p != NULL;
 
@@ -160,7 +164,7 @@ static void ring_run(struct io_uring *ring, unsigned expect, struct small *files
 	}
 }
 
-enum { T_OPEN_IN, T_STATX, T_OPEN_OUT, T_READ, T_WRITE, T_CLOSE_OUT, T_RENAME, T_CLOSE_IN };
+enum { T_OPEN_IN, T_STATX, T_PREFETCH, T_OPEN_OUT, T_READ, T_WRITE, T_CLOSE_OUT, T_RENAME, T_CLOSE_IN };
 
 static void on_cqe(struct small *s, unsigned tag, int res)
 {
@@ -171,6 +175,8 @@ static void on_cqe(struct small *s, unsigned tag, int res)
 		break;
 	case T_STATX:
 		s->back |= res < 0;
+		break;
+	case T_PREFETCH: /* a hint: its failure changes nothing */
 		break;
 	case T_OPEN_OUT:
 		s->out = res;
@@ -273,6 +279,33 @@ static void rounds_open(struct io_uring *ring, struct fcp_job *job, struct fcp_d
 	ring_run(ring, k, f, on_cqe);
 }
 
+/*
+ * Files too big for the arena (but not big enough to be cut in chunks) go
+ * back to the synchronous path, which copies them one after another with
+ * one read in flight. Ask the kernel to read them all now, in one round:
+ * the device sees the whole batch at once, as it does for small files, and
+ * the synchronous copies find their data in the cache. Sparse files are
+ * left out (their holes would be read as pages of zeros).
+ */
+static void round_prefetch(struct io_uring *ring, struct small *f, int n)
+{
+	uint64_t budget = PREFETCH_MAX;
+	unsigned k = 0;
+
+	for (int i = 0; i < n; i++) {
+		const struct statx *st = &f[i].st;
+		if (f[i].in < 0 || !S_ISREG(st->stx_mode) || st->stx_size <= SMALL_MAX ||
+		    st->stx_size > budget || st->stx_blocks * 512 < st->stx_size)
+			continue;
+		io_uring_prep_fadvise(sqe_for(ring, i, T_PREFETCH), f[i].in, 0,
+				      (off_t)st->stx_size, POSIX_FADV_WILLNEED);
+		budget -= st->stx_size;
+		k++;
+	}
+	if (k)
+		ring_run(ring, k, f, on_cqe);
+}
+
 /* Round 3: create every temporary file and read every source. */
 static void round_read(struct fcp_worker *w, struct io_uring *ring, struct fcp_dir *d,
 		       struct small *f, int n)
@@ -370,6 +403,7 @@ int fcp_uring_batch(struct fcp_worker *w, struct fcp_dir *d, const char **names,
 	rounds_open(&u->ring, job, d, f, n);
 	for (int k = 0; k < n; k++)
 		f[k].back |= !eligible(job, &f[k]);
+	round_prefetch(&u->ring, f, n);
 	/* Groups of eligible files whose data (plus the one byte that tells
 	 * a grown file) fits the arena together. */
 	while (i < n) {
