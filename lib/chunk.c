@@ -1,12 +1,20 @@
 /*
  * chunk.c - a large file copied by several workers at once.
  *
- * The file is cut into CHUNK_SIZE pieces, each a work item that any worker
- * may steal; each copies the data extents of its range at their offsets
- * (copy_file_range or pread/pwrite, as the engine table decides), so holes
- * stay holes. The size is set first, so a trailing hole is already right.
- * The worker that lands the last chunk finishes the file through the same
- * fcp_file_finish() as every other file: metadata, rename into place.
+ * The file is cut into CHUNK_SIZE pieces; each copies the data extents of
+ * its range at their offsets (copy_file_range or pread/pwrite, as the
+ * engine table decides), so holes stay holes. The size is set first, so a
+ * trailing hole is already right.
+ *
+ * The workers on a file are runners: each takes the next chunk not yet
+ * taken until none is left. The worker that opened the file is the first
+ * runner; helpers are work items any idle worker may steal. There are at
+ * most as many runners in the whole job as CPUs: on cached data a copy is
+ * CPU work, and more writers than CPUs were measured to cost several times
+ * the system time (they contend in the kernel), while on a cold cache a
+ * runner per CPU keeps the device as busy as more did (BENCHMARKS.md).
+ * The last runner out finishes the file through the same fcp_file_finish()
+ * as every other file: metadata, rename into place.
  */
 #include "dest.h"
 #include "engine.h"
@@ -25,7 +33,9 @@ struct fcp_bigfile {
 	struct fcp_entry e;     /* with its own copies of the names */
 	struct fcp_xfer x;
 	struct fcp_hl_entry *hl;
-	atomic_int left;        /* chunks not landed yet */
+	int chunks;
+	atomic_int next;        /* the next chunk nobody took yet */
+	atomic_int runners;     /* runners not finished yet */
 	atomic_int err;         /* first error, 0 if none */
 	atomic_llong eof;       /* where the source ended, if early */
 	atomic_ullong bytes;
@@ -33,13 +43,15 @@ struct fcp_bigfile {
 	char names[];
 };
 
+static void run(struct fcp_worker *w, struct fcp_bigfile *b);
+
 bool fcp_chunk_start(struct fcp_entry *e, const struct fcp_xfer *x, struct fcp_hl_entry *hl,
 		     const char *tmp)
 {
 	const struct fcp_engine *list[3];
 	size_t n1 = strlen(e->name) + 1, n2 = strlen(e->dst_name) + 1;
 	struct fcp_bigfile *b;
-	int chunks;
+	int helpers;
 
 	if (x->size < CHUNK_MIN_FILE || fcp_sched_threads(e->job) < 2)
 		return false;
@@ -56,25 +68,31 @@ bool fcp_chunk_start(struct fcp_entry *e, const struct fcp_xfer *x, struct fcp_h
 	b->x = *x;
 	b->hl = hl;
 	strcpy(b->tmp, tmp);
-	chunks = (int)((x->size + CHUNK_SIZE - 1) / CHUNK_SIZE);
-	atomic_init(&b->left, chunks);
+	b->chunks = (int)((x->size + CHUNK_SIZE - 1) / CHUNK_SIZE);
 	atomic_init(&b->eof, x->size);
-	/* The directory stays open until the last chunk lands. */
+	/* Helpers only for the CPUs no runner uses yet (this one counts). */
+	helpers = e->job->cpus - atomic_load(&e->job->chunk_runners) - 1;
+	if (helpers > b->chunks - 1)
+		helpers = b->chunks - 1;
+	if (helpers > fcp_sched_threads(e->job) - 1)
+		helpers = fcp_sched_threads(e->job) - 1;
+	if (helpers < 0)
+		helpers = 0;
+	atomic_init(&b->runners, helpers + 1);
+	/* The directory stays open until the file lands. */
 	atomic_fetch_add(&e->d->pending, 1);
-	for (int i = 0; i < chunks; i++) {
+	for (int i = 0; i < helpers; i++) {
 		struct fcp_item *it = calloc(1, sizeof(*it));
 		if (!it)
-			abort(); /* a few bytes per chunk: nothing sane to do without */
+			abort(); /* a few bytes per helper: nothing sane to do without */
 		it->kind = FCP_ITEM_CHUNK;
 		it->dir = e->d;
 		it->ctx = b;
-		it->off = i * CHUNK_SIZE;
-		it->len = i + 1 < chunks ? CHUNK_SIZE : x->size - it->off;
 		fcp_sched_push(e->w, it);
 	}
+	run(e->w, b);
 	return true;
 }
-
 static void land_last(struct fcp_worker *w, struct fcp_bigfile *b)
 {
 	struct fcp_dir *d = b->e.d;
@@ -90,30 +108,50 @@ static void land_last(struct fcp_worker *w, struct fcp_bigfile *b)
 	fcp_dir_release(w, d);
 }
 
+/* Copy chunk i of b; a skipped chunk fails the file, whatever else happened. */
+static void copy_one(struct fcp_worker *w, struct fcp_bigfile *b, int i)
+{
+	struct fcp_xfer x = b->x;
+	off_t off = (off_t)i * CHUNK_SIZE;
+	off_t end = i + 1 < b->chunks ? off + CHUNK_SIZE : b->x.size;
+	off_t eof = b->x.size; /* lowered only if the source ends early */
+	int none = 0;
+
+	x.w = w;
+	if (atomic_load(&b->err) || atomic_load(&b->e.job->stop)) {
+		int why = atomic_load(&b->e.job->stop_errno);
+		atomic_compare_exchange_strong(&b->err, &none, why ? why : -ECANCELED);
+		return;
+	}
+	ssize_t r = fcp_data_copy_chunk(&x, off, end, &eof);
+	if (r < 0)
+		atomic_compare_exchange_strong(&b->err, &none, (int)r);
+	else
+		atomic_fetch_add(&b->bytes, (unsigned long long)r);
+	for (long long cur = atomic_load(&b->eof);
+	     eof < cur && !atomic_compare_exchange_weak(&b->eof, &cur, eof);)
+		;
+}
+
+/* Take chunks until none is left; the last runner out lands the file
+ * (every chunk taken was copied by a runner before it left). */
+static void run(struct fcp_worker *w, struct fcp_bigfile *b)
+{
+	struct fcp_job *job = b->e.job;
+	int i;
+
+	atomic_fetch_add(&job->chunk_runners, 1);
+	while ((i = atomic_fetch_add(&b->next, 1)) < b->chunks)
+		copy_one(w, b, i);
+	atomic_fetch_sub(&job->chunk_runners, 1);
+	if (atomic_fetch_sub(&b->runners, 1) == 1)
+		land_last(w, b);
+}
+
 void fcp_chunk_copy(struct fcp_worker *w, struct fcp_item *it)
 {
 	struct fcp_bigfile *b = it->ctx;
-	struct fcp_xfer x = b->x;
-	off_t eof = b->x.size; /* lowered only if the source ends early */
 
-	x.w = w;
-	if (!atomic_load(&b->err) && !atomic_load(&b->e.job->stop)) {
-		ssize_t r = fcp_data_copy_chunk(&x, it->off, it->off + it->len, &eof);
-		int none = 0;
-
-		if (r < 0)
-			atomic_compare_exchange_strong(&b->err, &none, (int)r);
-		else
-			atomic_fetch_add(&b->bytes, (unsigned long long)r);
-		for (long long cur = atomic_load(&b->eof); eof < cur &&
-		     !atomic_compare_exchange_weak(&b->eof, &cur, eof);)
-			;
-	} else {
-		/* A skipped chunk fails the file, whatever else happened. */
-		int none = 0, why = atomic_load(&b->e.job->stop_errno);
-		atomic_compare_exchange_strong(&b->err, &none, why ? why : -ECANCELED);
-	}
 	free(it);
-	if (atomic_fetch_sub(&b->left, 1) == 1)
-		land_last(w, b);
+	run(w, b);
 }

@@ -14,10 +14,11 @@
 #include "sys.h"
 
 #include <dirent.h>
-#include <signal.h>
 #include <errno.h>
 #include <libgen.h>
 #include <limits.h>
+#include <sched.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -51,6 +52,18 @@ void fcp_describe(FILE *f)
 
 /* Every open directory holds two fds; deep or wide trees need more than
  * the default soft limit of 1024. */
+/* CPUs this process may run on (its affinity mask, which cgroup cpusets
+ * and taskset narrow), at least 1. */
+static int usable_cpus(void)
+{
+	cpu_set_t set;
+	int n = 0;
+
+	if (sched_getaffinity(0, sizeof(set), &set) == 0)
+		n = CPU_COUNT(&set);
+	return n > 0 ? n : 1;
+}
+
 static void raise_fd_limit(void)
 {
 	struct rlimit rl;
@@ -330,6 +343,7 @@ int fcp_job_run(const struct fcp_options *o, char *const *srcs, int nsrc, const 
 	job.egid = getegid();
 	job.umask = umask(022);
 	umask(job.umask);
+	job.cpus = usable_cpus();
 	raise_fd_limit();
 	into = decide_into(&job, nsrc, dst);
 	if (into < 0)

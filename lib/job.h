@@ -53,7 +53,7 @@ struct fcp_dir {
 /* ENTRY: one entry of a directory. SCAN: read a directory's names.
  * BATCH: several regular files (by getdents) of one directory, copied
  * together so that one kernel entry can carry many of them (io_uring).
- * CHUNK: one range of a large file (chunk.c). */
+ * CHUNK: a helper that copies chunks of a large file (chunk.c). */
 enum fcp_item_kind { FCP_ITEM_ENTRY, FCP_ITEM_SCAN, FCP_ITEM_BATCH, FCP_ITEM_CHUNK };
 
 #define FCP_BATCH_MAX 32
@@ -65,7 +65,6 @@ struct fcp_item {
 	unsigned char d_type;     /* from getdents, DT_UNKNOWN if not known */
 	int count;                /* BATCH: number of NUL-separated names */
 	void *ctx;                /* CHUNK: the file in flight */
-	off_t off, len;           /* CHUNK: its range */
 	char name[];              /* entry name (ENTRY), names (BATCH) */
 };
 
@@ -99,6 +98,8 @@ struct fcp_job {
 	atomic_ullong refused[FCP_ENGINE_SLOTS];
 	atomic_bool uring_ok;        /* io_uring still believed usable */
 	atomic_bool uring_used;      /* some batch went through io_uring */
+	int cpus;                    /* CPUs this process may run on */
+	atomic_int chunk_runners;    /* workers copying chunks right now */
 };
 
 static inline uint64_t fcp_statx_dev(const struct statx *st)
@@ -150,7 +151,7 @@ void fcp_entry_copy(struct fcp_worker *w, struct fcp_item *it);
 void fcp_entry_copy_name(struct fcp_worker *w, struct fcp_dir *d, const char *name,
 			 unsigned char d_type);
 
-/* chunk.c: copy a CHUNK item; the last one finishes its file. */
+/* chunk.c: run a CHUNK helper; the last runner out finishes its file. */
 void fcp_chunk_copy(struct fcp_worker *w, struct fcp_item *it);
 
 /* batch.c: copy a BATCH item (io_uring where it works, else one by one). */

@@ -32,7 +32,6 @@ struct fcp_item *fcp_item_new(enum fcp_item_kind kind, struct fcp_dir *d, const 
 	it->d_type = d_type;
 	it->count = 0;
 	it->ctx = NULL;
-	it->off = it->len = 0;
 	memcpy(it->name, name, n);
 	it->dst_name = NULL;
 	if (dst_name) {
