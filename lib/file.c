@@ -1,6 +1,7 @@
 /*
  * file.c - the pipeline of one regular file:
- *   open (entry.c) -> create temp -> data -> metadata -> [fsync] -> rename
+ *   open (entry.c) -> create temp -> data -> [writeback] -> metadata
+ *   -> [fsync] -> rename
  * The data step is one call for most files, or chunks copied by several
  * workers for a large one (chunk.c); both end in fcp_file_finish(), so
  * each later stage (hashing, verification, resume records) is one more
@@ -16,6 +17,8 @@
 
 #include <errno.h>
 #include <unistd.h>
+
+#define WRITEBACK_MIN (256 << 10)
 
 static struct fcp_xfer xfer_of(struct fcp_entry *e, int out)
 {
@@ -88,6 +91,13 @@ void fcp_file_copy(struct fcp_entry *e)
 	if (fcp_chunk_start(e, &x, hl, tmp))
 		return;
 	r = fcp_data_copy(&x, &cloned);
+	/* Start writing a medium file back now: the device writes it while
+	 * the next ones are read, instead of all at the final sync (mixed
+	 * workload cold: 0.84x the time). Not for small files (the writeback
+	 * of many small files is CPU work, measured no faster) nor for chunks
+	 * of large ones (measured 2.5x slower: their runners then contend). */
+	if (r > WRITEBACK_MIN && !cloned)
+		fcp_sys_writeback_start(out, 0, 0);
 	if (r >= 0) {
 		atomic_fetch_add(&e->job->c.bytes, (unsigned long long)r);
 		atomic_fetch_add(&e->job->c.cloned, cloned);

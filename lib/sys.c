@@ -153,6 +153,10 @@ off_t fcp_sys_lseek(int fd, off_t off, int whence)
 
 int fcp_sys_ftruncate(int fd, off_t len) { RET(ftruncate(fd, len)); }
 int fcp_sys_fsync(int fd) { RET(fsync(fd)); }
+int fcp_sys_writeback_start(int fd, off_t off, off_t len)
+{
+	RET(sync_file_range(fd, off, len, SYNC_FILE_RANGE_WRITE));
+}
 int fcp_sys_fdatasync(int fd) { RET(fdatasync(fd)); }
 int fcp_sys_readdir(DIR *dir, struct dirent **de)
 {
