@@ -8,11 +8,11 @@
  *
  * The workers on a file are runners: each takes the next chunk not yet
  * taken until none is left. The worker that opened the file is the first
- * runner; helpers are work items any idle worker may steal. There are at
- * most as many runners in the whole job as CPUs: on cached data a copy is
- * CPU work, and more writers than CPUs were measured to cost several times
- * the system time (they contend in the kernel), while on a cold cache a
- * runner per CPU keeps the device as busy as more did (BENCHMARKS.md).
+ * runner; helpers, work items any idle worker may steal, are added only
+ * while the job has fewer runners than CPUs: on cached data a copy is CPU
+ * work, and more writers than CPUs were measured to cost several times the
+ * system time (they contend in the kernel), while on a cold cache a runner
+ * per CPU keeps the device as busy as more did (BENCHMARKS.md).
  * The last runner out finishes the file through the same fcp_file_finish()
  * as every other file: metadata, rename into place.
  */
@@ -93,6 +93,7 @@ bool fcp_chunk_start(struct fcp_entry *e, const struct fcp_xfer *x, struct fcp_h
 	run(e->w, b);
 	return true;
 }
+
 static void land_last(struct fcp_worker *w, struct fcp_bigfile *b)
 {
 	struct fcp_dir *d = b->e.d;

@@ -5,7 +5,7 @@
  * rounds, each one kernel entry for the whole batch:
  *   1. open every source
  *   2. statx every opened source (by fd: data and metadata of one inode)
- *      (and a read-ahead request for the medium files handed back)
+ *      (2b. if some are medium files, which are handed back: read-ahead)
  *   3. create every temporary file + read every source (the device sees
  *      the whole batch at once: a deep queue on a cold cache)
  *   4. write every copy

@@ -36,8 +36,8 @@ void fcp_file_finish(struct fcp_entry *e, struct fcp_hl_entry *hl, int out, cons
 struct fcp_xfer;
 
 /* chunk.c: if the file is large enough, copy its data in chunks, by this
- * worker and helpers (at most a runner per CPU in the job), and return
- * true; the last runner out finishes the file. */
+ * worker and helpers (while the job has fewer runners than CPUs), and
+ * return true; the last runner out finishes the file. */
 bool fcp_chunk_start(struct fcp_entry *e, const struct fcp_xfer *x, struct fcp_hl_entry *hl,
 		     const char *tmp);
 

@@ -19,6 +19,7 @@ shift 2>/dev/null || true
 workloads=${*:-small folders large mixed}
 base=/tmp/fcp-bench
 mkdir -p "$out" "$base/src" "$base/work"
+out=$(cd "$out" && pwd) # the runs below happen in another directory
 if ! mountpoint -q "$base/src"; then
 	truncate -s 12G "$base/src.img"
 	mkfs.xfs -q -f -m reflink=1 "$base/src.img"
