@@ -157,16 +157,18 @@ static int time_and_verify(struct cmp *c, struct cmp_run *run, const char *line,
 	struct bench_proc p;
 	char why[512], status[64];
 	int pfd = fcp_sys_openat(AT_FDCWD, parent, O_RDONLY | O_DIRECTORY, 0);
-	double t0;
+	double t0, t1;
 	int ret;
 
 	if (pfd < 0)
 		return bench_syserr(pfd, "open", parent), pfd;
 	t0 = bench_now();
 	ret = bench_run_shell(line, &p);
+	t1 = bench_now();
 	if (ret >= 0)
 		bench_syncfs(pfd);
 	run->wall = bench_now() - t0;
+	run->sync = run->wall - (t1 - t0);
 	fcp_sys_close(pfd);
 	if (ret < 0)
 		return bench_syserr(ret, "run", "/bin/sh"), ret;
@@ -203,9 +205,9 @@ static int run_once(struct cmp *c, struct cmp_cmd *cmd, struct freshfs *fs)
 		line = expand(cmd->tmpl, c->src, dst);
 		ret = time_and_verify(c, run, line, parent, dst);
 		cmd->nruns++;
-		fprintf(stderr, "round %d  %-40s %s %.3f s%s%s\n", cmd->nruns, cmd->tmpl,
-		       run->ok ? "ok    " : "FAILED", run->wall, run->ok ? "" : ": ",
-		       run->ok ? "" : run->error);
+		fprintf(stderr, "round %d  %-40s %s %.3f s (sync %.3f s)%s%s\n", cmd->nruns,
+			cmd->tmpl, run->ok ? "ok    " : "FAILED", run->wall, run->sync,
+			run->ok ? "" : ": ", run->ok ? "" : run->error);
 	}
 	/* The copy is ours to remove: it is inside the directory we made. */
 	if (dev) {

@@ -13,6 +13,7 @@
 struct cmp_run {
 	bool ok;           /* the command succeeded and the copy verified */
 	double wall;       /* seconds, command + sync of the destination fs */
+	double sync;       /* the part of wall spent in that sync */
 	double user, sys;  /* CPU seconds of the command's process tree */
 	long maxrss_kib;
 	char *error;       /* why it FAILED (malloc'd), NULL when ok */
@@ -43,7 +44,7 @@ struct cmp {
 /* Median/min/max wall and medians of CPU over a command's good runs. */
 struct cmp_summary {
 	int ok, failed;
-	double median, min, max, user, sys;
+	double median, min, max, sync, user, sys;
 	long maxrss_kib;
 };
 void cmp_summarise(const struct cmp_cmd *c, struct cmp_summary *s);

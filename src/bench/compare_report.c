@@ -21,6 +21,7 @@ void cmp_summarise(const struct cmp_cmd *c, struct cmp_summary *s)
 	double *w = bench_xmalloc(sizeof(double) * (c->nruns + 1));
 	double *u = bench_xmalloc(sizeof(double) * (c->nruns + 1));
 	double *y = bench_xmalloc(sizeof(double) * (c->nruns + 1));
+	double *z = bench_xmalloc(sizeof(double) * (c->nruns + 1));
 
 	memset(s, 0, sizeof(*s));
 	s->min = INFINITY;
@@ -32,6 +33,7 @@ void cmp_summarise(const struct cmp_cmd *c, struct cmp_summary *s)
 			continue;
 		}
 		w[s->ok] = r->wall;
+		z[s->ok] = r->sync;
 		u[s->ok] = r->user;
 		y[s->ok++] = r->sys;
 		s->min = r->wall < s->min ? r->wall : s->min;
@@ -39,6 +41,7 @@ void cmp_summarise(const struct cmp_cmd *c, struct cmp_summary *s)
 		s->maxrss_kib = r->maxrss_kib > s->maxrss_kib ? r->maxrss_kib : s->maxrss_kib;
 	}
 	s->median = s->ok ? bench_median(w, s->ok) : NAN;
+	s->sync = bench_median(z, s->ok);
 	s->user = bench_median(u, s->ok);
 	s->sys = bench_median(y, s->ok);
 	if (!s->ok)
@@ -46,6 +49,7 @@ void cmp_summarise(const struct cmp_cmd *c, struct cmp_summary *s)
 	free(w);
 	free(u);
 	free(y);
+	free(z);
 }
 
 static void print_header(const struct cmp *c)
@@ -90,13 +94,13 @@ static void print_row(const struct cmp *c, int i, double first)
 	md_code(c->cmds[i].tmpl);
 	printf(" | %d/%d |", s.ok, c->cmds[i].nruns);
 	if (!s.ok) {
-		printf(" FAILED | | | | | | | | |\n");
+		printf(" FAILED | | | | | | | | | |\n");
 		return;
 	}
 	if (first > 0)
 		snprintf(ratio, sizeof(ratio), "%.2fx", s.median / first);
-	printf(" %.3f | %.3f | %.3f | %.1f | %.0f | %.2f | %.2f | %.1f | %s |\n",
-	       s.median, s.min, s.max, c->st.bytes / BENCH_MB / s.median,
+	printf(" %.3f | %.3f | %.3f | %.3f | %.1f | %.0f | %.2f | %.2f | %.1f | %s |\n",
+	       s.median, s.min, s.max, s.sync, c->st.bytes / BENCH_MB / s.median,
 	       c->st.files / s.median, s.user, s.sys, s.maxrss_kib / 1024.0, ratio);
 }
 
@@ -106,12 +110,14 @@ void cmp_print_report(const struct cmp *c)
 
 	cmp_summarise(&c->cmds[0], &first);
 	print_header(c);
-	printf("| # | command | ok runs | median s | min s | max s | MB/s | files/s "
+	printf("| # | command | ok runs | median s | min s | max s | sync s | MB/s | files/s "
 	       "| user s | sys s | peak RSS MiB | time vs #1 |\n");
-	printf("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+	printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
 	for (int i = 0; i < c->ncmd; i++)
 		print_row(c, i, first.ok ? first.median : 0);
-	printf("\nMB = 1,000,000 bytes; MB/s and files/s from the median; CPU is the median "
+	printf("\nMB = 1,000,000 bytes; MB/s and files/s from the median; sync s is the "
+	       "median of the part of the time spent in the final sync of the destination "
+	       "(after the command exited); CPU is the median "
 	       "of user and system seconds of the command's process tree; peak RSS is the "
 	       "largest over the runs. A failed run is never timed.\n");
 	for (int i = 0, first_fail = 1; i < c->ncmd; i++)
@@ -137,6 +143,7 @@ static void json_command(struct json *j, const struct cmp *c, int i, double firs
 	json_num(j, "median_s", s.median);
 	json_num(j, "min_s", s.min);
 	json_num(j, "max_s", s.max);
+	json_num(j, "sync_s", s.sync);
 	json_num(j, "mb_per_s", c->st.bytes / BENCH_MB / s.median);
 	json_num(j, "files_per_s", c->st.files / s.median);
 	json_num(j, "user_s", s.user);
@@ -151,6 +158,7 @@ static void json_command(struct json *j, const struct cmp *c, int i, double firs
 		json_int(j, "round", r + 1);
 		json_bool(j, "ok", run->ok);
 		json_num(j, "wall_s", run->ok ? run->wall : NAN);
+		json_num(j, "sync_s", run->ok ? run->sync : NAN);
 		json_num(j, "user_s", run->user);
 		json_num(j, "sys_s", run->sys);
 		json_int(j, "peak_rss_kib", run->maxrss_kib);

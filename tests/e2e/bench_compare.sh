@@ -19,12 +19,12 @@ cmds=('cp -a {src} {dst}' 'mkdir {dst} # {src}' 'false {src} {dst}')
 rc=$?
 cat report
 check_eq "$rc" 1 "exit status with a FAILED command"
-check_grep '^\| 1 \| `cp -a \{src\} \{dst\}` \| 2/2 \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \| [0-9]+ \|' report \
+check_grep '^\| 1 \| `cp -a \{src\} \{dst\}` \| 2/2 \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \| [0-9]+ \|' report \
 	"no timed row for cp -a"
 check_grep '^\| 2 \| `mkdir \{dst\} # \{src\}` \| 0/2 \| FAILED' report "wrong copy not FAILED"
 check_grep 'FAILED: command 2, round 1: wrong copy' report "wrong copy not explained"
 check_grep 'FAILED: command 3, round 2: the command failed \(exit status 1\)' report "failing command not explained"
-check_grep 'median s \| min s \| max s \| MB/s \| files/s \| user s \| sys s \| peak RSS MiB \| time vs #1' report
+check_grep 'median s \| min s \| max s \| sync s \| MB/s \| files/s \| user s \| sys s \| peak RSS MiB \| time vs #1' report
 if [ -x "$FASTCP" ]; then
 	grep -q "^| 4 | \`$FASTCP {src} {dst}\` | 2/2 |" report || note "fastcp did not verify in both runs (see report)"
 fi
@@ -37,6 +37,8 @@ d = json.load(open(sys.argv[1]))
 assert d["mode"] == "compare" and d["rounds"] == 2 and d["cache"] == "warm"
 c = d["commands"]
 assert c[0]["ok_runs"] == 2 and c[0]["median_s"] > 0 and len(c[0]["runs"]) == 2
+assert 0 <= c[0]["sync_s"] <= c[0]["max_s"]
+assert all(0 <= r["sync_s"] <= r["wall_s"] for r in c[0]["runs"])
 assert c[1]["ok_runs"] == 0 and "wrong copy" in c[1]["runs"][0]["error"]
 assert c[2]["failed_runs"] == 2
 PY
