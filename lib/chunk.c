@@ -12,7 +12,8 @@
  * while the job has fewer runners than CPUs: on cached data a copy is CPU
  * work, and more writers than CPUs were measured to cost several times the
  * system time (they contend in the kernel), while on a cold cache a runner
- * per CPU keeps the device as busy as more did (BENCHMARKS.md).
+ * per CPU keeps the device as busy as more did (BENCHMARKS.md). Their
+ * reads run in parallel, their writes one at a time (struct fcp_xfer).
  * The last runner out finishes the file through the same fcp_file_finish()
  * as every other file: metadata, rename into place.
  */
@@ -33,6 +34,7 @@ struct fcp_bigfile {
 	struct fcp_entry e;     /* with its own copies of the names */
 	struct fcp_xfer x;
 	struct fcp_hl_entry *hl;
+	pthread_mutex_t wlock;  /* x.wlock: one runner writes at a time */
 	int chunks;
 	atomic_int next;        /* the next chunk nobody took yet */
 	atomic_int runners;     /* runners not finished yet */
@@ -66,6 +68,8 @@ bool fcp_chunk_start(struct fcp_entry *e, const struct fcp_xfer *x, struct fcp_h
 	b->e.name = memcpy(b->names, e->name, n1);
 	b->e.dst_name = memcpy(b->names + n1, e->dst_name, n2);
 	b->x = *x;
+	pthread_mutex_init(&b->wlock, NULL);
+	b->x.wlock = &b->wlock;
 	b->hl = hl;
 	strcpy(b->tmp, tmp);
 	b->chunks = (int)((x->size + CHUNK_SIZE - 1) / CHUNK_SIZE);
@@ -105,6 +109,7 @@ static void land_last(struct fcp_worker *w, struct fcp_bigfile *b)
 	atomic_fetch_add(&b->e.job->c.bytes, atomic_load(&b->bytes));
 	b->e.w = w;
 	fcp_file_finish(&b->e, b->hl, b->x.out, b->tmp, err, "cannot copy");
+	pthread_mutex_destroy(&b->wlock);
 	free(b);
 	fcp_dir_release(w, d);
 }

@@ -22,6 +22,10 @@ struct fcp_xfer {
 	off_t size;        /* source size from statx; 0 may mean "unknown" */
 	uint64_t allocated; /* bytes the source has on disk (st_blocks * 512) */
 	uint64_t src_dev, dst_dev;
+	/* A file written by several runners (chunk.c): one writes at a time.
+	 * Their reads stay parallel; concurrent writers of one inode spin on
+	 * its lock in the kernel instead (BENCHMARKS.md). NULL: one writer. */
+	pthread_mutex_t *wlock;
 };
 
 struct fcp_engine {

@@ -28,7 +28,11 @@ static ssize_t rw_copy(struct fcp_xfer *x, off_t off, size_t len)
 			return n;
 		if (n == 0)
 			break;
+		if (x->wlock)
+			pthread_mutex_lock(x->wlock);
 		ssize_t m = fcp_sys_pwrite_full(x->out, buf, n, off + done);
+		if (x->wlock)
+			pthread_mutex_unlock(x->wlock);
 		if (m < 0)
 			return m;
 		done += n;

@@ -27,7 +27,7 @@ static void fallback(enum fcp_reflink rl, bool expect_ok)
 	memset(back, 'q', sizeof(back));
 	CHECK(in >= 0 && out >= 0 && fcp_sched_create(&job, 1) == 0);
 	CHECK(write(in, back, sizeof(back)) == (ssize_t)sizeof(back));
-	struct fcp_xfer x = { fcp_sched_worker(&job, 0), in, out, sizeof(back), sizeof(back), 1, 2 };
+	struct fcp_xfer x = { fcp_sched_worker(&job, 0), in, out, sizeof(back), sizeof(back), 1, 2, NULL };
 	r = fcp_data_copy(&x, &cloned);
 	if (expect_ok) {
 		const struct fcp_engine *l[3];
