@@ -1,12 +1,15 @@
 /*
- * engine_rw.c - pread/pwrite through the worker's 1 MiB buffer: works on
- * every pair of files, and is the last entry of the table.
+ * engine_rw.c - pread/pwrite through the worker's buffer: works on every
+ * pair of files, and is the last entry of the table.
  */
 #include <fcntl.h>
 #include "engine.h"
 #include "sys.h"
 
 #include <errno.h>
+
+/* Reads are asked for this far ahead, whatever the buffer size. */
+#define READ_AHEAD ((off_t)1 << 20)
 
 static ssize_t rw_copy(struct fcp_xfer *x, off_t off, size_t len)
 {
@@ -17,20 +20,23 @@ static ssize_t rw_copy(struct fcp_xfer *x, off_t off, size_t len)
 		return -ENOMEM;
 	while (done < len) {
 		size_t want = len - done < bufsz ? len - done : bufsz;
+		off_t pos = off + done;
 		ssize_t n;
 
-		/* Ask for the next block now, so the device reads it while
-		 * this one is written: one stream keeps the disk busy. */
-		if (done + want < len)
-			fcp_sys_posix_fadvise(x->in, off + done + want, bufsz, POSIX_FADV_WILLNEED);
-		n = fcp_sys_pread_full(x->in, buf, want, off + done);
+		/* At each read-ahead step, ask for the next one now, so the
+		 * device reads it while this one is written: one stream keeps
+		 * the disk busy. */
+		if (pos % READ_AHEAD == 0 && done + READ_AHEAD < len)
+			fcp_sys_posix_fadvise(x->in, pos + READ_AHEAD, READ_AHEAD,
+					      POSIX_FADV_WILLNEED);
+		n = fcp_sys_pread_full(x->in, buf, want, pos);
 		if (n < 0)
 			return n;
 		if (n == 0)
 			break;
 		if (x->wlock)
 			pthread_mutex_lock(x->wlock);
-		ssize_t m = fcp_sys_pwrite_full(x->out, buf, n, off + done);
+		ssize_t m = fcp_sys_pwrite_full(x->out, buf, n, pos);
 		if (x->wlock)
 			pthread_mutex_unlock(x->wlock);
 		if (m < 0)

@@ -18,7 +18,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#define FCP_BUF_SIZE (1u << 20)
+/* The read/write engine's buffer. 128 KiB, as cp's: with 1 MiB writes,
+ * large cached copies were slower (BENCHMARKS.md, large warm). */
+#define FCP_BUF_SIZE (128u << 10)
 
 struct fcp_worker {
 	struct fcp_job *job;
