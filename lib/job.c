@@ -50,8 +50,6 @@ void fcp_describe(FILE *f)
 	fprintf(f, "small files: %s\n", why ? why : "io_uring batches");
 }
 
-/* Every open directory holds two fds; deep or wide trees need more than
- * the default soft limit of 1024. */
 /* CPUs this process may run on (its affinity mask, which cgroup cpusets
  * and taskset narrow), at least 1. */
 static int usable_cpus(void)
@@ -64,6 +62,8 @@ static int usable_cpus(void)
 	return n > 0 ? n : 1;
 }
 
+/* Every open directory holds two fds; deep or wide trees need more than
+ * the default soft limit of 1024. */
 static void raise_fd_limit(void)
 {
 	struct rlimit rl;
