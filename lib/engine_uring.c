@@ -230,10 +230,7 @@ static void drop_tmp(struct fcp_worker *w, struct fcp_dir *d, struct small *s)
 
 static void fail(struct fcp_worker *w, struct fcp_dir *d, struct small *s, const char *what)
 {
-	char *p = fcp_dir_src_path(d, s->name);
-
-	fcp_report_failed(fcp_worker_job(w), what, p, s->err);
-	free(p);
+	fcp_report_failed_in(fcp_worker_job(w), what, d, s->name, false, s->err);
 	drop_tmp(w, d, s);
 }
 

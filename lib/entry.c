@@ -23,9 +23,7 @@
 
 void fcp_entry_fail(struct fcp_entry *e, const char *what, int err)
 {
-	char *p = fcp_dir_src_path(e->d, e->name);
-	fcp_report_failed(e->job, what, p, err);
-	free(p);
+	fcp_report_failed_in(e->job, what, e->d, e->name, false, err);
 }
 
 static bool following(const struct fcp_job *job)
@@ -103,11 +101,10 @@ static void copy_dir(struct fcp_entry *e)
 	dfd = fcp_dest_mkdir(e->d->dst_fd, e->dst_name, &created);
 	if (dfd < 0) {
 		/* Name the destination: that is where the obstacle is. */
-		char *p = fcp_dir_dst_path(e->d, e->dst_name);
 		close(sfd);
-		fcp_report_failed(e->job, dfd == -ENOTDIR ? "cannot replace non-directory"
-							  : "cannot create directory", p, dfd);
-		free(p);
+		fcp_report_failed_in(e->job, dfd == -ENOTDIR ? "cannot replace non-directory"
+							     : "cannot create directory",
+				     e->d, e->dst_name, true, dfd);
 		return;
 	}
 	if (!(nd = dir_node(e, sfd, dfd, created))) {

@@ -167,6 +167,10 @@ void fcp_report_warn(struct fcp_job *job, enum fcp_warn_kind kind, const char *p
 void fcp_job_stop(struct fcp_job *job, int err);
 /* An item failed with err; ENOSPC stops new items. Always counts one failure. */
 void fcp_report_failed(struct fcp_job *job, const char *what, const char *path, int err);
+/* The same for entry name of d (NULL: d itself), named by its source path,
+ * or by its copy's path when dst (where the obstacle is). */
+void fcp_report_failed_in(struct fcp_job *job, const char *what, const struct fcp_dir *d,
+			  const char *name, bool dst, int err);
 
 const char *fcp_warn_kind_name(enum fcp_warn_kind kind);
 

@@ -240,9 +240,8 @@ static void hl_forget(struct fcp_worker *w, struct fcp_hl_entry *e, struct hl_wa
 		if (it) {
 			fcp_sched_push(w, it);
 		} else {
-			char *p = fcp_dir_src_path(wt->dir, wt->name);
-			fcp_report_failed(fcp_worker_job(w), "out of memory at", p, -ENOMEM);
-			free(p);
+			fcp_report_failed_in(fcp_worker_job(w), "out of memory at", wt->dir, wt->name,
+					     false, -ENOMEM);
 			fcp_dir_release(w, wt->dir);
 		}
 		free(wt);
@@ -276,11 +275,9 @@ void fcp_hl_done(struct fcp_worker *w, struct fcp_hl_entry *e, bool ok)
 	for (; wt; wt = next) {
 		int r = fcp_hl_link(w, e, wt->dir, wt->dst_name);
 		next = wt->next;
-		if (r < 0) {
-			char *p = fcp_dir_dst_path(wt->dir, wt->dst_name);
-			fcp_report_failed(job, "cannot create hard link", p, r);
-			free(p);
-		}
+		if (r < 0)
+			fcp_report_failed_in(job, "cannot create hard link", wt->dir, wt->dst_name,
+					     true, r);
 		fcp_dir_release(w, wt->dir);
 		free(wt);
 	}

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static void put_path(FILE *f, const char *path)
@@ -66,6 +67,15 @@ void fcp_report_failed(struct fcp_job *job, const char *what, const char *path, 
 		fcp_job_stop(job, err);
 	fcp_report_error(job, what, path, err);
 	atomic_fetch_add(&job->c.failed, 1);
+}
+
+void fcp_report_failed_in(struct fcp_job *job, const char *what, const struct fcp_dir *d,
+			  const char *name, bool dst, int err)
+{
+	char *p = dst ? fcp_dir_dst_path(d, name) : fcp_dir_src_path(d, name);
+
+	fcp_report_failed(job, what, p, err);
+	free(p);
 }
 
 static const char *warn_name[FCP_WARN_KINDS] = {

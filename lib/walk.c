@@ -56,9 +56,7 @@ struct batch {
 static void push_item(struct fcp_worker *w, struct fcp_dir *d, struct fcp_item *it)
 {
 	if (!it) {
-		char *p = fcp_dir_src_path(d, NULL);
-		fcp_report_failed(fcp_worker_job(w), "out of memory in", p, -ENOMEM);
-		free(p);
+		fcp_report_failed_in(fcp_worker_job(w), "out of memory in", d, NULL, false, -ENOMEM);
 		return;
 	}
 	atomic_fetch_add(&d->pending, 1);
@@ -172,9 +170,8 @@ void fcp_walk_scan(struct fcp_worker *w, struct fcp_dir *d)
 	dir = fd >= 0 ? fdopendir(fd) : NULL;
 
 	if (!dir) {
-		char *p = fcp_dir_src_path(d, NULL);
-		fcp_report_failed(job, "cannot read directory", p, fd < 0 ? fd : -ENOMEM);
-		free(p);
+		fcp_report_failed_in(job, "cannot read directory", d, NULL, false,
+				     fd < 0 ? fd : -ENOMEM);
 		if (fd >= 0)
 			close(fd);
 		fcp_dir_release(w, d);
@@ -187,11 +184,8 @@ void fcp_walk_scan(struct fcp_worker *w, struct fcp_dir *d)
 			emit(w, d, &b, de->d_name, de->d_type);
 	}
 	batch_flush(w, d, &b);
-	if (r < 0) {
-		char *p = fcp_dir_src_path(d, NULL);
-		fcp_report_failed(job, "cannot read directory", p, r);
-		free(p);
-	}
+	if (r < 0)
+		fcp_report_failed_in(job, "cannot read directory", d, NULL, false, r);
 	closedir(dir);
 	fcp_dir_release(w, d);
 }
@@ -205,11 +199,9 @@ static void dir_finish(struct fcp_worker *w, struct fcp_dir *d)
 		dst.inherited = d->created && d->parent->gives_acl;
 		fcp_meta_copy(job, FCP_AT_FD(d->src_fd), dst, &d->st, d, NULL);
 		int r = job->o->fsync ? fcp_sys_fsync(d->dst_fd) : 0;
-		if (r < 0) {
-			char *p = fcp_dir_dst_path(d->parent, d->dst_name);
-			fcp_report_failed(job, "cannot sync directory", p, r);
-			free(p);
-		}
+		if (r < 0)
+			fcp_report_failed_in(job, "cannot sync directory", d->parent, d->dst_name,
+					     true, r);
 	}
 	/* A top pseudo-dir's fds belong to the job (hard links may still
 	 * need its destination fd), so only real directories close here. */
