@@ -15,6 +15,8 @@ struct fcp_entry {
 	const char *dst_name;   /* destination name in d */
 	struct statx st;
 	int src_fd;             /* open source fd, or -1 */
+	mode_t create_mode;     /* a regular file's copy was created with
+				   (fcp_meta_create_mode; 0 = private) */
 };
 
 /* file.c: copy a regular file; e->src_fd is open (and closed here). */

@@ -38,8 +38,7 @@ void fcp_file_finish(struct fcp_entry *e, struct fcp_hl_entry *hl, int out, cons
 {
 	if (err < 0)
 		goto fail;
-	fcp_meta_copy(e->job, FCP_AT_FD(e->src_fd),
-		      FCP_AT_NEW(out, e->d, fcp_meta_create_mode(e->job, &e->st, e->d)), &e->st,
+	fcp_meta_copy(e->job, FCP_AT_FD(e->src_fd), FCP_AT_NEW(out, e->d, e->create_mode), &e->st,
 		      e->d, e->name);
 	what = "cannot sync copy of";
 	if (e->job->o->fsync && (err = fcp_sys_fsync(out)) < 0)
@@ -80,7 +79,8 @@ void fcp_file_copy(struct fcp_entry *e)
 		close(e->src_fd);
 		return;
 	}
-	out = fcp_dest_create(e->w, e->d->dst_fd, tmp, fcp_meta_create_mode(e->job, &e->st, e->d));
+	e->create_mode = fcp_meta_create_mode(e->job, &e->st, e->d);
+	out = fcp_dest_create(e->w, e->d->dst_fd, tmp, e->create_mode);
 	if (out < 0) {
 		fcp_entry_fail(e, "cannot create copy of", out);
 		close(e->src_fd);
