@@ -6,11 +6,7 @@
 #      XFS and one btrfs loopback filesystem (fastcp-bench compare)
 #   sh scripts/bench-targets.sh [RESULTS_DIR] [CLONE_FILES]
 set -eu
-top=$(cd "$(dirname "$0")/.." && pwd)
-bin=$(mktemp -d /tmp/fcp-bench-bin.XXXXXX)
-cp "$top/build/fastcp-bench" "$top/build/fastcp" "$bin/"
-B=$bin/fastcp-bench F=$bin/fastcp
-out=${1:-$top/build/bench-results}
+. "$(dirname "$0")/bench-common.sh"
 files=${2:-250}
 base=/tmp/fcp-targets
 mkdir -p "$out" "$base"

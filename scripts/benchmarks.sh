@@ -9,12 +9,7 @@
 # Needs root (loop devices, cache drops), ~16 GB free in /tmp, fpart and rclone
 # (apt-get install fpart rclone) for the last two peers.
 set -eu
-top=$(cd "$(dirname "$0")/.." && pwd)
-# Run copies of the binaries, so that a rebuild during the run changes nothing.
-bin=$(mktemp -d /tmp/fcp-bench-bin.XXXXXX)
-cp "$top/build/fastcp-bench" "$top/build/fastcp" "$bin/"
-B=$bin/fastcp-bench F=$bin/fastcp
-out=${1:-$top/build/bench-results}
+. "$(dirname "$0")/bench-common.sh"
 shift 2>/dev/null || true
 workloads=${*:-small folders large mixed}
 base=/tmp/fcp-bench
