@@ -90,8 +90,6 @@ struct fcp_job {
 	mode_t umask;
 	struct fcp_sched *sched;
 	struct fcp_hlmap *hl;
-	/* copy_file_range can clone on one filesystem, so reflink=never must
-	 * not use it there; decided per file from the two st_dev values. */
 	/* Engines that answered "not between these filesystems": a key of the
 	 * pair of devices is remembered (one atomic word, so it is never half
 	 * written) and the next file does not ask again. */

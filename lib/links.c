@@ -205,9 +205,9 @@ enum fcp_hl_state fcp_hl_claim(struct fcp_job *job, const struct statx *st, stru
 	} else if (e->state == 0) {
 		size_t n = strlen(name) + 1;
 		struct hl_waiter *wt = malloc(sizeof(*wt) + n + strlen(dst_name) + 1);
-		if (!wt)
+		if (!wt) {
 			e = NULL; /* copied on its own, as an independent file */
-		if (wt) {
+		} else {
 			wt->dir = d;
 			memcpy(wt->name, name, n);
 			wt->dst_name = strcpy(wt->name + n, dst_name);
