@@ -41,14 +41,14 @@ struct fcp_bigfile {
 	atomic_int err;         /* first error, 0 if none */
 	atomic_llong eof;       /* where the source ended, if early */
 	atomic_ullong bytes;
-	char tmp[FCP_TMPNAME_MAX];
+	struct fcp_tmp tmp;
 	char names[];
 };
 
 static void run(struct fcp_worker *w, struct fcp_bigfile *b);
 
 bool fcp_chunk_start(struct fcp_entry *e, const struct fcp_xfer *x, struct fcp_hl_entry *hl,
-		     const char *tmp)
+		     const struct fcp_tmp *tmp)
 {
 	const struct fcp_engine *list[3];
 	size_t n1 = strlen(e->name) + 1, n2 = strlen(e->dst_name) + 1;
@@ -71,7 +71,7 @@ bool fcp_chunk_start(struct fcp_entry *e, const struct fcp_xfer *x, struct fcp_h
 	pthread_mutex_init(&b->wlock, NULL);
 	b->x.wlock = &b->wlock;
 	b->hl = hl;
-	strcpy(b->tmp, tmp);
+	b->tmp = *tmp;
 	b->chunks = (int)((x->size + CHUNK_SIZE - 1) / CHUNK_SIZE);
 	atomic_init(&b->eof, x->size);
 	/* Helpers only for the CPUs no runner uses yet (this one counts). */
@@ -108,7 +108,7 @@ static void land_last(struct fcp_worker *w, struct fcp_bigfile *b)
 		err = fcp_sys_ftruncate(b->x.out, eof);
 	atomic_fetch_add(&b->e.job->c.bytes, atomic_load(&b->bytes));
 	b->e.w = w;
-	fcp_file_finish(&b->e, b->hl, b->x.out, b->tmp, err, "cannot copy");
+	fcp_file_finish(&b->e, b->hl, b->x.out, &b->tmp, err, "cannot copy");
 	pthread_mutex_destroy(&b->wlock);
 	free(b);
 	fcp_dir_release(w, d);

@@ -1,5 +1,6 @@
 /*
- * dest.c - create under a temporary name, rename into place.
+ * dest.c - create under a temporary name (or none), rename (or link) into
+ * place.
  */
 #include "dest.h"
 #include "sys.h"
@@ -7,6 +8,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #define FCP_TMP_TRIES 100
 
@@ -28,11 +30,151 @@ static int make_file(int dirfd, const char *tmp, void *arg)
 			      *(mode_t *)arg);
 }
 
-int fcp_dest_create(struct fcp_worker *w, int dirfd, char tmp[FCP_TMPNAME_MAX], mode_t mode)
+enum { UNNAMED_UNKNOWN, UNNAMED_EMPTY_PATH, UNNAMED_PROCFS, UNNAMED_NO };
+
+void fcp_dest_unnamed_link_args(const struct fcp_job *job, int fd, char buf[32], int *olddir,
+				int *flags)
 {
+	if (atomic_load(&job->unnamed) == UNNAMED_EMPTY_PATH) {
+		buf[0] = 0;
+		*olddir = fd;
+		*flags = AT_EMPTY_PATH;
+	} else {
+		snprintf(buf, 32, "/proc/self/fd/%d", fd);
+		*olddir = AT_FDCWD;
+		*flags = AT_SYMLINK_FOLLOW;
+	}
+}
+
+static int link_unnamed(const struct fcp_job *job, int fd, int dirfd, const char *name)
+{
+	char buf[32];
+	int olddir, flags;
+
+	fcp_dest_unnamed_link_args(job, fd, buf, &olddir, &flags);
+	return fcp_sys_linkat(olddir, buf, dirfd, name, flags);
+}
+
+static int make_link_of_fd(int dirfd, const char *tmp, void *arg)
+{
+	const struct fcp_job *job = ((void **)arg)[0];
+	return link_unnamed(job, *(int *)((void **)arg)[1], dirfd, tmp);
+}
+
+/* Which way this process may link an unnamed file: AT_EMPTY_PATH needs
+ * CAP_DAC_READ_SEARCH on most kernels, the /proc/self/fd path only a
+ * mounted /proc. Tried for real once, on a throwaway file in d. */
+static int unnamed_probe(struct fcp_worker *w, struct fcp_job *job, int dirfd)
+{
+	int fd = fcp_sys_openat(dirfd, ".", O_WRONLY | O_TMPFILE, 0600);
+	int how = UNNAMED_NO;
+
+	for (int m = UNNAMED_EMPTY_PATH; fd >= 0 && m <= UNNAMED_PROCFS; m++) {
+		char tmp[FCP_TMPNAME_MAX];
+		void *arg[2] = { job, &fd };
+		atomic_store(&job->unnamed, m);
+		if (fcp_dest_make(w, dirfd, tmp, make_link_of_fd, arg) == 0) {
+			fcp_sys_unlinkat(dirfd, tmp, 0);
+			how = m;
+			break;
+		}
+	}
+	if (fd >= 0)
+		close(fd);
+	return how;
+}
+
+bool fcp_dest_unnamed_ok(struct fcp_worker *w, struct fcp_dir *d)
+{
+	struct fcp_job *job = fcp_worker_job(w);
+	int how = atomic_load(&job->unnamed);
+
+	if (!d->created || how == UNNAMED_NO)
+		return false;
+	if (how == UNNAMED_UNKNOWN) {
+		/* Concurrent first calls may each probe: same answer. */
+		pthread_mutex_lock(&job->err_lock);
+		how = atomic_load(&job->unnamed);
+		if (how == UNNAMED_UNKNOWN)
+			atomic_store(&job->unnamed, how = unnamed_probe(w, job, d->dst_fd));
+		pthread_mutex_unlock(&job->err_lock);
+	}
+	return how != UNNAMED_NO;
+}
+
+int fcp_dest_create(struct fcp_worker *w, struct fcp_dir *d, struct fcp_tmp *t, mode_t mode)
+{
+	int fd;
+
 	if (!mode)
 		mode = 0600;
-	return fcp_dest_make(w, dirfd, tmp, make_file, &mode);
+	t->name[0] = 0;
+	t->unnamed = fcp_dest_unnamed_ok(w, d);
+	if (t->unnamed) {
+		fd = fcp_sys_openat(d->dst_fd, ".", O_WRONLY | O_TMPFILE, mode);
+		/* Not on this filesystem (it may differ from the probe's):
+		 * a temporary name then. */
+		if (fd >= 0 || (fd != -EOPNOTSUPP && fd != -EISDIR && fd != -EINVAL))
+			return fd;
+		t->unnamed = false;
+	}
+	return fcp_dest_make(w, d->dst_fd, t->name, make_file, &mode);
+}
+
+/* Link the complete unnamed file fd as name in d. The name can only exist
+ * if something outside this job made it in the meantime: then it is
+ * replaced like any other, through a temporary name. */
+static int commit_unnamed(struct fcp_worker *w, struct fcp_dir *d, struct fcp_tmp *t, int fd,
+			  const char *name)
+{
+	struct fcp_job *job = fcp_worker_job(w);
+	int r = link_unnamed(job, fd, d->dst_fd, name);
+	void *arg[2] = { job, &fd };
+
+	if (r != -EEXIST)
+		return r;
+	r = fcp_dest_make(w, d->dst_fd, t->name, make_link_of_fd, arg);
+	return r < 0 ? r : fcp_dest_commit(job, d, t->name, name);
+}
+
+int fcp_dest_commit_file(struct fcp_worker *w, struct fcp_dir *d, struct fcp_tmp *t, int fd,
+			 const char *name, const char **what)
+{
+	struct fcp_job *job = fcp_worker_job(w);
+	int r, c;
+
+	*what = "cannot write copy of";
+	if (!t->unnamed) {
+		r = fcp_sys_close(fd);
+		if (r < 0) {
+			fcp_dest_discard(job, d, t->name);
+			return r;
+		}
+		r = fcp_dest_commit(job, d, t->name, name);
+	} else {
+		r = commit_unnamed(w, d, t, fd, name);
+		c = fcp_sys_close(fd);
+		/* Linked before the close, so a close that reports a write
+		 * error takes the name away again (this job's own, in its
+		 * own directory). */
+		if (r == 0 && c < 0) {
+			fcp_sys_unlinkat(d->dst_fd, name, 0);
+			return c;
+		}
+	}
+	if (r < 0)
+		*what = r == -EISDIR ? "cannot overwrite directory with" : "cannot rename copy of";
+	return r;
+}
+
+void fcp_dest_discard_file(struct fcp_job *job, struct fcp_dir *d, struct fcp_tmp *t, int fd)
+{
+	if (fd >= 0)
+		close(fd);
+	if (t->name[0])
+		fcp_dest_discard(job, d, t->name);
+	t->name[0] = 0;
+	t->unnamed = false;
 }
 
 int fcp_dest_commit(struct fcp_job *job, struct fcp_dir *d, const char *tmp, const char *name)

@@ -14,10 +14,40 @@
 
 #define FCP_TMPNAME_MAX 64
 
-/* Create an empty file under a fresh temporary name in dirfd, with mode
- * (fcp_meta_create_mode) or else private (0600); the name is written to
- * tmp. Returns the fd or -errno. */
-int fcp_dest_create(struct fcp_worker *w, int dirfd, char tmp[FCP_TMPNAME_MAX], mode_t mode);
+/*
+ * Where a new regular file is until it is complete. In a directory this
+ * job created (still 0700, so its final name can only be ours), it is an
+ * unnamed inode (O_TMPFILE) that one linkat() names when complete: a crash
+ * leaves nothing behind, and it costs one directory update instead of the
+ * two of create + rename. Elsewhere, or where the filesystem or the
+ * kernel cannot, it is a temporary name renamed over the final one.
+ */
+struct fcp_tmp {
+	char name[FCP_TMPNAME_MAX]; /* "" while unnamed or when nothing exists */
+	bool unnamed;               /* an O_TMPFILE inode, open, not yet linked */
+};
+
+/* Create an empty regular file for d, with mode (fcp_meta_create_mode) or
+ * else private (0600), described in *t. Returns the fd or -errno. */
+int fcp_dest_create(struct fcp_worker *w, struct fcp_dir *d, struct fcp_tmp *t, mode_t mode);
+
+/* Should new files of d be unnamed (see struct fcp_tmp)? The first call
+ * of a job finds out whether the kernel lets this process link them. */
+bool fcp_dest_unnamed_ok(struct fcp_worker *w, struct fcp_dir *d);
+
+/* The linkat() arguments that name the open unnamed file fd: olddir and
+ * old (written to buf) and flags. */
+void fcp_dest_unnamed_link_args(const struct fcp_job *job, int fd, char buf[32], int *olddir,
+				int *flags);
+
+/* Close fd, the complete file t, and give it name in d, replacing a
+ * non-directory (a directory in the way is -EISDIR). On failure nothing of
+ * it is left, and *what says which step failed. */
+int fcp_dest_commit_file(struct fcp_worker *w, struct fcp_dir *d, struct fcp_tmp *t, int fd,
+			 const char *name, const char **what);
+
+/* Remove what exists of t after a failure (fd, if >= 0, is closed). */
+void fcp_dest_discard_file(struct fcp_job *job, struct fcp_dir *d, struct fcp_tmp *t, int fd);
 
 /* Make a non-regular inode under a temporary name, by calling make(dirfd,
  * tmp, arg) until the name is free. */

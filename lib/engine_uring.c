@@ -6,11 +6,13 @@
  *   1. open every source
  *   2. statx every opened source (by fd: data and metadata of one inode)
  *      (2b. if some are medium files, which are handed back: read-ahead)
- *   3. create every temporary file + read every source (the device sees
- *      the whole batch at once: a deep queue on a cold cache)
+ *   3. create every new file (unnamed in a directory of this job, else
+ *      under a temporary name: dest.h) + read every source (the device
+ *      sees the whole batch at once: a deep queue on a cold cache)
  *   4. write every copy
  *   5. (metadata, synchronously: io_uring has no chmod/utimes)
- *      close + rename into place (linked), close the sources
+ *      link + close, or close + rename, into place (linked), close the
+ *      sources
  * Files that need more than this (large, sparse, hard-linked, not regular
  * any more, or an error the synchronous path explains better) are handed
  * back to the caller, which copies them one by one (medium ones from the
@@ -51,7 +53,9 @@ struct small {
 	bool back;               /* hand to the synchronous path */
 	ssize_t got;
 	char *buf;
-	char tmp[FCP_TMPNAME_MAX];
+	struct fcp_tmp tmp;
+	bool linked;             /* unnamed, and linked under its name */
+	char link_path[32];      /* linkat's old path for an unnamed one */
 };
 
 /* The ops this file needs; a kernel without one of them is "no io_uring". */
@@ -59,7 +63,7 @@ static bool probe_ops(struct io_uring *ring)
 {
 	static const int ops[] = { IORING_OP_OPENAT, IORING_OP_STATX, IORING_OP_READ,
 				   IORING_OP_WRITE, IORING_OP_CLOSE, IORING_OP_RENAMEAT,
-				   IORING_OP_FADVISE };
+				   IORING_OP_LINKAT, IORING_OP_FADVISE };
 	struct io_uring_probe *p = io_uring_get_probe_ring(ring);
 	bool ok = p != NULL;
 
@@ -164,7 +168,10 @@ static void ring_run(struct io_uring *ring, unsigned expect, struct small *files
 	}
 }
 
-enum { T_OPEN_IN, T_STATX, T_PREFETCH, T_OPEN_OUT, T_READ, T_WRITE, T_CLOSE_OUT, T_RENAME, T_CLOSE_IN };
+enum {
+	T_OPEN_IN, T_STATX, T_PREFETCH, T_OPEN_OUT, T_READ, T_WRITE, T_CLOSE_OUT, T_RENAME,
+	T_LINK, T_CLOSE_IN
+};
 
 static void on_cqe(struct small *s, unsigned tag, int res)
 {
@@ -182,9 +189,11 @@ static void on_cqe(struct small *s, unsigned tag, int res)
 		s->out = res;
 		if (res >= 0)
 			break;
-		s->tmp[0] = 0; /* nothing was created */
-		/* A name taken by a leftover: the synchronous path picks another. */
-		if (res == -EEXIST)
+		s->tmp.name[0] = 0; /* nothing was created */
+		s->tmp.unnamed = false;
+		/* A name taken by a leftover, or no unnamed files on this
+		 * filesystem: the synchronous path finds its way. */
+		if (res == -EEXIST || res == -EOPNOTSUPP || res == -EISDIR || res == -EINVAL)
 			s->back = true;
 		else
 			s->err = res;
@@ -203,7 +212,9 @@ static void on_cqe(struct small *s, unsigned tag, int res)
 			s->err = 0;
 		break;
 	case T_CLOSE_OUT:
-		if (res < 0)
+		if (res == -ECANCELED) /* after a failed link: still open */
+			break;
+		if (res < 0 && !s->err)
 			s->err = res;
 		s->out = -1;
 		break;
@@ -211,21 +222,30 @@ static void on_cqe(struct small *s, unsigned tag, int res)
 		if (res < 0 && !s->err)
 			s->err = res == -ENOTEMPTY || res == -EEXIST ? -EISDIR : res;
 		break;
+	case T_LINK:
+		s->linked = res >= 0;
+		/* The name was made meanwhile by someone else: the synchronous
+		 * path replaces it the safe way. */
+		if (res == -EEXIST)
+			s->back = true;
+		else if (res < 0)
+			s->err = res;
+		break;
 	case T_CLOSE_IN:
 		s->in = -1;
 		break;
 	}
 }
 
-/* Undo the temporary file of s, if it has one. */
+/* Undo the new file of s, if it has one: a name it got too (its close
+ * failed after the link) is this job's own, in its own directory. */
 static void drop_tmp(struct fcp_worker *w, struct fcp_dir *d, struct small *s)
 {
-	if (s->out >= 0)
-		close(s->out);
-	if (s->tmp[0])
-		fcp_dest_discard(fcp_worker_job(w), d, s->tmp);
+	if (s->linked)
+		fcp_sys_unlinkat(d->dst_fd, s->name, 0);
+	fcp_dest_discard_file(fcp_worker_job(w), d, &s->tmp, s->out);
 	s->out = -1;
-	s->tmp[0] = 0;
+	s->linked = false;
 }
 
 static void fail(struct fcp_worker *w, struct fcp_dir *d, struct small *s, const char *what)
@@ -307,12 +327,24 @@ static void round_prefetch(struct io_uring *ring, struct small *f, int n)
 static void round_read(struct fcp_worker *w, struct io_uring *ring, struct fcp_dir *d,
 		       struct small *f, int n)
 {
+	bool unnamed = fcp_dest_unnamed_ok(w, d);
+
 	for (int i = 0; i < n; i++) {
+		mode_t mode;
 		f[i].mode = fcp_meta_create_mode(fcp_worker_job(w), &f[i].st, d);
-		fcp_worker_tmpname(w, f[i].tmp, sizeof(f[i].tmp));
-		io_uring_prep_openat(sqe_for(ring, i, T_OPEN_OUT), d->dst_fd, f[i].tmp,
-				     O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-				     f[i].mode ? f[i].mode : 0600);
+		mode = f[i].mode ? f[i].mode : 0600;
+		f[i].tmp.unnamed = unnamed;
+		f[i].tmp.name[0] = 0;
+		if (unnamed) {
+			io_uring_prep_openat(sqe_for(ring, i, T_OPEN_OUT), d->dst_fd, ".",
+					     O_WRONLY | O_TMPFILE | O_CLOEXEC, mode);
+		} else {
+			fcp_worker_tmpname(w, f[i].tmp.name, sizeof(f[i].tmp.name));
+			io_uring_prep_openat(sqe_for(ring, i, T_OPEN_OUT), d->dst_fd,
+					     f[i].tmp.name,
+					     O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+					     mode);
+		}
 		/* One byte more than the size: a file that grew since its stat
 		 * (or a size-0 file with content, as in procfs) is handed back. */
 		io_uring_prep_read(sqe_for(ring, i, T_READ), f[i].in, f[i].buf,
@@ -358,20 +390,35 @@ static void rounds_data(struct fcp_worker *w, struct io_uring *ring, struct fcp_
 		}
 		fcp_meta_copy(job, FCP_AT_FD(s->in), FCP_AT_NEW(s->out, d, s->mode), &s->st, d,
 			      s->name);
-		/* Linked: the rename runs only if the close succeeded. */
-		struct io_uring_sqe *c = sqe_for(ring, i, T_CLOSE_OUT);
-		io_uring_prep_close(c, s->out);
-		io_uring_sqe_set_flags(c, IOSQE_IO_LINK);
-		io_uring_prep_renameat(sqe_for(ring, i, T_RENAME), d->dst_fd, s->tmp, d->dst_fd,
-				       s->name, 0);
+		if (s->tmp.unnamed) {
+			/* Linked: the close runs only if the link succeeded
+			 * (else the file is dropped below). */
+			int olddir, flags;
+			struct io_uring_sqe *l = sqe_for(ring, i, T_LINK);
+			fcp_dest_unnamed_link_args(job, s->out, s->link_path, &olddir, &flags);
+			io_uring_prep_linkat(l, olddir, s->link_path, d->dst_fd, s->name, flags);
+			io_uring_sqe_set_flags(l, IOSQE_IO_LINK);
+			io_uring_prep_close(sqe_for(ring, i, T_CLOSE_OUT), s->out);
+		} else {
+			/* Linked: the rename runs only if the close succeeded. */
+			struct io_uring_sqe *c = sqe_for(ring, i, T_CLOSE_OUT);
+			io_uring_prep_close(c, s->out);
+			io_uring_sqe_set_flags(c, IOSQE_IO_LINK);
+			io_uring_prep_renameat(sqe_for(ring, i, T_RENAME), d->dst_fd,
+					       s->tmp.name, d->dst_fd, s->name, 0);
+		}
 		io_uring_prep_close(sqe_for(ring, i, T_CLOSE_IN), s->in);
 		k += 3;
 	}
 	ring_run(ring, k, f, on_cqe);
 	for (int i = 0; i < n; i++) {
 		struct small *s = &f[i];
-		if (!s->tmp[0])
+		if (!s->tmp.name[0] && !s->tmp.unnamed)
 			continue;
+		if (s->back) {
+			give_back(w, d, s);
+			continue;
+		}
 		if (s->err) {
 			fail(w, d, s, s->err == -EISDIR ? "cannot overwrite directory with"
 							: "cannot write copy of");

@@ -29,11 +29,13 @@ struct fcp_hl_entry;
  * name, which the caller copies and then passes to fcp_hl_done(). */
 bool fcp_entry_hardlink(struct fcp_entry *e, struct fcp_hl_entry **hl);
 
+struct fcp_tmp;
+
 /* The end of a file's pipeline: with err == 0, metadata, [fsync], close
- * and rename into place; otherwise report `what` and remove the temporary
- * file. Closes the source and settles the hard-link entry either way. */
-void fcp_file_finish(struct fcp_entry *e, struct fcp_hl_entry *hl, int out, const char *tmp,
-		     int err, const char *what);
+ * and link or rename into place; otherwise report `what` and remove the
+ * new file. Closes the source and settles the hard-link entry either way. */
+void fcp_file_finish(struct fcp_entry *e, struct fcp_hl_entry *hl, int out,
+		     struct fcp_tmp *tmp, int err, const char *what);
 
 struct fcp_xfer;
 
@@ -41,7 +43,7 @@ struct fcp_xfer;
  * worker and helpers (while the job has fewer runners than CPUs), and
  * return true; the last runner out finishes the file. */
 bool fcp_chunk_start(struct fcp_entry *e, const struct fcp_xfer *x, struct fcp_hl_entry *hl,
-		     const char *tmp);
+		     const struct fcp_tmp *tmp);
 
 /* Report a failed entry with its source path. */
 void fcp_entry_fail(struct fcp_entry *e, const char *what, int err);

@@ -1,12 +1,12 @@
 /*
  * file.c - the pipeline of one regular file:
- *   open (entry.c) -> create temp -> data -> [writeback] -> metadata
- *   -> [fsync] -> rename
+ *   open (entry.c) -> create (unnamed or temporary name, dest.h) -> data
+ *   -> [writeback] -> metadata -> [fsync] -> link or rename into place
  * The data step is one call for most files, or chunks copied by several
  * workers for a large one (chunk.c); both end in fcp_file_finish(), so
  * each later stage (hashing, verification, resume records) is one more
- * step there, not a rewrite: the temporary file is renamed only when every
- * stage said yes.
+ * step there, not a rewrite: the new file gets its final name only when
+ * every stage said yes.
  */
 #include "dest.h"
 #include "engine.h"
@@ -33,8 +33,8 @@ static struct fcp_xfer xfer_of(struct fcp_entry *e, int out)
 	};
 }
 
-void fcp_file_finish(struct fcp_entry *e, struct fcp_hl_entry *hl, int out, const char *tmp,
-		     int err, const char *what)
+void fcp_file_finish(struct fcp_entry *e, struct fcp_hl_entry *hl, int out,
+		     struct fcp_tmp *tmp, int err, const char *what)
 {
 	if (err < 0)
 		goto fail;
@@ -43,24 +43,16 @@ void fcp_file_finish(struct fcp_entry *e, struct fcp_hl_entry *hl, int out, cons
 	what = "cannot sync copy of";
 	if (e->job->o->fsync && (err = fcp_sys_fsync(out)) < 0)
 		goto fail;
-	what = "cannot write copy of";
-	err = fcp_sys_close(out);
-	out = -1;
-	if (err < 0)
-		goto fail;
-	err = fcp_dest_commit(e->job, e->d, tmp, e->dst_name);
+	err = fcp_dest_commit_file(e->w, e->d, tmp, out, e->dst_name, &what);
 	if (err < 0) {
-		fcp_entry_fail(e, err == -EISDIR ? "cannot overwrite directory with"
-						 : "cannot rename copy of", err);
+		fcp_entry_fail(e, what, err);
 		goto out;
 	}
 	atomic_fetch_add(&e->job->c.files, 1);
 	goto out;
 fail:
 	fcp_entry_fail(e, what, err);
-	if (out >= 0)
-		close(out);
-	fcp_dest_discard(e->job, e->d, tmp);
+	fcp_dest_discard_file(e->job, e->d, tmp, out);
 out:
 	close(e->src_fd);
 	fcp_hl_done(e->w, hl, err == 0);
@@ -69,7 +61,7 @@ out:
 void fcp_file_copy(struct fcp_entry *e)
 {
 	struct fcp_hl_entry *hl = NULL;
-	char tmp[FCP_TMPNAME_MAX];
+	struct fcp_tmp tmp;
 	struct fcp_xfer x;
 	bool cloned;
 	ssize_t r;
@@ -80,7 +72,7 @@ void fcp_file_copy(struct fcp_entry *e)
 		return;
 	}
 	e->create_mode = fcp_meta_create_mode(e->job, &e->st, e->d);
-	out = fcp_dest_create(e->w, e->d->dst_fd, tmp, e->create_mode);
+	out = fcp_dest_create(e->w, e->d, &tmp, e->create_mode);
 	if (out < 0) {
 		fcp_entry_fail(e, "cannot create copy of", out);
 		close(e->src_fd);
@@ -88,7 +80,7 @@ void fcp_file_copy(struct fcp_entry *e)
 		return;
 	}
 	x = xfer_of(e, out);
-	if (fcp_chunk_start(e, &x, hl, tmp))
+	if (fcp_chunk_start(e, &x, hl, &tmp))
 		return;
 	r = fcp_data_copy(&x, &cloned);
 	/* Start writing a medium file back now: the device writes it while
@@ -102,6 +94,6 @@ void fcp_file_copy(struct fcp_entry *e)
 		atomic_fetch_add(&e->job->c.bytes, (unsigned long long)r);
 		atomic_fetch_add(&e->job->c.cloned, cloned);
 	}
-	fcp_file_finish(e, hl, out, tmp, r < 0 ? (int)r : 0,
+	fcp_file_finish(e, hl, out, &tmp, r < 0 ? (int)r : 0,
 			e->job->o->reflink == FCP_REFLINK_ALWAYS ? "cannot clone" : "cannot copy");
 }

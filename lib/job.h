@@ -97,6 +97,7 @@ struct fcp_job {
 	atomic_bool uring_ok;        /* io_uring still believed usable */
 	atomic_bool uring_used;      /* some batch went through io_uring */
 	int cpus;                    /* CPUs this process may run on */
+	atomic_int unnamed;          /* how new files are linked (dest.c) */
 	atomic_int chunk_runners;    /* workers copying chunks right now */
 };
 

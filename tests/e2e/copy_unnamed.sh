@@ -1,0 +1,67 @@
+#!/bin/bash
+# New files in directories fastcp made are unnamed (O_TMPFILE) until linked;
+# where the kernel or the filesystem refuses a step, fastcp falls back, on
+# both the io_uring and the synchronous path, and the copy stays exact:
+#   nothing refused         -> linkat(fd, "", ..., AT_EMPTY_PATH)
+#   AT_EMPTY_PATH refused   -> linkat("/proc/self/fd/N", ..., AT_SYMLINK_FOLLOW)
+#   both refused            -> .fcp-* temporary names + rename
+#   O_TMPFILE refused       -> .fcp-* temporary names + rename
+# (refusals made by a seccomp filter: tests/lib/deny.c). No .fcp-* name is
+# ever left behind.
+. "${TESTLIB:-$(dirname "$0")/../lib}/lib.sh" || exit 1
+t_init
+need_fastcp
+need_treecmp
+need_cmd strace
+DENY=$TOOLS/deny
+[ -x "$DENY" ] || fail "deny missing: $DENY (run make all)"
+
+mkdir -p s/a/b s/c
+for i in $(seq 1 120); do head -c $((i * 53)) /dev/urandom >"s/a/f$i"; done
+for i in $(seq 1 20); do echo "$i" >"s/a/b/g$i"; done
+head -c 700000 /dev/urandom >s/c/medium
+ln s/a/f1 s/c/hard
+chmod 0640 s/a/f2
+chmod 04755 s/a/f3
+
+# expect RULES: the linkat (or rename) that puts a file in place.
+expect() {
+	case $1 in
+	'') echo 'linkat\([0-9]+<[^>]*>\(deleted\), "", [0-9]+<[^>]*>, "f5", AT_EMPTY_PATH\) = 0' ;;
+	empty-path) echo 'linkat\(AT_FDCWD(<[^>]*>)?, "/proc/self/fd/[0-9]+", [0-9]+<[^>]*>, "f5", AT_SYMLINK_FOLLOW\) = 0' ;;
+	*) echo 'rename(at2?)?\([0-9]+<[^>]*>, "\.fcp-[^"]*", [0-9]+<[^>]*>, "f5"' ;;
+	esac
+}
+
+n=0
+for rules in '' empty-path 'empty-path proc-link' tmpfile; do
+	for path in io_uring sync; do
+		n=$((n + 1))
+		opt=-j4
+		[ $path = sync ] && opt=--no-io-uring
+		# shellcheck disable=SC2086 # rules are words
+		"$DENY" $rules -- "$FASTCP" -v $opt s "d$n" >"$T/out" 2>&1 ||
+			{ cat "$T/out"; fail "fastcp ($path, refused: ${rules:-nothing})"; }
+		check_tree s "d$n"
+		check_eq "$(find "d$n" -name '.fcp-*' | wc -l)" 0 ".fcp-* leftovers ($path, refused: ${rules:-nothing})"
+		if [ $path = io_uring ] && "$FASTCP" --version --verbose | grep -q "small files: io_uring"; then
+			check_grep "threads, io_uring" "$T/out"
+		fi
+	done
+	# Which way the files got their names (system calls: the synchronous path).
+	rm -rf "$T/traced"
+	# shellcheck disable=SC2086
+	"$DENY" $rules -- strace -f -qq -y -o "$T/trace" -e trace=openat,linkat,renameat,renameat2 \
+		"$FASTCP" --no-io-uring -j 1 s "$T/traced" || fail "fastcp under strace (refused: ${rules:-nothing})"
+	check_tree s "$T/traced"
+	check_grep "$(expect "$rules")" "$T/trace"
+done
+
+# Into a tree that is already there (every name exists): temporary names
+# and rename over the old files, never an unnamed file.
+echo old >d1/a/f5
+strace -f -qq -o "$T/trace_old" -e trace=openat "$FASTCP" --no-io-uring s/a d1 ||
+	fail "fastcp over an existing tree"
+check_tree s/a d1/a
+check_nogrep 'O_TMPFILE' "$T/trace_old" "an unnamed file in a directory fastcp did not make"
+echo "unnamed files and their fallbacks exact"
