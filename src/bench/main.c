@@ -19,6 +19,7 @@ static const struct {
 	{ "gen", bench_gen_main, "KIND DIR        make a deterministic workload tree" },
 	{ "compare", bench_compare_main, "SRC -- CMD...  time copy commands side by side" },
 	{ "disk", bench_disk_main, "PATH           block-size disk benchmark (DiskGraf-style)" },
+	{ "floor", bench_floor_main, "SRC DST       the least time writing SRC's tree to DST takes" },
 	{ "files", bench_files_main, "PATH          large and small file benchmark (CDDVDSpd-style)" },
 };
 #define NMODES (int)(sizeof(modes) / sizeof(modes[0]))

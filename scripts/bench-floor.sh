@@ -1,0 +1,47 @@
+#!/bin/sh
+# The floor of a workload on this machine (BENCHMARKS.md, "The limit on
+# small files"): fastcp-bench floor (the tree written from memory: create,
+# write, close per file, 2 threads, then syncfs) against fastcp and the tar
+# pipe, interleaved in each round, every run on a fresh XFS loopback
+# filesystem, the source read before each run (warm), sync inside the time.
+#   sh scripts/bench-floor.sh [RESULTS_DIR] [WORKLOAD] [ROUNDS]
+# Needs root and the source tree of scripts/benchmarks.sh.
+set -eu
+. "$(dirname "$0")/bench-common.sh"
+w=${2:-small} rounds=${3:-3}
+base=/tmp/fcp-bench src=/tmp/fcp-bench/src/$w
+img=$base/work/floor.img mnt=$base/work/floor
+mkdir -p "$out" "$mnt"
+[ -d "$src" ] || { echo "no $src: run scripts/benchmarks.sh first" >&2; exit 1; }
+now() { date +%s.%N; }
+run() { # NAME COMMAND...: one timed run on a fresh filesystem
+	name=$1
+	shift
+	truncate -s 4G "$img"
+	mkfs.xfs -q -f -m reflink=1 "$img"
+	mount -o loop "$img" "$mnt"
+	tar -C "$src" -cf - . >/dev/null # the source in the cache
+	sync
+	t0=$(now)
+	"$@" >"$mnt.log" 2>&1 || { cat "$mnt.log"; umount "$mnt"; exit 1; }
+	t1=$(now)
+	sync -f "$mnt"
+	t2=$(now)
+	umount "$mnt"
+	rm -f "$img"
+	echo "$name $(echo "$t1 $t0 $t2" | awk '{printf "%.3f %.3f", $3 - $2, $3 - $1}')" | tee -a "$res"
+}
+res=$out/$w-floor.txt
+: >"$res"
+echo "# NAME TOTAL_S SYNC_AFTER_S (source $src, $rounds rounds)" | tee -a "$res"
+for r in $(seq 1 "$rounds"); do
+	run floor $B floor --threads 2 "$src" "$mnt/out"
+	run fastcp $F "$src" "$mnt/out"
+	run tar sh -c "mkdir '$mnt/out' && tar -C '$src' -cf - . | tar -C '$mnt/out' -xf -"
+done
+echo "# medians:" | tee -a "$res"
+for name in floor fastcp tar; do
+	grep "^$name " "$res" | awk '{print $2}' | sort -n | awk -v n="$name" \
+		'{v[NR] = $1} END {print "# " n, (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2)}' |
+		tee -a "$res"
+done
