@@ -32,10 +32,9 @@ static int make_file(int dirfd, const char *tmp, void *arg)
 
 enum { UNNAMED_UNKNOWN, UNNAMED_EMPTY_PATH, UNNAMED_PROCFS, UNNAMED_NO };
 
-void fcp_dest_unnamed_link_args(const struct fcp_job *job, int fd, char buf[32], int *olddir,
-				int *flags)
+static void link_args(int how, int fd, char buf[32], int *olddir, int *flags)
 {
-	if (atomic_load(&job->unnamed) == UNNAMED_EMPTY_PATH) {
+	if (how == UNNAMED_EMPTY_PATH) {
 		buf[0] = 0;
 		*olddir = fd;
 		*flags = AT_EMPTY_PATH;
@@ -46,41 +45,44 @@ void fcp_dest_unnamed_link_args(const struct fcp_job *job, int fd, char buf[32],
 	}
 }
 
-static int link_unnamed(const struct fcp_job *job, int fd, int dirfd, const char *name)
+void fcp_dest_unnamed_link_args(const struct fcp_job *job, int fd, char buf[32], int *olddir,
+				int *flags)
 {
+	link_args(atomic_load(&job->unnamed), fd, buf, olddir, flags);
+}
+
+struct link_of_fd {
+	int how, fd;
+};
+
+static int make_link_of_fd(int dirfd, const char *name, void *arg)
+{
+	const struct link_of_fd *l = arg;
 	char buf[32];
 	int olddir, flags;
 
-	fcp_dest_unnamed_link_args(job, fd, buf, &olddir, &flags);
+	link_args(l->how, l->fd, buf, &olddir, &flags);
 	return fcp_sys_linkat(olddir, buf, dirfd, name, flags);
 }
 
-static int make_link_of_fd(int dirfd, const char *tmp, void *arg)
-{
-	const struct fcp_job *job = ((void **)arg)[0];
-	return link_unnamed(job, *(int *)((void **)arg)[1], dirfd, tmp);
-}
-
 /* Which way this process may link an unnamed file: AT_EMPTY_PATH needs
- * CAP_DAC_READ_SEARCH on most kernels, the /proc/self/fd path only a
- * mounted /proc. Tried for real once, on a throwaway file in d. */
-static int unnamed_probe(struct fcp_worker *w, struct fcp_job *job, int dirfd)
+ * CAP_DAC_READ_SEARCH before Linux 6.10, the /proc/self/fd path only a
+ * mounted /proc. Tried for real once, on a throwaway file in dirfd. */
+static int unnamed_probe(struct fcp_worker *w, int dirfd)
 {
-	int fd = fcp_sys_openat(dirfd, ".", O_WRONLY | O_TMPFILE, 0600);
+	struct link_of_fd l = { .fd = fcp_sys_openat(dirfd, ".", O_WRONLY | O_TMPFILE, 0600) };
 	int how = UNNAMED_NO;
 
-	for (int m = UNNAMED_EMPTY_PATH; fd >= 0 && m <= UNNAMED_PROCFS; m++) {
+	for (l.how = UNNAMED_EMPTY_PATH; l.fd >= 0 && l.how <= UNNAMED_PROCFS; l.how++) {
 		char tmp[FCP_TMPNAME_MAX];
-		void *arg[2] = { job, &fd };
-		atomic_store(&job->unnamed, m);
-		if (fcp_dest_make(w, dirfd, tmp, make_link_of_fd, arg) == 0) {
+		if (fcp_dest_make(w, dirfd, tmp, make_link_of_fd, &l) == 0) {
 			fcp_sys_unlinkat(dirfd, tmp, 0);
-			how = m;
+			how = l.how;
 			break;
 		}
 	}
-	if (fd >= 0)
-		close(fd);
+	if (l.fd >= 0)
+		close(l.fd);
 	return how;
 }
 
@@ -92,11 +94,11 @@ bool fcp_dest_unnamed_ok(struct fcp_worker *w, struct fcp_dir *d)
 	if (!d->created || how == UNNAMED_NO)
 		return false;
 	if (how == UNNAMED_UNKNOWN) {
-		/* Concurrent first calls may each probe: same answer. */
+		/* One probe per job: the first callers wait for its answer. */
 		pthread_mutex_lock(&job->err_lock);
 		how = atomic_load(&job->unnamed);
 		if (how == UNNAMED_UNKNOWN)
-			atomic_store(&job->unnamed, how = unnamed_probe(w, job, d->dst_fd));
+			atomic_store(&job->unnamed, how = unnamed_probe(w, d->dst_fd));
 		pthread_mutex_unlock(&job->err_lock);
 	}
 	return how != UNNAMED_NO;
@@ -128,12 +130,12 @@ static int commit_unnamed(struct fcp_worker *w, struct fcp_dir *d, struct fcp_tm
 			  const char *name)
 {
 	struct fcp_job *job = fcp_worker_job(w);
-	int r = link_unnamed(job, fd, d->dst_fd, name);
-	void *arg[2] = { job, &fd };
+	struct link_of_fd l = { .how = atomic_load(&job->unnamed), .fd = fd };
+	int r = make_link_of_fd(d->dst_fd, name, &l);
 
 	if (r != -EEXIST)
 		return r;
-	r = fcp_dest_make(w, d->dst_fd, t->name, make_link_of_fd, arg);
+	r = fcp_dest_make(w, d->dst_fd, t->name, make_link_of_fd, &l);
 	return r < 0 ? r : fcp_dest_commit(job, d, t->name, name);
 }
 
@@ -163,7 +165,9 @@ int fcp_dest_commit_file(struct fcp_worker *w, struct fcp_dir *d, struct fcp_tmp
 		}
 	}
 	if (r < 0)
-		*what = r == -EISDIR ? "cannot overwrite directory with" : "cannot rename copy of";
+		*what = r == -EISDIR	 ? "cannot overwrite directory with"
+			: t->unnamed ? "cannot link copy of"
+				     : "cannot rename copy of";
 	return r;
 }
 
