@@ -8,8 +8,9 @@
  *   3. time the command plus a syncfs() of the destination filesystem, so
  *      that a tool cannot win by leaving dirty pages behind;
  *   4. verify the copy against the source; a wrong copy is FAILED, not timed.
- * Rounds are interleaved and rotated (A B C, B C A, ...) so that drift of a shared
- * machine spreads over every command instead of favouring one.
+ * Rounds are interleaved, rotated and alternately reversed (A B C, B A C,
+ * C A B, ...) so that drift of a shared machine, and what one run leaves
+ * to the next, spread over every command instead of falling on one.
  */
 #include "compare.h"
 
@@ -235,12 +236,17 @@ static int run_session(struct cmp *c)
 
 	if (c->fresh_fs)
 		freshfs_init(&fs, c->fresh_fs, c->fs_size, c->workdir);
-	/* Interleaved rounds, each starting one command later (A B C, B C A,
-	 * C A B, ...): on a shared machine the first run after a round's
-	 * set-up was measured slower, and no command should always be it. */
+	/* Interleaved rounds, each starting one command later, every other
+	 * one in reverse order (A B C, B A C, C A B, A C B, ...): on a shared
+	 * machine the first run after a round's set-up was measured slower,
+	 * and so was the run after certain others (on a VM that gives freed
+	 * memory back to its host, BENCHMARKS.md): no command should always
+	 * be first, nor always follow the same one. */
 	for (int r = 0; r < c->rounds && ret >= 0 && !bench_interrupted; r++)
-		for (int i = 0; i < c->ncmd && ret >= 0 && !bench_interrupted; i++)
-			ret = run_once(c, &c->cmds[(r + i) % c->ncmd], c->fresh_fs ? &fs : NULL);
+		for (int i = 0; i < c->ncmd && ret >= 0 && !bench_interrupted; i++) {
+			int k = r % 2 ? r + c->ncmd - i : r + i;
+			ret = run_once(c, &c->cmds[k % c->ncmd], c->fresh_fs ? &fs : NULL);
+		}
 	if (c->fresh_fs)
 		freshfs_release(&fs);
 	return ret;

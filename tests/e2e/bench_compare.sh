@@ -28,6 +28,14 @@ check_grep 'median s \| min s \| max s \| sync s \| MB/s \| files/s \| user s \|
 if [ -x "$FASTCP" ]; then
 	grep -q "^| 4 | \`$FASTCP {src} {dst}\` | 2/2 |" report || note "fastcp did not verify in both runs (see report)"
 fi
+# The order of the runs: rotated, every other round reversed.
+order=$(grep '^round' progress | awk '{ $1 = $2 = ""; print }' | while read -r line; do
+	for i in "${!cmds[@]}"; do
+		case $line in "${cmds[$i]}"*) printf '%s' $((i + 1)) ;; esac
+	done
+done)
+[ ${#cmds[@]} = 4 ] && want=12342143 || want=123213
+check_eq "$order" "$want" "order of the runs over two rounds"
 check_file canary/file "the canary behind a symlink was deleted"
 check_eq "$(ls -d fastcp-bench.* 2>/dev/null | wc -l)" 0 "work directory left behind"
 
