@@ -1,6 +1,7 @@
 #!/bin/sh
 # Reproduce BENCHMARKS.md: every workload, cold and warm, fastcp against the
-# other copiers, source on an XFS loopback filesystem, destination on a fresh
+# other copiers (tables in RESULTS_DIR/WORKLOAD-MODE.md, the order of the
+# runs in .err), source on an XFS loopback filesystem, destination on a fresh
 # XFS loopback filesystem for every run (as issue 4 of the project asks).
 #   sh scripts/benchmarks.sh [RESULTS_DIR] [WORKLOADS...]
 # With CORE=1, only warm tables against cp, rsync and the tar pipe
@@ -32,7 +33,8 @@ for w in $workloads; do
 		$B compare --rounds 3 --warm --fresh-fs xfs --fs-size 4G --work-dir "$base/work" \
 			--json "$out/$w-warm-core.json" "$base/src/$w" -- \
 			"$F {src} {dst}" "$F -j 8 {src} {dst}" 'cp -a {src} {dst}' 'rsync -a {src}/ {dst}/' \
-			'mkdir {dst} && tar -C {src} -cf - . | tar -C {dst} -xf -' > "$out/$w-warm-core.md"
+			'mkdir {dst} && tar -C {src} -cf - . | tar -C {dst} -xf -' \
+			> "$out/$w-warm-core.md" 2> "$out/$w-warm-core.err"
 		continue
 	fi
 	for mode in cold warm; do
@@ -41,6 +43,6 @@ for w in $workloads; do
 			"$F {src} {dst}" "$F -j 8 {src} {dst}" 'cp -a {src} {dst}' 'rsync -a {src}/ {dst}/' \
 			'mkdir {dst} && tar -C {src} -cf - . | tar -C {dst} -xf -' \
 			'fpsync -n 2 {src}/ {dst}/' 'rclone copy --links {src} {dst}' \
-			> "$out/$w-$mode.md"
+			> "$out/$w-$mode.md" 2> "$out/$w-$mode.err"
 	done
 done
