@@ -94,7 +94,8 @@ bool fcp_dest_unnamed_ok(struct fcp_worker *w, struct fcp_dir *d)
 	if (!d->created || how == UNNAMED_NO)
 		return false;
 	if (how == UNNAMED_UNKNOWN) {
-		/* One probe per job: the first callers wait for its answer. */
+		/* One probe per job: the first callers wait for its answer
+		 * (under the job's error lock, its one lock for rare events). */
 		pthread_mutex_lock(&job->err_lock);
 		how = atomic_load(&job->unnamed);
 		if (how == UNNAMED_UNKNOWN)
@@ -114,8 +115,8 @@ int fcp_dest_create(struct fcp_worker *w, struct fcp_dir *d, struct fcp_tmp *t, 
 	t->unnamed = fcp_dest_unnamed_ok(w, d);
 	if (t->unnamed) {
 		fd = fcp_sys_openat(d->dst_fd, ".", O_WRONLY | O_TMPFILE, mode);
-		/* Not on this filesystem (it may differ from the probe's):
-		 * a temporary name then. */
+		/* Not on this filesystem (it may differ from the probe's) or
+		 * kernel (EISDIR, EINVAL before 3.11): a temporary name then. */
 		if (fd >= 0 || (fd != -EOPNOTSUPP && fd != -EISDIR && fd != -EINVAL))
 			return fd;
 		t->unnamed = false;
