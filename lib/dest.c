@@ -67,16 +67,16 @@ static int make_link_of_fd(int dirfd, const char *name, void *arg)
 
 /* Which way this process may link an unnamed file: AT_EMPTY_PATH needs
  * CAP_DAC_READ_SEARCH before Linux 6.10, the /proc/self/fd path only a
- * mounted /proc. Tried for real once, on a throwaway file in dirfd. */
-static int unnamed_probe(struct fcp_worker *w, int dirfd)
+ * mounted /proc. Tried for real once, on a throwaway file in d. */
+static int unnamed_probe(struct fcp_worker *w, struct fcp_dir *d)
 {
-	struct link_of_fd l = { .fd = fcp_sys_openat(dirfd, ".", O_WRONLY | O_TMPFILE, 0600) };
+	struct link_of_fd l = { .fd = fcp_sys_openat(d->dst_fd, ".", O_WRONLY | O_TMPFILE, 0600) };
 	int how = UNNAMED_NO;
 
 	for (l.how = UNNAMED_EMPTY_PATH; l.fd >= 0 && l.how <= UNNAMED_PROCFS; l.how++) {
 		char tmp[FCP_TMPNAME_MAX];
-		if (fcp_dest_make(w, dirfd, tmp, make_link_of_fd, &l) == 0) {
-			fcp_sys_unlinkat(dirfd, tmp, 0);
+		if (fcp_dest_make(w, d->dst_fd, tmp, make_link_of_fd, &l) == 0) {
+			fcp_dest_discard(fcp_worker_job(w), d, tmp);
 			how = l.how;
 			break;
 		}
@@ -94,13 +94,12 @@ bool fcp_dest_unnamed_ok(struct fcp_worker *w, struct fcp_dir *d)
 	if (!d->created || how == UNNAMED_NO)
 		return false;
 	if (how == UNNAMED_UNKNOWN) {
-		/* One probe per job: the first callers wait for its answer
-		 * (under the job's error lock, its one lock for rare events). */
-		pthread_mutex_lock(&job->err_lock);
+		/* Workers that ask at the same time each probe, on their own
+		 * throwaway file; the first answer stored is the job's, once
+		 * and for all, and everyone uses that one. */
+		int unknown = UNNAMED_UNKNOWN, mine = unnamed_probe(w, d);
+		atomic_compare_exchange_strong(&job->unnamed, &unknown, mine);
 		how = atomic_load(&job->unnamed);
-		if (how == UNNAMED_UNKNOWN)
-			atomic_store(&job->unnamed, how = unnamed_probe(w, d->dst_fd));
-		pthread_mutex_unlock(&job->err_lock);
 	}
 	return how != UNNAMED_NO;
 }

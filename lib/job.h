@@ -79,7 +79,7 @@ struct fcp_counters {
 struct fcp_job {
 	const struct fcp_options *o;
 	FILE *err;
-	pthread_mutex_t err_lock;    /* error output; also the once-per-job probes */
+	pthread_mutex_t err_lock;
 	struct fcp_counters c;
 	atomic_bool stop;            /* destination full: start nothing new */
 	atomic_int stop_errno;
