@@ -28,6 +28,19 @@ struct fcp_xfer {
 	pthread_mutex_t *wlock;
 };
 
+/* Around each write to x->out: the write lock of a shared file, if any. */
+static inline void fcp_xfer_write_begin(struct fcp_xfer *x)
+{
+	if (x->wlock)
+		pthread_mutex_lock(x->wlock);
+}
+
+static inline void fcp_xfer_write_end(struct fcp_xfer *x)
+{
+	if (x->wlock)
+		pthread_mutex_unlock(x->wlock);
+}
+
 struct fcp_engine {
 	const char *name;
 	int slot;          /* index in the job's memo of refused device pairs */

@@ -14,11 +14,9 @@ static ssize_t range_copy(struct fcp_xfer *x, off_t off, size_t len)
 
 	while (done < len) {
 		/* It writes too: one writer at a time (struct fcp_xfer). */
-		if (x->wlock)
-			pthread_mutex_lock(x->wlock);
+		fcp_xfer_write_begin(x);
 		ssize_t n = fcp_sys_copy_file_range(x->in, &in_off, x->out, &out_off, len - done);
-		if (x->wlock)
-			pthread_mutex_unlock(x->wlock);
+		fcp_xfer_write_end(x);
 		/* Report progress first; the error comes back on the next call. */
 		if (n < 0)
 			return done ? (ssize_t)done : n;

@@ -34,11 +34,9 @@ static ssize_t rw_copy(struct fcp_xfer *x, off_t off, size_t len)
 			return n;
 		if (n == 0)
 			break;
-		if (x->wlock)
-			pthread_mutex_lock(x->wlock);
+		fcp_xfer_write_begin(x);
 		ssize_t m = fcp_sys_pwrite_full(x->out, buf, n, pos);
-		if (x->wlock)
-			pthread_mutex_unlock(x->wlock);
+		fcp_xfer_write_end(x);
 		if (m < 0)
 			return m;
 		done += n;
