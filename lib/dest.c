@@ -26,8 +26,7 @@ int fcp_dest_make(struct fcp_worker *w, int dirfd, char tmp[FCP_TMPNAME_MAX],
 
 static int make_file(int dirfd, const char *tmp, void *arg)
 {
-	return fcp_sys_openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW,
-			      *(mode_t *)arg);
+	return fcp_sys_openat(dirfd, tmp, FCP_DEST_NAMED_FLAGS, *(mode_t *)arg);
 }
 
 enum { UNNAMED_UNKNOWN, UNNAMED_EMPTY_PATH, UNNAMED_PROCFS, UNNAMED_NO };
@@ -70,7 +69,7 @@ static int make_link_of_fd(int dirfd, const char *name, void *arg)
  * mounted /proc. Tried for real once, on a throwaway file in d. */
 static int unnamed_probe(struct fcp_worker *w, struct fcp_dir *d)
 {
-	struct link_of_fd l = { .fd = fcp_sys_openat(d->dst_fd, ".", O_WRONLY | O_TMPFILE, 0600) };
+	struct link_of_fd l = { .fd = fcp_sys_openat(d->dst_fd, ".", FCP_DEST_UNNAMED_FLAGS, 0600) };
 	int how = UNNAMED_NO;
 
 	for (l.how = UNNAMED_EMPTY_PATH; l.fd >= 0 && l.how <= UNNAMED_PROCFS; l.how++) {
@@ -113,10 +112,9 @@ int fcp_dest_create(struct fcp_worker *w, struct fcp_dir *d, struct fcp_tmp *t, 
 	t->name[0] = 0;
 	t->unnamed = fcp_dest_unnamed_ok(w, d);
 	if (t->unnamed) {
-		fd = fcp_sys_openat(d->dst_fd, ".", O_WRONLY | O_TMPFILE, mode);
-		/* Not on this filesystem (it may differ from the probe's) or
-		 * kernel (EISDIR, EINVAL before 3.11): a temporary name then. */
-		if (fd >= 0 || (fd != -EOPNOTSUPP && fd != -EISDIR && fd != -EINVAL))
+		fd = fcp_sys_openat(d->dst_fd, ".", FCP_DEST_UNNAMED_FLAGS, mode);
+		/* This filesystem may differ from the probe's. */
+		if (!fcp_dest_unnamed_refused(fd))
 			return fd;
 		t->unnamed = false;
 	}

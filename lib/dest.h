@@ -12,6 +12,9 @@
 
 #include "job.h"
 
+#include <errno.h>
+#include <fcntl.h>
+
 #define FCP_TMPNAME_MAX 64
 
 /*
@@ -26,6 +29,20 @@ struct fcp_tmp {
 	char name[FCP_TMPNAME_MAX]; /* "" while unnamed or when nothing exists */
 	bool unnamed;               /* an O_TMPFILE inode, open, not yet linked */
 };
+
+/* How new regular files are opened (callers add O_CLOEXEC where their
+ * open does not): under a temporary name, never over an existing name nor
+ * through a symlink; or unnamed, in the directory opened as the dirfd. */
+#define FCP_DEST_NAMED_FLAGS (O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW)
+#define FCP_DEST_UNNAMED_FLAGS (O_WRONLY | O_TMPFILE)
+
+/* Did an unnamed open fail because this filesystem or kernel has no
+ * O_TMPFILE (EOPNOTSUPP; EISDIR or EINVAL before Linux 3.11)? Then the
+ * file gets a temporary name instead. */
+static inline bool fcp_dest_unnamed_refused(int err)
+{
+	return err == -EOPNOTSUPP || err == -EISDIR || err == -EINVAL;
+}
 
 /* Create an empty regular file for d, with mode (fcp_meta_create_mode) or
  * else private (0600), described in *t. Returns the fd or -errno. */

@@ -193,7 +193,7 @@ static void on_cqe(struct small *s, unsigned tag, int res)
 		s->tmp.unnamed = false;
 		/* A name taken by a leftover, or no unnamed files on this
 		 * filesystem: the synchronous path finds its way. */
-		if (res == -EEXIST || res == -EOPNOTSUPP || res == -EISDIR || res == -EINVAL)
+		if (res == -EEXIST || fcp_dest_unnamed_refused(res))
 			s->back = true;
 		else
 			s->err = res;
@@ -337,13 +337,12 @@ static void round_read(struct fcp_worker *w, struct io_uring *ring, struct fcp_d
 		f[i].tmp.name[0] = 0;
 		if (unnamed) {
 			io_uring_prep_openat(sqe_for(ring, i, T_OPEN_OUT), d->dst_fd, ".",
-					     O_WRONLY | O_TMPFILE | O_CLOEXEC, mode);
+					     FCP_DEST_UNNAMED_FLAGS | O_CLOEXEC, mode);
 		} else {
 			fcp_worker_tmpname(w, f[i].tmp.name, sizeof(f[i].tmp.name));
 			io_uring_prep_openat(sqe_for(ring, i, T_OPEN_OUT), d->dst_fd,
 					     f[i].tmp.name,
-					     O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-					     mode);
+					     FCP_DEST_NAMED_FLAGS | O_CLOEXEC, mode);
 		}
 		/* One byte more than the size: a file that grew since its stat
 		 * (or a size-0 file with content, as in procfs) is handed back. */
