@@ -45,6 +45,9 @@ void bench_size_label(uint64_t bytes, char *buf, size_t len);
 
 void *bench_xmalloc(size_t n);
 char *bench_xstrdup(const char *s);
+/* p, an array of *cap elements of size each, with room for element n:
+ * doubled (from 16) when full. Out of memory exits, as bench_xmalloc. */
+void *bench_xgrow(void *p, size_t *cap, size_t n, size_t each);
 /* a + "/" + b, malloc'd. */
 char *bench_path_join(const char *a, const char *b);
 bool bench_is_root(void);

@@ -24,12 +24,6 @@
 #include "sys.h"
 #include "timing.h"
 
-struct fl_dir {
-	char *path;   /* relative to the root, "." for the root */
-	int parent;   /* index, -1 for the root */
-	char *name;
-};
-
 struct fl_file {
 	int dir;
 	char *name;
@@ -38,7 +32,7 @@ struct fl_file {
 };
 
 struct floor {
-	struct fl_dir *dirs;
+	char **dirs;  /* paths relative to the root, "." first */
 	size_t ndirs, capdirs;
 	struct fl_file *files;
 	size_t nfiles, capfiles;
@@ -47,19 +41,6 @@ struct floor {
 	atomic_size_t next;
 	atomic_int err;
 };
-
-static void *grow(void *p, size_t *cap, size_t n, size_t each)
-{
-	if (n < *cap)
-		return p;
-	*cap = *cap ? *cap * 2 : 256;
-	p = realloc(p, *cap * each);
-	if (!p) {
-		bench_err("out of memory");
-		exit(FCP_EXIT_PARTIAL);
-	}
-	return p;
-}
 
 /* Read directory dir (index di, open as dfd) and everything beneath it. */
 static int load_dir(struct floor *f, int dfd, size_t di)
@@ -79,30 +60,35 @@ static int load_dir(struct floor *f, int dfd, size_t di)
 		}
 		if (S_ISDIR(st.st_mode)) {
 			int sub = fcp_sys_openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW, 0);
-			if (sub < 0)
-				return bench_syserr(sub, "open", name), sub;
-			f->dirs = grow(f->dirs, &f->capdirs, f->ndirs, sizeof(*f->dirs));
-			f->dirs[f->ndirs] = (struct fl_dir){
-				.path = bench_path_join(f->dirs[di].path, name),
-				.parent = (int)di,
-				.name = bench_xstrdup(name),
-			};
+			if (sub < 0) {
+				r = sub;
+				bench_syserr(r, "open", name);
+				break;
+			}
+			f->dirs = bench_xgrow(f->dirs, &f->capdirs, f->ndirs, sizeof(*f->dirs));
+			f->dirs[f->ndirs] = bench_path_join(f->dirs[di], name);
 			r = load_dir(f, sub, f->ndirs++);
 			close(sub);
 		} else if (S_ISREG(st.st_mode)) {
 			int fd = fcp_sys_openat(dfd, name, O_RDONLY | O_NOFOLLOW, 0);
 			struct fl_file *e;
-			if (fd < 0)
-				return bench_syserr(fd, "open", name), fd;
-			f->files = grow(f->files, &f->capfiles, f->nfiles, sizeof(*f->files));
+			if (fd < 0) {
+				r = fd;
+				bench_syserr(r, "open", name);
+				break;
+			}
+			f->files = bench_xgrow(f->files, &f->capfiles, f->nfiles, sizeof(*f->files));
 			e = &f->files[f->nfiles++];
 			*e = (struct fl_file){ .dir = (int)di, .name = bench_xstrdup(name),
 					       .size = (size_t)st.st_size };
-			e->data = bench_xmalloc(e->size ? e->size : 1);
+			e->data = bench_xmalloc(e->size);
 			ssize_t got = fcp_sys_read_full(fd, e->data, e->size);
 			close(fd);
-			if (got != (ssize_t)e->size)
-				return bench_err("'%s' changed while it was read", name), -EIO;
+			if (got != (ssize_t)e->size) {
+				bench_err("'%s' changed while it was read", name);
+				r = -EIO;
+				break;
+			}
 			f->bytes += e->size;
 		} else {
 			f->skipped++;
@@ -128,7 +114,7 @@ static void *writer(void *arg)
 			if (dfd >= 0)
 				close(dfd);
 			cur = e->dir;
-			dfd = fcp_sys_openat(f->dst_fd, f->dirs[cur].path, O_RDONLY | O_DIRECTORY, 0);
+			dfd = fcp_sys_openat(f->dst_fd, f->dirs[cur], O_RDONLY | O_DIRECTORY, 0);
 			if (dfd < 0) {
 				atomic_store(&f->err, dfd);
 				break;
@@ -184,8 +170,8 @@ int bench_floor_main(int argc, char **argv)
 	if (src_fd < 0)
 		return bench_syserr(src_fd, "open", argv[optind]);
 	tl = bench_now();
-	f.dirs = grow(NULL, &f.capdirs, 0, sizeof(*f.dirs));
-	f.dirs[f.ndirs++] = (struct fl_dir){ .path = bench_xstrdup("."), .parent = -1 };
+	f.dirs = bench_xgrow(NULL, &f.capdirs, 0, sizeof(*f.dirs));
+	f.dirs[f.ndirs++] = bench_xstrdup(".");
 	r = load_dir(&f, src_fd, 0);
 	close(src_fd);
 	if (r < 0)
@@ -198,9 +184,9 @@ int bench_floor_main(int argc, char **argv)
 	if (f.dst_fd < 0)
 		return bench_syserr(f.dst_fd, "make", argv[optind + 1]);
 	for (size_t i = 1; i < f.ndirs; i++) {
-		r = fcp_sys_mkdirat(f.dst_fd, f.dirs[i].path, 0755);
+		r = fcp_sys_mkdirat(f.dst_fd, f.dirs[i], 0755);
 		if (r < 0)
-			return bench_syserr(r, "make", f.dirs[i].path);
+			return bench_syserr(r, "make", f.dirs[i]);
 	}
 	for (uint64_t i = 0; i < threads; i++)
 		pthread_create(&tid[i], NULL, writer, &f);
@@ -222,7 +208,7 @@ int bench_floor_main(int argc, char **argv)
 	for (size_t i = 0; i < f.nfiles; i++)
 		free(f.files[i].name), free(f.files[i].data);
 	for (size_t i = 0; i < f.ndirs; i++)
-		free(f.dirs[i].path), free(f.dirs[i].name);
+		free(f.dirs[i]);
 	free(f.files);
 	free(f.dirs);
 	return FCP_EXIT_OK;

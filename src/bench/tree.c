@@ -46,12 +46,7 @@ int bench_dir_read(int dfd, struct bench_dirent **ents, size_t *n)
 	for (errno = 0; (de = readdir(d)); errno = 0) {
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;
-		if (cnt == cap) {
-			cap *= 2;
-			v = realloc(v, cap * sizeof(*v));
-			if (!v)
-				bench_xmalloc(SIZE_MAX); /* reports and exits */
-		}
+		v = bench_xgrow(v, &cap, cnt, sizeof(*v));
 		v[cnt].name = bench_xstrdup(de->d_name);
 		v[cnt++].type = de->d_type;
 	}

@@ -106,6 +106,15 @@ void *bench_xmalloc(size_t n)
 	return p;
 }
 
+void *bench_xgrow(void *p, size_t *cap, size_t n, size_t each)
+{
+	if (n < *cap)
+		return p;
+	*cap = *cap ? *cap * 2 : 16;
+	p = realloc(p, *cap * each);
+	return p ? p : bench_xmalloc(SIZE_MAX); /* reports and exits */
+}
+
 char *bench_xstrdup(const char *s)
 {
 	size_t n = strlen(s) + 1;
