@@ -107,8 +107,7 @@ int fcp_dest_create(struct fcp_worker *w, struct fcp_dir *d, struct fcp_tmp *t, 
 {
 	int fd;
 
-	if (!mode)
-		mode = 0600;
+	mode = fcp_dest_open_mode(mode);
 	t->name[0] = 0;
 	t->unnamed = fcp_dest_unnamed_ok(w, d);
 	if (t->unnamed) {

@@ -36,6 +36,13 @@ struct fcp_tmp {
 #define FCP_DEST_NAMED_FLAGS (O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW)
 #define FCP_DEST_UNNAMED_FLAGS (O_WRONLY | O_TMPFILE)
 
+/* The mode a new file is opened with: create_mode (fcp_meta_create_mode)
+ * when it has one, else private until its metadata is set. */
+static inline mode_t fcp_dest_open_mode(mode_t create_mode)
+{
+	return create_mode ? create_mode : 0600;
+}
+
 /* Did an unnamed open fail because this filesystem or kernel has no
  * O_TMPFILE (EOPNOTSUPP; EISDIR or EINVAL before Linux 3.11)? Then the
  * file gets a temporary name instead. */

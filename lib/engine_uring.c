@@ -332,7 +332,7 @@ static void round_read(struct fcp_worker *w, struct io_uring *ring, struct fcp_d
 	for (int i = 0; i < n; i++) {
 		mode_t mode;
 		f[i].mode = fcp_meta_create_mode(fcp_worker_job(w), &f[i].st, d);
-		mode = f[i].mode ? f[i].mode : 0600;
+		mode = fcp_dest_open_mode(f[i].mode);
 		f[i].tmp.unnamed = unnamed;
 		f[i].tmp.name[0] = 0;
 		if (unnamed) {
