@@ -1,10 +1,13 @@
 /*
  * engine_uring.c - small regular files in batches through io_uring.
  *
- * A batch of up to FCP_BATCH_MAX files of one directory goes through five
- * rounds, each one kernel entry for the whole batch:
+ * A batch of up to FCP_BATCH_MAX files of one directory goes through these
+ * rounds, each one kernel entry for the whole batch unless said otherwise:
  *   1. open every source
- *   2. statx every opened source (by fd: data and metadata of one inode)
+ *   2. (statx every opened source by its fd, synchronously: data and
+ *      metadata of one inode; the inode is in memory once open, so the
+ *      call never waits, while io_uring would always hand a statx to a
+ *      worker thread: a thread switch per file for nothing)
  *      (2b. if some are medium files, which are handed back: read-ahead)
  *   3. create every new file (unnamed in a directory of this job, else
  *      under a temporary name: dest.h) + read every source (the device
@@ -61,7 +64,7 @@ struct small {
 /* The ops this file needs; a kernel without one of them is "no io_uring". */
 static bool probe_ops(struct io_uring *ring)
 {
-	static const int ops[] = { IORING_OP_OPENAT, IORING_OP_STATX, IORING_OP_READ,
+	static const int ops[] = { IORING_OP_OPENAT, IORING_OP_READ,
 				   IORING_OP_WRITE, IORING_OP_CLOSE, IORING_OP_RENAMEAT,
 				   IORING_OP_LINKAT, IORING_OP_FADVISE };
 	struct io_uring_probe *p = io_uring_get_probe_ring(ring);
@@ -169,7 +172,7 @@ static void ring_run(struct io_uring *ring, unsigned expect, struct small *files
 }
 
 enum {
-	T_OPEN_IN, T_STATX, T_PREFETCH, T_OPEN_OUT, T_READ, T_WRITE, T_CLOSE_OUT, T_RENAME,
+	T_OPEN_IN, T_PREFETCH, T_OPEN_OUT, T_READ, T_WRITE, T_CLOSE_OUT, T_RENAME,
 	T_LINK, T_CLOSE_IN
 };
 
@@ -179,9 +182,6 @@ static void on_cqe(struct small *s, unsigned tag, int res)
 	case T_OPEN_IN:
 		s->in = res;
 		s->back |= res < 0; /* the synchronous path reports it */
-		break;
-	case T_STATX:
-		s->back |= res < 0;
 		break;
 	case T_PREFETCH: /* a hint: its failure changes nothing */
 		break;
@@ -279,21 +279,16 @@ static void rounds_open(struct io_uring *ring, struct fcp_job *job, struct fcp_d
 			struct small *f, int n)
 {
 	int nofollow = job->o->symlinks == FCP_SYMLINKS_FOLLOW ? 0 : O_NOFOLLOW;
-	unsigned k = 0;
 
 	for (int i = 0; i < n; i++)
 		io_uring_prep_openat(sqe_for(ring, i, T_OPEN_IN), d->src_fd, f[i].name,
 				     O_RDONLY | O_NONBLOCK | O_CLOEXEC | nofollow |
 				     (job->is_root ? O_NOATIME : 0), 0);
 	ring_run(ring, n, f, on_cqe);
-	for (int i = 0; i < n; i++) {
-		if (f[i].in < 0)
-			continue;
-		io_uring_prep_statx(sqe_for(ring, i, T_STATX), f[i].in, "", AT_EMPTY_PATH,
-				    STATX_BASIC_STATS, &f[i].st);
-		k++;
-	}
-	ring_run(ring, k, f, on_cqe);
+	for (int i = 0; i < n; i++)
+		if (f[i].in >= 0)
+			f[i].back |= fcp_sys_statx(f[i].in, "", AT_EMPTY_PATH, STATX_BASIC_STATS,
+						   &f[i].st) < 0;
 }
 
 /*
