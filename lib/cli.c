@@ -32,7 +32,7 @@ static const char usage_text[] =
 	"      --no-preserve=LIST        mode,ownership,timestamps,xattr,links,all\n"
 	"      --preserve=LIST           turn parts back on (same names)\n"
 	"      --fsync                   make every file durable before it is renamed\n"
-	"  -j, --threads N               worker threads (default 4)\n"
+	"  -j, --threads N               worker threads (default 3 per CPU, at most 32)\n"
 	"      --no-io-uring             use the synchronous small-file path\n"
 	"  -v, --verbose, --stats        print a summary at the end\n"
 	"      --help                    show this help\n"
