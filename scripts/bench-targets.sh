@@ -50,7 +50,7 @@ for t in xfs btrfs; do
 		head -c 16M /dev/urandom > "$m/src/f$i"
 		i=$((i + 1))
 	done
-	$B compare --rounds 3 --cold --work-dir "$m/work" "$m/src" -- \
+	$B compare --rounds 3 --warmup 1 --cold --work-dir "$m/work" "$m/src" -- \
 		"$F {src} {dst}" "$F --reflink=never {src} {dst}" 'cp -a --reflink=never {src} {dst}' \
 		> "$out/reflink-$t.md"
 	umount "$m"

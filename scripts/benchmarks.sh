@@ -30,7 +30,7 @@ cd "$base/src"
 [ -d mixed ] || $B gen mixed mixed --seed 1 --scale 0.1
 for w in $workloads; do
 	if [ "${CORE:-}" = 1 ]; then
-		$B compare --rounds 3 --warm --fresh-fs xfs --fs-size 4G --work-dir "$base/work" \
+		$B compare --rounds 3 --warmup 1 --warm --fresh-fs xfs --fs-size 4G --work-dir "$base/work" \
 			--json "$out/$w-warm-core.json" "$base/src/$w" -- \
 			"$F {src} {dst}" "$F -j 8 {src} {dst}" 'cp -a {src} {dst}' 'rsync -a {src}/ {dst}/' \
 			'mkdir {dst} && tar -C {src} -cf - . | tar -C {dst} -xf -' \
@@ -38,7 +38,7 @@ for w in $workloads; do
 		continue
 	fi
 	for mode in cold warm; do
-		$B compare --rounds 3 --$mode --fresh-fs xfs --fs-size 4G --work-dir "$base/work" \
+		$B compare --rounds 3 --warmup 1 --$mode --fresh-fs xfs --fs-size 4G --work-dir "$base/work" \
 			--json "$out/$w-$mode.json" --svg "$out/$w-$mode.svg" "$base/src/$w" -- \
 			"$F {src} {dst}" "$F -j 8 {src} {dst}" 'cp -a {src} {dst}' 'rsync -a {src}/ {dst}/' \
 			'mkdir {dst} && tar -C {src} -cf - . | tar -C {dst} -xf -' \

@@ -11,6 +11,8 @@
  * Rounds are interleaved, rotated and alternately reversed (A B C, B A C,
  * C A B, ...) so that drift of a shared machine, and what one run leaves
  * to the next, spread over every command instead of falling on one.
+ * --warmup N runs first, through the same protocol but untimed, so that
+ * the first timed run does not carry whatever came before the session.
  */
 #include "compare.h"
 
@@ -35,6 +37,7 @@ static void compare_usage(FILE *f)
 		"  each CMD is a shell command line with {src} and {dst}, e.g.\n"
 		"    'cp -a {src} {dst}'  'rsync -a {src}/ {dst}/'\n"
 		"  --rounds N          interleaved rounds (default 3)\n"
+		"  --warmup N          untimed runs before them (default 0)\n"
 		"  --cold              drop the page cache before each run (default as root)\n"
 		"  --warm              read the source once before each run instead\n"
 		"  --fresh-fs TYPE     a new xfs, ext4 or btrfs loopback fs per run (root)\n"
@@ -190,11 +193,14 @@ static int time_and_verify(struct cmp *c, struct cmp_run *run, const char *line,
 	return 0;
 }
 
-static int run_once(struct cmp *c, struct cmp_cmd *cmd, struct freshfs *fs)
+/* One run of cmd; a warm-up run (timed == false) goes through every step
+ * but is not recorded. */
+static int run_once(struct cmp *c, struct cmp_cmd *cmd, struct freshfs *fs, bool timed)
 {
 	const char *parent = fs ? fs->mnt : c->workdir;
 	char *dst = bench_path_join(parent, "dst"), *line = NULL;
-	struct cmp_run *run = &cmd->runs[cmd->nruns];
+	struct cmp_run scratch = { 0 };
+	struct cmp_run *run = timed ? &cmd->runs[cmd->nruns] : &scratch;
 	dev_t dev = 0;
 	int ret = fs ? freshfs_create(fs) : 0;
 
@@ -205,11 +211,15 @@ static int run_once(struct cmp *c, struct cmp_cmd *cmd, struct freshfs *fs)
 	if (ret >= 0 && !bench_interrupted) {
 		line = expand(cmd->tmpl, c->src, dst);
 		ret = time_and_verify(c, run, line, parent, dst);
-		cmd->nruns++;
-		fprintf(stderr, "round %d  %-40s %s %.3f s (sync %.3f s)%s%s\n", cmd->nruns,
-			cmd->tmpl, run->ok ? "ok    " : "FAILED", run->wall, run->sync,
-			run->ok ? "" : ": ", run->ok ? "" : run->error);
+		if (timed)
+			fprintf(stderr, "round %d  ", ++cmd->nruns);
+		else
+			fprintf(stderr, "warm-up  ");
+		fprintf(stderr, "%-40s %s %.3f s (sync %.3f s)%s%s\n", cmd->tmpl,
+			run->ok ? "ok    " : "FAILED", run->wall, run->sync, run->ok ? "" : ": ",
+			run->ok ? "" : run->error);
 	}
+	free(scratch.error);
 	/* The copy is ours to remove: it is inside the directory we made. */
 	if (dev) {
 		int fd = fcp_sys_openat(AT_FDCWD, parent, O_RDONLY | O_DIRECTORY, 0);
@@ -241,11 +251,17 @@ static int run_session(struct cmp *c)
 	 * machine the first run after a round's set-up was measured slower,
 	 * and so was the run after certain others (on a VM that gives freed
 	 * memory back to its host, BENCHMARKS.md): no command should always
-	 * be first, nor always follow the same one. */
+	 * be first, nor always follow the same one. The warm-up runs are the
+	 * commands from the last one backwards, so the first timed run
+	 * follows the last command, as it does in later rounds. */
+	for (int w = 0; w < c->warmup && ret >= 0 && !bench_interrupted; w++) {
+		int k = c->ncmd - 1 - w % c->ncmd;
+		ret = run_once(c, &c->cmds[k], c->fresh_fs ? &fs : NULL, false);
+	}
 	for (int r = 0; r < c->rounds && ret >= 0 && !bench_interrupted; r++)
 		for (int i = 0; i < c->ncmd && ret >= 0 && !bench_interrupted; i++) {
 			int k = r % 2 ? r + c->ncmd - i : r + i;
-			ret = run_once(c, &c->cmds[k % c->ncmd], c->fresh_fs ? &fs : NULL);
+			ret = run_once(c, &c->cmds[k % c->ncmd], c->fresh_fs ? &fs : NULL, true);
 		}
 	if (c->fresh_fs)
 		freshfs_release(&fs);
@@ -305,6 +321,7 @@ static int parse_options(int argc, char **argv, struct cmp *c, struct cmp_args *
 {
 	static const struct option opts[] = {
 		{ "rounds", required_argument, NULL, 'r' },
+		{ "warmup", required_argument, NULL, 'u' },
 		{ "cold", no_argument, NULL, 'c' },
 		{ "warm", no_argument, NULL, 'w' },
 		{ "fresh-fs", required_argument, NULL, 'f' },
@@ -324,6 +341,11 @@ static int parse_options(int argc, char **argv, struct cmp *c, struct cmp_args *
 			if (bench_parse_uint(optarg, &v) < 0 || v < 1 || v > 1000)
 				return bench_err("invalid --rounds '%s' (1 to 1000)", optarg), -EINVAL;
 			c->rounds = (int)v;
+			break;
+		case 'u':
+			if (bench_parse_uint(optarg, &v) < 0 || v > 100)
+				return bench_err("invalid --warmup '%s' (0 to 100)", optarg), -EINVAL;
+			c->warmup = (int)v;
 			break;
 		case 'c': a->cold = true; break;
 		case 'w': a->warm = true; break;

@@ -30,6 +30,7 @@ struct cmp {
 	const char *workdir_parent;
 	char *workdir;     /* fastcp-bench.XXXXXX, created by us */
 	int rounds;
+	int warmup;        /* untimed runs before the rounds */
 	bool cold;
 	bool cache_dropped; /* false when --cold could not drop the cache */
 	char warning[256];  /* printed in the report itself */

@@ -58,10 +58,12 @@ static void print_header(const struct cmp *c)
 	printf("Source: `%s`: %llu files, %llu directories, %.1f MB\n\n", c->src,
 	       (unsigned long long)c->st.files, (unsigned long long)c->st.dirs,
 	       c->st.bytes / BENCH_MB);
-	printf("Protocol: %d interleaved round%s; %s; destination removed and synced "
+	printf("Protocol: %d interleaved round%s", c->rounds, c->rounds == 1 ? "" : "s");
+	if (c->warmup)
+		printf(" after %d untimed warm-up run%s", c->warmup, c->warmup == 1 ? "" : "s");
+	printf("; %s; destination removed and synced "
 	       "before each run; timing includes a sync of the destination filesystem; "
 	       "every copy verified (names, types, sizes, bytes, symlink targets)",
-	       c->rounds, c->rounds == 1 ? "" : "s",
 	       c->cold ? "page cache dropped before each run (cold)" :
 	       "source read once before each run (warm)");
 	if (c->fresh_fs)
@@ -186,6 +188,7 @@ int cmp_write_json(const struct cmp *c)
 	json_int(&j, "bytes", (int64_t)c->st.bytes);
 	json_end_obj(&j);
 	json_int(&j, "rounds", c->rounds);
+	json_int(&j, "warmup_runs", c->warmup);
 	json_str(&j, "cache", c->cold ? "cold" : "warm");
 	json_bool(&j, "cache_dropped", c->cache_dropped);
 	json_str(&j, "warning", c->warning[0] ? c->warning : NULL);

@@ -78,6 +78,21 @@ check_grep "missing '--'" out
 "$B" compare --rounds 0 src -- 'cp -a {src} {dst}' >out 2>&1; check_eq "$?" 2 "--rounds 0"
 "$B" compare --cold --warm src -- 'cp -a {src} {dst}' >out 2>&1; check_eq "$?" 2 "--cold --warm"
 
+# --warmup: untimed runs first, from the last command backwards, then the
+# same rounds as without it; the report and the JSON say so.
+"$B" compare --rounds 1 --warmup 3 --warm --json w.json src -- 'cp -a {src} {dst}' \
+	'cp -r {src} {dst}' >report 2>progress
+check_eq "$?" 0 "compare --warmup 3"
+seq=$(grep -E '^(warm-up|round)' progress | sed -E 's/^(warm-up|round [0-9]+) +//; s/ \{src\}.*//')
+check_eq "$(echo $seq)" "cp -r cp -a cp -r cp -a cp -r" "warm-up and timed runs in order"
+check_eq "$(grep -c '^warm-up' progress)" 3 "number of warm-up runs"
+check_grep '^Protocol: 1 interleaved round after 3 untimed warm-up runs;' report
+check_grep '^\| 1 \| `cp -a \{src\} \{dst\}` \| 1/1 \|' report "warm-up runs were counted"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["warmup_runs"] == 3 and all(len(c["runs"]) == 1 for c in d["commands"])' w.json ||
+	fail "compare --warmup: JSON is wrong"
+"$B" compare --warmup 101 src -- 'cp -a {src} {dst}' >out 2>&1; check_eq "$?" 2 "--warmup 101"
+check_grep "invalid --warmup '101'" out
+
 # --cold without root: runs, and says in the report that the cache was kept
 if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
 	mkdir -m 777 nr && cp -a src nr/src && chmod -R a+rX nr/src
