@@ -14,7 +14,7 @@ img=$base/work/floor.img mnt=$base/work/floor
 mkdir -p "$out" "$mnt"
 [ -d "$src" ] || { echo "no $src: run scripts/benchmarks.sh first" >&2; exit 1; }
 now() { date +%s.%N; }
-run() { # NAME COMMAND...: one timed run on a fresh filesystem
+run() { # NAME COMMAND...: one timed run on a fresh filesystem (NAME -: untimed)
 	name=$1
 	shift
 	truncate -s 4G "$img"
@@ -32,12 +32,16 @@ run() { # NAME COMMAND...: one timed run on a fresh filesystem
 	# The floor times itself: its load of the source into memory is not
 	# part of what it measures.
 	own=$(sed -n 's/.*, total \([0-9.]*\) s$/\1/p' "$mnt.log")
+	[ "$name" != - ] || return 0
 	echo "$name $(echo "$t1 $t0 $t2 ${own:-}" | awk '{w = NF > 3 ? $4 : $1 - $2
 		printf "%.3f %.3f", w + $3 - $1, $3 - $1}')" | tee -a "$res"
 }
 res=$out/$w-floor.txt
 : >"$res"
 echo "# NAME TOTAL_S SYNC_AFTER_S (source $src, $rounds rounds)" | tee -a "$res"
+# A warm-up run (the tar pipe), not recorded: the first run of a loop was
+# often its slowest on this machine (BENCHMARKS.md, "Noise").
+run - sh -c "mkdir '$mnt/out' && tar -C '$src' -cf - . | tar -C '$mnt/out' -xf -"
 for r in $(seq 1 "$rounds"); do
 	run floor $B floor --threads 2 "$src" "$mnt/out"
 	run fastcp $F "$src" "$mnt/out"
