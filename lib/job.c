@@ -61,9 +61,9 @@ static int usable_cpus(void)
 	return n > 0 ? n : 1;
 }
 
-static int default_threads(void)
+static int default_threads(int cpus)
 {
-	int n = THREADS_PER_CPU * usable_cpus();
+	int n = THREADS_PER_CPU * cpus;
 
 	return n < THREADS_MAX ? n : THREADS_MAX;
 }
@@ -72,7 +72,7 @@ void fcp_describe(FILE *f)
 {
 	const char *why = fcp_uring_available();
 
-	fprintf(f, "threads: %d by default here (-j N to change)\n", default_threads());
+	fprintf(f, "threads: %d by default here (-j N to change)\n", default_threads(usable_cpus()));
 	fprintf(f, "engines: clone (FICLONE), copy_file_range, read/write; large files in chunks\n");
 	fprintf(f, "small files: %s\n", why ? why : "io_uring batches");
 }
@@ -346,7 +346,7 @@ int fcp_job_run(const struct fcp_options *o, char *const *srcs, int nsrc, const 
 	struct sigaction old_actions[3];
 	struct timespec t0, t1;
 	struct top *tops;
-	int into, threads = o->threads > 0 ? o->threads : default_threads();
+	int into, threads;
 
 	memset(stats, 0, sizeof(*stats));
 	clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -359,6 +359,7 @@ int fcp_job_run(const struct fcp_options *o, char *const *srcs, int nsrc, const 
 	job.umask = umask(022);
 	umask(job.umask);
 	job.cpus = usable_cpus();
+	threads = o->threads > 0 ? o->threads : default_threads(job.cpus);
 	raise_fd_limit();
 	into = decide_into(&job, nsrc, dst);
 	if (into < 0)
