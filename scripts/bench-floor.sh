@@ -36,16 +36,17 @@ run() { # NAME COMMAND...: one timed run on a fresh filesystem (NAME -: untimed)
 	echo "$name $(echo "$t1 $t0 $t2 ${own:-}" | awk '{w = NF > 3 ? $4 : $1 - $2
 		printf "%.3f %.3f", w + $3 - $1, $3 - $1}')" | tee -a "$res"
 }
+tarpipe="mkdir '$mnt/out' && tar -C '$src' -cf - . | tar -C '$mnt/out' -xf -"
 res=$out/$w-floor.txt
 : >"$res"
 echo "# NAME TOTAL_S SYNC_AFTER_S (source $src, $rounds rounds)" | tee -a "$res"
 # A warm-up run (the tar pipe), not recorded: the first run of a loop was
 # often its slowest on this machine (BENCHMARKS.md, "Noise").
-run - sh -c "mkdir '$mnt/out' && tar -C '$src' -cf - . | tar -C '$mnt/out' -xf -"
+run - sh -c "$tarpipe"
 for r in $(seq 1 "$rounds"); do
 	run floor $B floor --threads 2 "$src" "$mnt/out"
 	run fastcp $F "$src" "$mnt/out"
-	run tar sh -c "mkdir '$mnt/out' && tar -C '$src' -cf - . | tar -C '$mnt/out' -xf -"
+	run tar sh -c "$tarpipe"
 done
 echo "# medians:" | tee -a "$res"
 for name in floor fastcp tar; do

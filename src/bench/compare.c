@@ -241,10 +241,10 @@ static int run_once(struct cmp *c, struct cmp_cmd *cmd, struct freshfs *fs, bool
 
 static int run_session(struct cmp *c)
 {
-	struct freshfs fs;
+	struct freshfs fs, *pfs = c->fresh_fs ? &fs : NULL;
 	int ret = 0;
 
-	if (c->fresh_fs)
+	if (pfs)
 		freshfs_init(&fs, c->fresh_fs, c->fs_size, c->workdir);
 	/* Interleaved rounds, each starting one command later, every other
 	 * one in reverse order (A B C, B A C, C A B, A C B, ...): on a shared
@@ -256,14 +256,14 @@ static int run_session(struct cmp *c)
 	 * follows the last command, as it does in later rounds. */
 	for (int w = 0; w < c->warmup && ret >= 0 && !bench_interrupted; w++) {
 		int k = c->ncmd - 1 - w % c->ncmd;
-		ret = run_once(c, &c->cmds[k], c->fresh_fs ? &fs : NULL, false);
+		ret = run_once(c, &c->cmds[k], pfs, false);
 	}
 	for (int r = 0; r < c->rounds && ret >= 0 && !bench_interrupted; r++)
 		for (int i = 0; i < c->ncmd && ret >= 0 && !bench_interrupted; i++) {
 			int k = r % 2 ? r + c->ncmd - i : r + i;
-			ret = run_once(c, &c->cmds[k % c->ncmd], c->fresh_fs ? &fs : NULL, true);
+			ret = run_once(c, &c->cmds[k % c->ncmd], pfs, true);
 		}
-	if (c->fresh_fs)
+	if (pfs)
 		freshfs_release(&fs);
 	return ret;
 }

@@ -188,11 +188,20 @@ int bench_floor_main(int argc, char **argv)
 		if (r < 0)
 			return bench_syserr(r, "make", f.dirs[i]);
 	}
-	for (uint64_t i = 0; i < threads; i++)
-		pthread_create(&tid[i], NULL, writer, &f);
-	for (uint64_t i = 0; i < threads; i++)
+	uint64_t started = 0;
+	for (; started < threads; started++) {
+		r = pthread_create(&tid[started], NULL, writer, &f);
+		if (r) {
+			/* Fewer writers would measure something else: stop. */
+			atomic_store(&f.err, -r);
+			break;
+		}
+	}
+	for (uint64_t i = 0; i < started; i++)
 		pthread_join(tid[i], NULL);
 	t1 = bench_now();
+	if (started < threads)
+		return bench_syserr(-r, "start", "a writer thread");
 	if ((r = atomic_load(&f.err)) < 0)
 		return bench_syserr(r, "write into", argv[optind + 1]);
 	r = bench_syncfs(f.dst_fd);
