@@ -50,16 +50,12 @@ static void run(struct fcp_worker *w, struct fcp_bigfile *b);
 bool fcp_chunk_start(struct fcp_entry *e, const struct fcp_xfer *x, struct fcp_hl_entry *hl,
 		     const struct fcp_tmp *tmp)
 {
-	const struct fcp_engine *list[3];
 	size_t n1 = strlen(e->name) + 1, n2 = strlen(e->dst_name) + 1;
 	struct fcp_bigfile *b;
 	int helpers;
 
-	if (x->size < CHUNK_MIN_FILE || fcp_sched_threads(e->job) < 2)
-		return false;
-	/* A clone is one call for the whole file: nothing to share out. */
-	fcp_engine_plan(e->job, x->src_dev, x->dst_dev, list);
-	if (list[0]->whole_file || fcp_sys_ftruncate(x->out, x->size) < 0)
+	if (x->size < CHUNK_MIN_FILE || fcp_sched_threads(e->job) < 2 ||
+	    fcp_sys_ftruncate(x->out, x->size) < 0)
 		return false;
 	b = calloc(1, sizeof(*b) + n1 + n2);
 	if (!b)

@@ -69,9 +69,18 @@ bool fcp_engine_fallback_err(int err);
 int fcp_engine_plan(struct fcp_job *job, uint64_t src_dev, uint64_t dst_dev,
 		    const struct fcp_engine **list);
 
-/* Copy the data of x with the planned engines, keeping holes. Sets *cloned
- * when the clone engine did it. Returns bytes of data copied or -errno. */
-ssize_t fcp_data_copy(struct fcp_xfer *x, bool *cloned);
+/*
+ * The first step of a file's data: the clone, if the job's policy and the
+ * filesystems allow it. Returns the bytes cloned with *cloned set, 0 with
+ * *cloned clear when the other engines are to copy the data (no clone
+ * planned, an empty file, or refused here), or -errno (reflink=always
+ * refused, or a real error).
+ */
+ssize_t fcp_data_clone(struct fcp_xfer *x, bool *cloned);
+
+/* Copy the data of x with the planned copying engines (not the clone),
+ * keeping holes. Returns bytes of data copied or -errno. */
+ssize_t fcp_data_copy(struct fcp_xfer *x);
 
 /*
  * Copy the data extents of [off, end) only, with the range engines (a

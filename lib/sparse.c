@@ -146,14 +146,19 @@ static ssize_t copy_span(struct fcp_xfer *x, const struct fcp_engine **list, int
 static ssize_t copy_extents(struct fcp_xfer *x, const struct fcp_engine **list, int n, int i)
 {
 	off_t eof = x->size;
-	ssize_t total = copy_span(x, list, n, &i, 0, x->size, &eof);
+	ssize_t total;
+	int t;
 
-	/* A trailing hole (or a shrunk source) sets the size explicitly. */
-	if (total >= 0 && (x->allocated < (uint64_t)x->size || eof < x->size)) {
-		int t = fcp_sys_ftruncate(x->out, eof);
-		if (t < 0)
-			return t;
-	}
+	/* A sparse file gets its size (a trailing hole) before its data:
+	 * growing a file whose data is not written back yet makes XFS write
+	 * it all back and wait (xfs_setattr_size), while the empty new file
+	 * grows for free. */
+	if (x->allocated < (uint64_t)x->size && (t = fcp_sys_ftruncate(x->out, x->size)) < 0)
+		return t;
+	total = copy_span(x, list, n, &i, 0, x->size, &eof);
+	/* A source that shrank under us: the copy ends where it did. */
+	if (total >= 0 && eof < x->size && (t = fcp_sys_ftruncate(x->out, eof)) < 0)
+		return t;
 	return total;
 }
 
@@ -168,25 +173,38 @@ ssize_t fcp_data_copy_chunk(struct fcp_xfer *x, off_t off, off_t end, off_t *eof
 	return copy_span(x, list, n, &i, off, end, eof);
 }
 
-ssize_t fcp_data_copy(struct fcp_xfer *x, bool *cloned)
+ssize_t fcp_data_clone(struct fcp_xfer *x, bool *cloned)
+{
+	const struct fcp_engine *list[3];
+	int n = fcp_engine_plan(fcp_worker_job(x->w), x->src_dev, x->dst_dev, list);
+	ssize_t r;
+
+	*cloned = false;
+	if (!list[0]->whole_file || x->size == 0)
+		return 0;
+	r = list[0]->copy(x, 0, x->size);
+	if (r >= 0) {
+		*cloned = true;
+		return r;
+	}
+	if (!fcp_engine_fallback_err((int)r) || n == 1)
+		return r;
+	remember_refusal(x, list[0], (int)r);
+	return 0;
+}
+
+ssize_t fcp_data_copy(struct fcp_xfer *x)
 {
 	const struct fcp_engine *list[3];
 	int n = fcp_engine_plan(fcp_worker_job(x->w), x->src_dev, x->dst_dev, list);
 	int i = 0;
 
-	*cloned = false;
+	/* Clone only (reflink=always): an empty file has nothing to clone. */
+	if (n == 1 && list[0]->whole_file)
+		return 0;
 	if (x->size == 0)
-		return list[0]->whole_file && n == 1 ? 0 : copy_stream(x);
-	if (list[0]->whole_file) {
-		ssize_t r = list[0]->copy(x, 0, x->size);
-		if (r >= 0) {
-			*cloned = true;
-			return r;
-		}
-		if (!fcp_engine_fallback_err((int)r) || n == 1)
-			return r;
-		remember_refusal(x, list[0], (int)r);
-		i = 1;
-	}
+		return copy_stream(x);
+	while (list[i]->whole_file)
+		i++;
 	return copy_extents(x, list, n, i);
 }

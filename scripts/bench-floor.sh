@@ -1,14 +1,15 @@
 #!/bin/sh
 # The floor of a workload on this machine (BENCHMARKS.md, "The limit on
 # small files"): fastcp-bench floor (the tree written from memory: create,
-# write, close per file, 2 threads, then syncfs) against fastcp and the tar
+# write, close per file, 2 threads, then syncfs) against fastcp and a peer
 # pipe, interleaved in each round, every run on a fresh XFS loopback
 # filesystem, the source read before each run (warm), sync inside the time.
-#   sh scripts/bench-floor.sh [RESULTS_DIR] [WORKLOAD] [ROUNDS]
+# The peer is the tar pipe, or cp -a (the fastest peer on large files).
+#   sh scripts/bench-floor.sh [RESULTS_DIR] [WORKLOAD] [ROUNDS] [tar|cp]
 # Needs root and the source tree of scripts/benchmarks.sh.
 set -eu
 . "$(dirname "$0")/bench-common.sh"
-w=${2:-small} rounds=${3:-3}
+w=${2:-small} rounds=${3:-3} peer=${4:-tar}
 base=/tmp/fcp-bench src=/tmp/fcp-bench/src/$w
 img=$base/work/floor.img mnt=$base/work/floor
 mkdir -p "$out" "$mnt"
@@ -36,20 +37,24 @@ run() { # NAME COMMAND...: one timed run on a fresh filesystem (NAME -: untimed)
 	echo "$name $(echo "$t1 $t0 $t2 ${own:-}" | awk '{w = NF > 3 ? $4 : $1 - $2
 		printf "%.3f %.3f", w + $3 - $1, $3 - $1}')" | tee -a "$res"
 }
-tarpipe="mkdir '$mnt/out' && tar -C '$src' -cf - . | tar -C '$mnt/out' -xf -"
+case $peer in
+tar) peercmd="mkdir '$mnt/out' && tar -C '$src' -cf - . | tar -C '$mnt/out' -xf -" ;;
+cp) peercmd="cp -a '$src' '$mnt/out'" ;;
+*) echo "peer: tar or cp, not $peer" >&2; exit 2 ;;
+esac
 res=$out/$w-floor.txt
 : >"$res"
 echo "# NAME TOTAL_S SYNC_AFTER_S (source $src, $rounds rounds)" | tee -a "$res"
-# A warm-up run (the tar pipe), not recorded: the first run of a loop was
+# A warm-up run (the peer), not recorded: the first run of a loop was
 # often its slowest on this machine (BENCHMARKS.md, "Noise").
-run - sh -c "$tarpipe"
+run - sh -c "$peercmd"
 for r in $(seq 1 "$rounds"); do
 	run floor $B floor --threads 2 "$src" "$mnt/out"
 	run fastcp $F "$src" "$mnt/out"
-	run tar sh -c "$tarpipe"
+	run "$peer" sh -c "$peercmd"
 done
 echo "# medians:" | tee -a "$res"
-for name in floor fastcp tar; do
+for name in floor fastcp "$peer"; do
 	grep "^$name " "$res" | awk '{print $2}' | sort -n | awk -v n="$name" \
 		'{v[NR] = $1} END {print "# " n, (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2)}' |
 		tee -a "$res"

@@ -28,7 +28,11 @@ static void fallback(enum fcp_reflink rl, bool expect_ok)
 	CHECK(in >= 0 && out >= 0 && fcp_sched_create(&job, 1) == 0);
 	CHECK(write(in, back, sizeof(back)) == (ssize_t)sizeof(back));
 	struct fcp_xfer x = { fcp_sched_worker(&job, 0), in, out, sizeof(back), sizeof(back), 1, 2, NULL };
-	r = fcp_data_copy(&x, &cloned);
+	/* As file.c does: the clone first, then the copying engines. */
+	r = fcp_data_clone(&x, &cloned);
+	CHECK(!cloned && (r == 0) == expect_ok);
+	if (r == 0)
+		r = fcp_data_copy(&x);
 	if (expect_ok) {
 		const struct fcp_engine *l[3];
 		CHECK(r == (ssize_t)sizeof(back) && !cloned);
