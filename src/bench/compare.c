@@ -9,8 +9,10 @@
  *      that a tool cannot win by leaving dirty pages behind;
  *   4. verify the copy against the source; a wrong copy is FAILED, not timed.
  * Rounds are interleaved, rotated and alternately reversed (A B C, B A C,
- * C A B, ...) so that drift of a shared machine, and what one run leaves
- * to the next, spread over every command instead of falling on one.
+ * C A B, ...), and a command does not follow the same one twice while
+ * another could (struct order), so that drift of a shared machine, and what
+ * one run leaves to the next, spread over every command instead of
+ * falling on one.
  * --warmup N runs first, through the same protocol but untimed, so that
  * the first timed run does not carry whatever came before the session.
  */
@@ -239,32 +241,96 @@ static int run_once(struct cmp *c, struct cmp_cmd *cmd, struct freshfs *fs, bool
 	return ret;
 }
 
+/*
+ * The order of a round. On a shared machine the first run after a round's
+ * set-up was measured slower, and so was the run after certain others (on
+ * a VM that gives freed memory back to its host, BENCHMARKS.md): no command
+ * should always be first, nor follow the same one again while another
+ * could. So each round is the order of its commands that repeats the
+ * fewest "k right after p" pairs of the runs so far (a command right after
+ * itself only if nothing else is left); of equal ones, the first in the
+ * plain order, which is rotated by one command each round and reversed
+ * every other round (A B C, B A C, C A B, A C B, ...). A search over the
+ * orders, cut short after ORDER_BUDGET steps once it has one.
+ */
+#define ORDER_BUDGET 1000000L
+#define SELF_FOLLOW (1 << 20)
+
+struct order {
+	int n, r;
+	const int *after; /* after[(p + 1) * n + k]: runs of k right after p (-1: none) */
+	int *path, *best, best_cost;
+	bool *used;
+	long budget;
+};
+
+static void order_search(struct order *o, int depth, int prev, int cost)
+{
+	int n = o->n;
+
+	if (o->best_cost >= 0 && (cost >= o->best_cost || o->budget-- <= 0))
+		return;
+	if (depth == n) {
+		o->best_cost = cost;
+		memcpy(o->best, o->path, sizeof(int) * (size_t)n);
+		return;
+	}
+	for (int i = 0; i < n; i++) {
+		int k = (o->r % 2 ? o->r + n - i : o->r + i) % n;
+		int pair = prev == k ? SELF_FOLLOW : o->after[(size_t)(prev + 1) * n + k];
+
+		if (o->used[k])
+			continue;
+		o->used[k] = true;
+		o->path[depth] = k;
+		order_search(o, depth + 1, k, cost + pair);
+		o->used[k] = false;
+	}
+}
+
 static int run_session(struct cmp *c)
 {
 	struct freshfs fs, *pfs = c->fresh_fs ? &fs : NULL;
-	int ret = 0;
+	int n = c->ncmd, prev = -1, ret = 0;
+	int *after = bench_xmalloc(sizeof(int) * (size_t)(n + 1) * n);
+	struct order o = {
+		.n = n,
+		.after = after,
+		.path = bench_xmalloc(sizeof(int) * (size_t)n),
+		.best = bench_xmalloc(sizeof(int) * (size_t)n),
+		.used = bench_xmalloc(sizeof(bool) * (size_t)n),
+	};
 
+	memset(after, 0, sizeof(int) * (size_t)(n + 1) * n);
 	if (pfs)
 		freshfs_init(&fs, c->fresh_fs, c->fs_size, c->workdir);
-	/* Interleaved rounds, each starting one command later, every other
-	 * one in reverse order (A B C, B A C, C A B, A C B, ...): on a shared
-	 * machine the first run after a round's set-up was measured slower,
-	 * and so was the run after certain others (on a VM that gives freed
-	 * memory back to its host, BENCHMARKS.md): no command should always
-	 * be first, nor always follow the same one. The warm-up runs are the
-	 * commands from the last one backwards, so the first timed run
-	 * follows the last command, as it does in later rounds. */
+	/* The warm-up runs are the commands from the last one backwards, so
+	 * the first timed run follows another command, as later ones do. */
 	for (int w = 0; w < c->warmup && ret >= 0 && !bench_interrupted; w++) {
-		int k = c->ncmd - 1 - w % c->ncmd;
+		int k = n - 1 - w % n;
+		after[(size_t)(prev + 1) * n + k]++;
+		prev = k;
 		ret = run_once(c, &c->cmds[k], pfs, false);
 	}
-	for (int r = 0; r < c->rounds && ret >= 0 && !bench_interrupted; r++)
-		for (int i = 0; i < c->ncmd && ret >= 0 && !bench_interrupted; i++) {
-			int k = r % 2 ? r + c->ncmd - i : r + i;
-			ret = run_once(c, &c->cmds[k % c->ncmd], pfs, true);
+	for (int r = 0; r < c->rounds && ret >= 0 && !bench_interrupted; r++) {
+		o.r = r;
+		o.best_cost = -1;
+		o.budget = ORDER_BUDGET;
+		memset(o.used, 0, sizeof(bool) * (size_t)n);
+		order_search(&o, 0, prev, 0);
+		for (int i = 0; i < n && ret >= 0 && !bench_interrupted; i++) {
+			int k = o.best[i];
+			after[(size_t)(prev + 1) * n + k]++;
+			prev = k;
+			ret = run_once(c, &c->cmds[k], pfs, true);
 		}
+	}
 	if (pfs)
 		freshfs_release(&fs);
+	free(o.used);
+	free(o.best);
+	free(o.path);
+	free(after);
 	return ret;
 }
 

@@ -90,6 +90,19 @@ check_grep '^Protocol: 1 interleaved round after 3 untimed warm-up runs;' report
 check_grep '^\| 1 \| `cp -a \{src\} \{dst\}` \| 1/1 \|' report "warm-up runs were counted"
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["warmup_runs"] == 3 and all(len(c["runs"]) == 1 for c in d["commands"])' w.json ||
 	fail "compare --warmup: JSON is wrong"
+# No command follows the same one twice while another could: with five
+# commands, one warm-up run and three rounds, the third round is not the
+# plain rotation (C D E A B, which would put A after E again) but the
+# order that repeats no pair.
+five=()
+for i in 1 2 3 4 5; do five+=("cp -a {src} {dst} #$i"); done
+"$B" compare --rounds 3 --warmup 1 --warm src -- "${five[@]}" >report 2>progress
+check_eq "$?" 0 "compare with five commands"
+seq=$(grep -E '^(warm-up|round)' progress | sed -E 's/.*#([1-5]).*/\1/' | tr -d '\n')
+check_eq "$seq" 5123452154353142 "order of a warm-up and three rounds of five"
+pairs=$(echo "$seq" | sed -E 's/(.)/\1 /g' | awk '{for (i = 2; i <= NF; i++) if ($i != $(i - 1)) print $(i - 1) $i}' |
+	sort | uniq -d)
+check_eq "$pairs" "" "a command followed the same one twice"
 "$B" compare --warmup 101 src -- 'cp -a {src} {dst}' >out 2>&1; check_eq "$?" 2 "--warmup 101"
 check_grep "invalid --warmup '101'" out
 
