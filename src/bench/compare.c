@@ -256,9 +256,15 @@ static int run_once(struct cmp *c, struct cmp_cmd *cmd, struct freshfs *fs, bool
 #define ORDER_BUDGET 1000000L
 #define SELF_FOLLOW (1 << 20)
 
+/* How often command k ran right after p (-1: none) in the n x n+1 table. */
+static int *pair(int *after, int n, int p, int k)
+{
+	return &after[(size_t)(p + 1) * n + k];
+}
+
 struct order {
 	int n, r;
-	const int *after; /* after[(p + 1) * n + k]: runs of k right after p (-1: none) */
+	int *after;
 	int *path, *best, best_cost;
 	bool *used;
 	long budget;
@@ -277,13 +283,13 @@ static void order_search(struct order *o, int depth, int prev, int cost)
 	}
 	for (int i = 0; i < n; i++) {
 		int k = (o->r % 2 ? o->r + n - i : o->r + i) % n;
-		int pair = prev == k ? SELF_FOLLOW : o->after[(size_t)(prev + 1) * n + k];
+		int cost_k = prev == k ? SELF_FOLLOW : *pair(o->after, n, prev, k);
 
 		if (o->used[k])
 			continue;
 		o->used[k] = true;
 		o->path[depth] = k;
-		order_search(o, depth + 1, k, cost + pair);
+		order_search(o, depth + 1, k, cost + cost_k);
 		o->used[k] = false;
 	}
 }
@@ -308,7 +314,7 @@ static int run_session(struct cmp *c)
 	 * the first timed run follows another command, as later ones do. */
 	for (int w = 0; w < c->warmup && ret >= 0 && !bench_interrupted; w++) {
 		int k = n - 1 - w % n;
-		after[(size_t)(prev + 1) * n + k]++;
+		(*pair(after, n, prev, k))++;
 		prev = k;
 		ret = run_once(c, &c->cmds[k], pfs, false);
 	}
@@ -320,7 +326,7 @@ static int run_session(struct cmp *c)
 		order_search(&o, 0, prev, 0);
 		for (int i = 0; i < n && ret >= 0 && !bench_interrupted; i++) {
 			int k = o.best[i];
-			after[(size_t)(prev + 1) * n + k]++;
+			(*pair(after, n, prev, k))++;
 			prev = k;
 			ret = run_once(c, &c->cmds[k], pfs, true);
 		}
