@@ -2,9 +2,9 @@
 # The floor of a workload on this machine (BENCHMARKS.md, "The limit on
 # small files"): fastcp-bench floor (the tree written from memory: create,
 # write, close per file, 2 threads, then syncfs) against fastcp and a peer
-# pipe, interleaved in each round, every run on a fresh XFS loopback
-# filesystem, the source read before each run (warm), sync inside the time.
-# The peer is the tar pipe, or cp -a (the fastest peer on large files).
+# (the tar pipe, or cp -a, the fastest peer on large files), interleaved in
+# each round, every run on a fresh XFS loopback filesystem, the source read
+# before each run (warm), sync inside the time.
 #   sh scripts/bench-floor.sh [RESULTS_DIR] [WORKLOAD] [ROUNDS] [tar|cp]
 # Needs root and the source tree of scripts/benchmarks.sh.
 set -eu
