@@ -22,6 +22,8 @@
 #define FCP_EXIT_USAGE 2
 
 enum fcp_reflink { FCP_REFLINK_AUTO, FCP_REFLINK_ALWAYS, FCP_REFLINK_NEVER };
+/* Reading medium files with O_DIRECT: when none of the file is cached. */
+enum fcp_direct_read { FCP_DIRECT_AUTO, FCP_DIRECT_ALWAYS, FCP_DIRECT_NEVER };
 
 /* What to do with a symlink found in the tree (and with symlink arguments). */
 enum fcp_symlinks {
@@ -49,6 +51,7 @@ struct fcp_options {
 	bool no_target_dir;     /* -T: DEST is the copy itself */
 	bool fsync;             /* make each file and directory durable */
 	bool no_io_uring;       /* force the synchronous small-file path */
+	enum fcp_direct_read direct_read;
 	bool recursive;         /* accepted for cp habit; always on */
 	int verbose;            /* 0 quiet, 1 summary, 2 per item */
 	FILE *err;              /* where per-item errors go; NULL = stderr */

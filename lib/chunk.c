@@ -66,6 +66,7 @@ bool fcp_chunk_start(struct fcp_entry *e, const struct fcp_xfer *x, struct fcp_h
 	b->x = *x;
 	pthread_mutex_init(&b->wlock, NULL);
 	b->x.wlock = &b->wlock;
+	b->x.direct = -1; /* the kernel's read-ahead serves the chunks' streams */
 	b->hl = hl;
 	b->tmp = *tmp;
 	b->chunks = (int)((x->size + CHUNK_SIZE - 1) / CHUNK_SIZE);

@@ -34,6 +34,9 @@ static const char usage_text[] =
 	"      --fsync                   make every file durable before it is renamed\n"
 	"  -j, --threads N               worker threads (default 3 per CPU, at most 32)\n"
 	"      --no-io-uring             use the synchronous small-file path\n"
+	"      --direct-read=WHEN        read medium files around the page cache:\n"
+	"                                auto (default: if none of it is cached),\n"
+	"                                always, never\n"
 	"  -v, --verbose, --stats        print a summary at the end\n"
 	"      --help                    show this help\n"
 	"      --version                 show the version (with -v: threads, engines)\n"
@@ -45,7 +48,7 @@ static const char usage_text[] =
 
 enum {
 	OPT_SYMLINKS = 256, OPT_REFLINK, OPT_NO_PRESERVE, OPT_PRESERVE, OPT_FSYNC,
-	OPT_NO_URING, OPT_HELP, OPT_VERSION, OPT_STATS,
+	OPT_NO_URING, OPT_DIRECT_READ, OPT_HELP, OPT_VERSION, OPT_STATS,
 };
 
 static const struct option longopts[] = {
@@ -61,6 +64,7 @@ static const struct option longopts[] = {
 	{ "fsync", no_argument, NULL, OPT_FSYNC },
 	{ "threads", required_argument, NULL, 'j' },
 	{ "no-io-uring", no_argument, NULL, OPT_NO_URING },
+	{ "direct-read", required_argument, NULL, OPT_DIRECT_READ },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "stats", no_argument, NULL, OPT_STATS },
 	{ "help", no_argument, NULL, OPT_HELP },
@@ -119,7 +123,7 @@ static int parse_word(const char *arg, const char *const *words, int n)
 static int parse_one(int c, const char *arg, struct fcp_options *o)
 {
 	static const char *const symlinks[] = { "keep", "follow", "rewrite", "skip" };
-	static const char *const reflink[] = { "auto", "always", "never" };
+	static const char *const when[] = { "auto", "always", "never" }; /* both enums */
 	int v;
 	char *end;
 
@@ -136,9 +140,14 @@ static int parse_one(int c, const char *arg, struct fcp_options *o)
 			return bad("invalid --symlinks policy '%s' (keep, follow, rewrite, skip)", arg);
 		o->symlinks = (enum fcp_symlinks)v;
 		break;
+	case OPT_DIRECT_READ:
+		if ((v = parse_word(arg, when, 3)) < 0)
+			return bad("invalid --direct-read value '%s' (auto, always, never)", arg);
+		o->direct_read = (enum fcp_direct_read)v;
+		break;
 	case OPT_REFLINK:
 		/* A bare --reflink means always, as in cp. */
-		if ((v = arg ? parse_word(arg, reflink, 3) : FCP_REFLINK_ALWAYS) < 0)
+		if ((v = arg ? parse_word(arg, when, 3) : FCP_REFLINK_ALWAYS) < 0)
 			return bad("invalid --reflink value '%s' (auto, always, never)", arg);
 		o->reflink = (enum fcp_reflink)v;
 		break;

@@ -26,6 +26,9 @@ struct fcp_xfer {
 	 * Their reads stay parallel; concurrent writers of one inode spin on
 	 * its lock in the kernel instead (BENCHMARKS.md). NULL: one writer. */
 	pthread_mutex_t *wlock;
+	/* Reads around the page cache (direct.c): 0 not decided yet, 1 on,
+	 * -1 off (chunks of a large file: always off). */
+	int direct;
 };
 
 /* Around each write to x->out: the write lock of a shared file, if any. */
@@ -88,6 +91,20 @@ ssize_t fcp_data_copy(struct fcp_xfer *x);
  * early, *eof is lowered to where it ended. Returns bytes or -errno.
  */
 ssize_t fcp_data_copy_chunk(struct fcp_xfer *x, off_t off, off_t end, off_t *eof);
+
+/*
+ * direct.c: decide, at the read/write engine's first read of a file,
+ * whether to read it with O_DIRECT (a medium file none of which is cached,
+ * or --direct-read=always), and if so turn it on. Sets x->direct.
+ */
+bool fcp_direct_start(struct fcp_xfer *x);
+/* The same decision for an open file of that size and allocation, without
+ * turning anything on (the io_uring batch skips its read-ahead for it). */
+bool fcp_direct_wanted(const struct fcp_job *job, int fd, uint64_t size, uint64_t allocated);
+/* Read [off, off+len) of x with O_DIRECT into buf, which is page-aligned
+ * and holds len rounded up to a page; buffered from where the filesystem
+ * refuses. Returns bytes (short only at end of file) or -errno. */
+ssize_t fcp_direct_pread(struct fcp_xfer *x, char *buf, size_t len, off_t off);
 
 /*
  * engine_uring.c: copy the small regular files names[0..n) of d through

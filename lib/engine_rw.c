@@ -16,8 +16,11 @@
 static ssize_t rw_copy(struct fcp_xfer *x, off_t off, size_t len)
 {
 	size_t bufsz, done = 0;
-	char *buf = fcp_worker_buf(x->w, &bufsz);
+	char *buf;
 
+	if (x->direct == 0 && off == 0)
+		fcp_direct_start(x);
+	buf = x->direct > 0 ? fcp_worker_direct_buf(x->w, &bufsz) : fcp_worker_buf(x->w, &bufsz);
 	if (!buf)
 		return -ENOMEM;
 	while (done < len) {
@@ -25,7 +28,8 @@ static ssize_t rw_copy(struct fcp_xfer *x, off_t off, size_t len)
 		off_t pos = off + done;
 		ssize_t n;
 
-		n = fcp_sys_pread_full(x->in, buf, want, pos);
+		n = x->direct > 0 ? fcp_direct_pread(x, buf, want, pos)
+				  : fcp_sys_pread_full(x->in, buf, want, pos);
 		if (n < 0)
 			return n;
 		if (n == 0)

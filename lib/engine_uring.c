@@ -297,9 +297,11 @@ static void rounds_open(struct io_uring *ring, struct fcp_job *job, struct fcp_d
  * one read in flight. Ask the kernel to read them all now, in one round:
  * the device sees the whole batch at once, as it does for small files, and
  * the synchronous copies find their data in the cache. Sparse files are
- * left out (their holes would be read as pages of zeros).
+ * left out (their holes would be read as pages of zeros), and so are the
+ * files that will be read around the cache (direct.c).
  */
-static void round_prefetch(struct io_uring *ring, struct small *f, int n)
+static void round_prefetch(struct io_uring *ring, const struct fcp_job *job, struct small *f,
+			   int n)
 {
 	uint64_t budget = PREFETCH_MAX;
 	unsigned k = 0;
@@ -307,7 +309,8 @@ static void round_prefetch(struct io_uring *ring, struct small *f, int n)
 	for (int i = 0; i < n; i++) {
 		const struct statx *st = &f[i].st;
 		if (f[i].in < 0 || !S_ISREG(st->stx_mode) || st->stx_size <= SMALL_MAX ||
-		    st->stx_size > budget || st->stx_blocks * 512 < st->stx_size)
+		    st->stx_size > budget || st->stx_blocks * 512 < st->stx_size ||
+		    fcp_direct_wanted(job, f[i].in, st->stx_size, st->stx_blocks * 512))
 			continue;
 		io_uring_prep_fadvise(sqe_for(ring, i, T_PREFETCH), f[i].in, 0,
 				      (off_t)st->stx_size, POSIX_FADV_WILLNEED);
@@ -441,7 +444,7 @@ int fcp_uring_batch(struct fcp_worker *w, struct fcp_dir *d, const char **names,
 	rounds_open(&u->ring, job, d, f, n);
 	for (int k = 0; k < n; k++)
 		f[k].back |= !eligible(job, &f[k]);
-	round_prefetch(&u->ring, f, n);
+	round_prefetch(&u->ring, job, f, n);
 	/* Groups of eligible files whose data (plus the one byte that tells
 	 * a grown file) fits the arena together. */
 	while (i < n) {

@@ -21,6 +21,9 @@
 /* The read/write engine's buffer. 128 KiB, as cp's: with 1 MiB writes,
  * large cached copies were slower (BENCHMARKS.md, large warm). */
 #define FCP_BUF_SIZE (128u << 10)
+/* Direct reads (direct.c) have no read-ahead: each is one trip to the
+ * device, so they are larger. Only workers that make them get one. */
+#define FCP_DIRECT_BUF_SIZE (1u << 20)
 
 struct fcp_worker {
 	struct fcp_job *job;
@@ -29,7 +32,7 @@ struct fcp_worker {
 	pthread_mutex_t lock;
 	struct fcp_item **ring;   /* circular deque of capacity cap */
 	size_t head, count, cap;
-	void *buf;
+	void *buf, *direct_buf;
 	void *uring;
 	unsigned long tmp_seq;
 };
@@ -53,6 +56,14 @@ void *fcp_worker_buf(struct fcp_worker *w, size_t *len)
 		w->buf = NULL;
 	*len = w->buf ? FCP_BUF_SIZE : 0;
 	return w->buf;
+}
+
+void *fcp_worker_direct_buf(struct fcp_worker *w, size_t *len)
+{
+	if (!w->direct_buf && posix_memalign(&w->direct_buf, 4096, FCP_DIRECT_BUF_SIZE))
+		w->direct_buf = NULL;
+	*len = w->direct_buf ? FCP_DIRECT_BUF_SIZE : 0;
+	return w->direct_buf;
 }
 
 void **fcp_worker_uring_slot(struct fcp_worker *w)
@@ -248,6 +259,7 @@ void fcp_sched_destroy(struct fcp_job *job)
 	for (int i = 0; i < s->n; i++) {
 		free(s->w[i].ring);
 		free(s->w[i].buf);
+		free(s->w[i].direct_buf);
 		fcp_uring_worker_free(s->w[i].uring);
 		pthread_mutex_destroy(&s->w[i].lock);
 	}

@@ -125,6 +125,11 @@ ssize_t fcp_sys_pread_full(int fd, void *buf, size_t len, off_t off)
 	return io_full(fd, buf, len, off, false);
 }
 
+ssize_t fcp_sys_pread(int fd, void *buf, size_t len, off_t off)
+{
+	RET(pread(fd, buf, len, off));
+}
+
 ssize_t fcp_sys_write_full(int fd, const void *buf, size_t len)
 {
 	return io_full(fd, (void *)buf, len, -1, true);
@@ -320,4 +325,38 @@ int fcp_sys_posix_fadvise(int fd, off_t off, off_t len, int advice)
 {
 	int r = posix_fadvise(fd, off, len, advice);
 	return -r;
+}
+
+/* cachestat(2) is newer than this libc's headers; new system calls have
+ * one number on every architecture but alpha. */
+#if !defined(__NR_cachestat) && !defined(__alpha__)
+#define __NR_cachestat 451
+#endif
+
+int fcp_sys_cached_pages(int fd, off_t off, off_t len, uint64_t *pages)
+{
+#ifdef __NR_cachestat
+	struct { uint64_t off, len; } range = { (uint64_t)off, (uint64_t)len };
+	struct {
+		uint64_t nr_cache, nr_dirty, nr_writeback, nr_evicted, nr_recently_evicted;
+	} cs;
+	long r = syscall(__NR_cachestat, fd, &range, &cs, 0);
+
+	if (r < 0)
+		return -errno;
+	*pages = cs.nr_cache;
+	return 0;
+#else
+	return -ENOSYS;
+#endif
+}
+
+int fcp_sys_set_direct(int fd, bool on)
+{
+	int fl = fcntl(fd, F_GETFL);
+
+	if (fl < 0)
+		return -errno;
+	fl = on ? fl | O_DIRECT : fl & ~O_DIRECT;
+	RET(fcntl(fd, F_SETFL, fl));
 }

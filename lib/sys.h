@@ -9,6 +9,7 @@
 #define FCP_SYS_H
 
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/stat.h>
@@ -26,6 +27,8 @@ int fcp_sys_fstatx(int fd, struct statx *stx);
 /* Read up to len bytes, retrying short reads until EOF; returns bytes read. */
 ssize_t fcp_sys_read_full(int fd, void *buf, size_t len);
 ssize_t fcp_sys_pread_full(int fd, void *buf, size_t len, off_t off);
+/* One pread (EINTR retried): a short count is the caller's to judge. */
+ssize_t fcp_sys_pread(int fd, void *buf, size_t len, off_t off);
 /* Write all len bytes; a 0-byte write is reported as -ENOSPC. */
 ssize_t fcp_sys_write_full(int fd, const void *buf, size_t len);
 ssize_t fcp_sys_pwrite_full(int fd, const void *buf, size_t len, off_t off);
@@ -70,5 +73,11 @@ int fcp_sys_removexattr(int fd, const char *path, const char *name);
 int fcp_sys_fchmodat_nofollow(int dirfd, const char *name, mode_t mode);
 
 int fcp_sys_posix_fadvise(int fd, off_t off, off_t len, int advice);
+/* How many pages of fd's [off, off+len) (len 0: to the end) the page cache
+ * holds (cachestat(2), Linux 6.5; -ENOSYS before). */
+int fcp_sys_cached_pages(int fd, off_t off, off_t len, uint64_t *pages);
+/* Turn O_DIRECT on or off for an open file (-EINVAL: not on this
+ * filesystem). */
+int fcp_sys_set_direct(int fd, bool on);
 
 #endif

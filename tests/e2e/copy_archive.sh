@@ -2,7 +2,9 @@
 # Archive fidelity: the rich sample tree (sizes, holes, odd names, a tree
 # deeper than PATH_MAX, hard links, every kind of symlink, FIFO, devices,
 # setuid/setgid/sticky, 0000/0500 modes, owners, xattrs, ACLs, ns times) is
-# copied exactly with 1 thread, 8 threads, without io_uring, and with --fsync;
+# copied exactly with 1 thread, 8 threads, without io_uring, with --fsync and
+# with direct reads of its medium files (files/big: 1.5 MiB + 1 byte; with
+# --reflink=never, as only the read/write engine reads);
 # treecmp finds no difference, the copies are identical to one another, and
 # atimes are those the source had before the copy.
 . "${TESTLIB:-$(dirname "$0")/../lib}/lib.sh" || exit 1
@@ -20,7 +22,7 @@ atimes() { (cd "$1" && stat -c '%n %x' files/big files/empty sparse/middle names
 	symlinks/relative special/fifo xattr/acl_dir .); }
 
 n=0
-for variant in "--threads 1" "-j 8" "--no-io-uring" "--fsync -j 2"; do
+for variant in "--threads 1" "-j 8" "--no-io-uring" "--fsync -j 2" "-j 4 --reflink=never --direct-read=always"; do
 	n=$((n + 1))
 	atimes "$T/src" >"$T/atimes.before"
 	# shellcheck disable=SC2086
@@ -34,9 +36,23 @@ for variant in "--threads 1" "-j 8" "--no-io-uring" "--fsync -j 2"; do
 done
 
 # The results of every variant are the same tree.
-for i in 2 3 4; do
+for i in 2 3 4 5; do
 	check_tree "$T/dst1" "$T/dst$i"
 done
+
+# The direct variant really read around the cache (O_DIRECT turned on for
+# the medium file), and "never" does not.
+if command -v strace >/dev/null; then
+	for when in always never; do
+		strace -f -qq -o "$T/trace_$when" -e trace=fcntl "$FASTCP" --reflink=never --direct-read=$when \
+			"$T/src/files/big" "$T/big_$when" || fail "fastcp --direct-read=$when under strace"
+		cmp "$T/src/files/big" "$T/big_$when" || fail "--direct-read=$when: copy differs"
+	done
+	grep -q 'F_SETFL.*O_DIRECT' "$T/trace_always" || fail "--direct-read=always: no O_DIRECT"
+	grep -q 'O_DIRECT' "$T/trace_never" && fail "--direct-read=never turned O_DIRECT on"
+else
+	echo "strace missing: the O_DIRECT trace check was not run"
+fi
 
 # Copying the tree into an existing directory gives the same result.
 mkdir "$T/into"

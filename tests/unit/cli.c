@@ -61,6 +61,11 @@ int main(void)
 	CHECK(parse(&o, (char *[]){ "fastcp", "-j", "0", "a", "b", NULL }) < 0);
 	CHECK(parse(&o, (char *[]){ "fastcp", "-j", "x", "a", "b", NULL }) < 0);
 	CHECK(parse(&o, (char *[]){ "fastcp", "--fsync", "--no-io-uring", "a", "b", NULL }) == 1);
-	CHECK(o.fsync && o.no_io_uring);
+	CHECK(o.fsync && o.no_io_uring && o.direct_read == FCP_DIRECT_AUTO);
+	CHECK(parse(&o, (char *[]){ "fastcp", "--direct-read=always", "a", "b", NULL }) == 1);
+	CHECK(o.direct_read == FCP_DIRECT_ALWAYS);
+	CHECK(parse(&o, (char *[]){ "fastcp", "--direct-read", "never", "a", "b", NULL }) == 1);
+	CHECK(o.direct_read == FCP_DIRECT_NEVER);
+	CHECK(parse(&o, (char *[]){ "fastcp", "--direct-read=sometimes", "a", "b", NULL }) < 0);
 	CHECK_DONE();
 }

@@ -27,7 +27,8 @@ static void fallback(enum fcp_reflink rl, bool expect_ok)
 	memset(back, 'q', sizeof(back));
 	CHECK(in >= 0 && out >= 0 && fcp_sched_create(&job, 1) == 0);
 	CHECK(write(in, back, sizeof(back)) == (ssize_t)sizeof(back));
-	struct fcp_xfer x = { fcp_sched_worker(&job, 0), in, out, sizeof(back), sizeof(back), 1, 2, NULL };
+	struct fcp_xfer x = { .w = fcp_sched_worker(&job, 0), .in = in, .out = out, .size = sizeof(back),
+			      .allocated = sizeof(back), .src_dev = 1, .dst_dev = 2 };
 	/* As file.c does: the clone first, then the copying engines. */
 	r = fcp_data_clone(&x, &cloned);
 	CHECK(!cloned && (r == 0) == expect_ok);

@@ -1,0 +1,82 @@
+/*
+ * direct.c - reading a cold medium file around the page cache.
+ *
+ * A medium file (above the io_uring batch's 256 KiB, up to the 64 MiB where
+ * chunks begin) that the page cache holds none of is read with O_DIRECT: the
+ * device writes straight into the worker's buffer, and no page-cache page
+ * is filled for data this job reads once. On the benchmark machine, a VM
+ * whose host takes freed memory back, every new page costs a fault on the
+ * host, and a source on a loop device was copied twice on its way in
+ * (BENCHMARKS.md, folders cold). A file with any page cached is read
+ * through the cache as before: there the cache is faster than any device,
+ * and a direct read would first have to write back its dirty pages.
+ *
+ * Direct reads need aligned offsets, lengths and memory: the buffer is
+ * page-aligned, reads start at multiples of its size and their length is
+ * rounded up to a page (the kernel stops at end of file). A filesystem that
+ * refuses (no O_DIRECT, a larger alignment) gets buffered reads for the
+ * rest of the file; nothing is lost but the saving.
+ */
+#include "engine.h"
+#include "sys.h"
+
+#include <errno.h>
+
+#define DIRECT_MIN (256 << 10)
+#define DIRECT_MAX (64 << 20)
+#define DIRECT_ALIGN 4096
+
+bool fcp_direct_wanted(const struct fcp_job *job, int fd, uint64_t size, uint64_t allocated)
+{
+	uint64_t cached;
+
+	if (job->o->direct_read == FCP_DIRECT_NEVER || size <= DIRECT_MIN || size > DIRECT_MAX ||
+	    allocated < size)
+		return false;
+	/* auto: only if nothing of it is cached (unknown on kernels before
+	 * 6.5: then never). */
+	return job->o->direct_read == FCP_DIRECT_ALWAYS ||
+	       (fcp_sys_cached_pages(fd, 0, 0, &cached) == 0 && cached == 0);
+}
+
+bool fcp_direct_start(struct fcp_xfer *x)
+{
+	x->direct = -1;
+	if (!fcp_direct_wanted(fcp_worker_job(x->w), x->in, (uint64_t)x->size, x->allocated) ||
+	    fcp_sys_set_direct(x->in, true) < 0)
+		return false;
+	x->direct = 1;
+	return true;
+}
+
+/* Back to buffered reads for the rest of the file. */
+static void direct_stop(struct fcp_xfer *x)
+{
+	fcp_sys_set_direct(x->in, false);
+	x->direct = -1;
+}
+
+ssize_t fcp_direct_pread(struct fcp_xfer *x, char *buf, size_t len, off_t off)
+{
+	size_t done = 0;
+
+	while (done < len) {
+		size_t want = (len - done + DIRECT_ALIGN - 1) & ~(size_t)(DIRECT_ALIGN - 1);
+		ssize_t n = fcp_sys_pread(x->in, buf + done, want, off + (off_t)done);
+
+		if (n == -EINVAL) {
+			direct_stop(x);
+			n = fcp_sys_pread_full(x->in, buf + done, len - done, off + (off_t)done);
+			return n < 0 ? n : (ssize_t)(done + n);
+		}
+		if (n < 0)
+			return n;
+		done += (size_t)n;
+		/* A count that is not a whole number of blocks ends at the end
+		 * of the file; a whole one may be short for other reasons, and
+		 * the next read starts aligned. */
+		if (n == 0 || n % DIRECT_ALIGN)
+			break;
+	}
+	return done < len ? (ssize_t)done : (ssize_t)len;
+}
