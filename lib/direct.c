@@ -41,9 +41,11 @@ bool fcp_direct_wanted(const struct fcp_job *job, int fd, uint64_t size, uint64_
 
 bool fcp_direct_start(struct fcp_xfer *x)
 {
+	size_t len;
+
 	x->direct = -1;
 	if (!fcp_direct_wanted(fcp_worker_job(x->w), x->in, (uint64_t)x->size, x->allocated) ||
-	    fcp_sys_set_direct(x->in, true) < 0)
+	    !fcp_worker_direct_buf(x->w, &len) || fcp_sys_set_direct(x->in, true) < 0)
 		return false;
 	x->direct = 1;
 	return true;
