@@ -21,6 +21,7 @@
 #include "sys.h"
 
 #include <errno.h>
+#include <unistd.h>
 
 #define DIRECT_MIN (256 << 10)
 #define DIRECT_MAX (64 << 20)
@@ -81,4 +82,17 @@ ssize_t fcp_direct_pread(struct fcp_xfer *x, char *buf, size_t len, off_t off)
 			break;
 	}
 	return done < len ? (ssize_t)done : (ssize_t)len;
+}
+
+const char *fcp_direct_describe(void)
+{
+	uint64_t cached;
+	int fd = fcp_sys_openat(AT_FDCWD, "/proc/self/exe", O_RDONLY, 0);
+	int r = fd >= 0 ? fcp_sys_cached_pages(fd, 0, 0, &cached) : fd;
+
+	if (fd >= 0)
+		close(fd);
+	return r == -ENOSYS ? "through the page cache (no cachestat(2) on this kernel: "
+			      "--direct-read=always to read them directly)"
+			    : "read directly (O_DIRECT) when none of the file is cached";
 }

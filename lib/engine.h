@@ -105,6 +105,8 @@ bool fcp_direct_wanted(const struct fcp_job *job, int fd, uint64_t size, uint64_
  * and holds len rounded up to a page; buffered from where the filesystem
  * refuses. Returns bytes (short only at end of file) or -errno. */
 ssize_t fcp_direct_pread(struct fcp_xfer *x, char *buf, size_t len, off_t off);
+/* What --direct-read=auto does on this kernel (a phrase, for --version -v). */
+const char *fcp_direct_describe(void);
 
 /*
  * engine_uring.c: copy the small regular files names[0..n) of d through

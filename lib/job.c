@@ -75,6 +75,7 @@ void fcp_describe(FILE *f)
 	fprintf(f, "threads: %d by default here (-j N to change)\n", default_threads(usable_cpus()));
 	fprintf(f, "engines: clone (FICLONE), copy_file_range, read/write; large files in chunks\n");
 	fprintf(f, "small files: %s\n", why ? why : "io_uring batches");
+	fprintf(f, "medium files: %s\n", fcp_direct_describe());
 }
 
 /* Every open directory holds two fds; deep or wide trees need more than

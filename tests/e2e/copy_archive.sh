@@ -53,6 +53,8 @@ if command -v strace >/dev/null; then
 else
 	echo "strace missing: the O_DIRECT trace check was not run"
 fi
+"$FASTCP" --version --verbose | grep -q '^medium files: ' ||
+	fail "--version --verbose does not say how medium files are read"
 
 # Copying the tree into an existing directory gives the same result.
 mkdir "$T/into"
