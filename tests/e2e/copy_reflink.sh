@@ -1,7 +1,8 @@
 #!/bin/bash
 # Reflink on real filesystems: on loopback XFS (reflink=1) and btrfs, the
 # default (auto) and --reflink=always clone (FIEMAP shows shared extents),
-# --reflink=never does not; a whole tree cloned on XFS is still exact; across
+# --reflink=never does not, and copies a file read with O_DIRECT exactly; a
+# whole tree cloned on XFS is still exact; across
 # two filesystems --reflink=always fails cleanly (exit 1, no file and no
 # temporary file left) and auto falls back to a copy.
 . "${TESTLIB:-$(dirname "$0")/../lib}/lib.sh" || exit 1
@@ -27,6 +28,11 @@ for fs in xfs btrfs; do
 	check_rc 0
 	cmp "$M/big" "$M/plain" || fail "$fs: --reflink=never copy differs"
 	! "$TREECMP" --shared "$M/plain" || fail "$fs: --reflink=never shares extents"
+	# Read with O_DIRECT on this filesystem: the same bytes, unaligned tail too.
+	head -c 3146962 /dev/urandom >"$M/odd"
+	run_fcp --reflink=never --direct-read=always "$M/odd" "$M/direct"
+	check_rc 0 "$fs: --direct-read=always"
+	cmp "$M/odd" "$M/direct" || fail "$fs: --direct-read=always copy differs"
 done
 
 # A whole tree on XFS, cloned: still exact (holes included).
