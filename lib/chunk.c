@@ -28,7 +28,7 @@
 #include <unistd.h>
 
 #define CHUNK_SIZE ((off_t)32 << 20)
-#define CHUNK_MIN_FILE (2 * CHUNK_SIZE)
+_Static_assert(FCP_LARGE_MIN >= 2 * CHUNK_SIZE, "a large file has two chunks at least");
 
 struct fcp_bigfile {
 	struct fcp_entry e;     /* with its own copies of the names */
@@ -54,7 +54,7 @@ bool fcp_chunk_start(struct fcp_entry *e, const struct fcp_xfer *x, struct fcp_h
 	struct fcp_bigfile *b;
 	int helpers;
 
-	if (x->size < CHUNK_MIN_FILE || fcp_sched_threads(e->job) < 2 ||
+	if (x->size < FCP_LARGE_MIN || fcp_sched_threads(e->job) < 2 ||
 	    fcp_sys_ftruncate(x->out, x->size) < 0)
 		return false;
 	b = calloc(1, sizeof(*b) + n1 + n2);

@@ -1,15 +1,16 @@
 /*
  * direct.c - reading a cold medium file around the page cache.
  *
- * A medium file (above the io_uring batch's 256 KiB, up to the 64 MiB where
- * chunks begin) that the page cache holds none of is read with O_DIRECT: the
- * device writes straight into the worker's buffer, and no page-cache page
- * is filled for data this job reads once. On the benchmark machine, a VM
- * whose host takes freed memory back, every new page costs a fault on the
- * host, and a source on a loop device was copied twice on its way in
- * (BENCHMARKS.md, folders cold). A file with any page cached is read
- * through the cache as before: there the cache is faster than any device,
- * and a direct read would first have to write back its dirty pages.
+ * A medium file (above the io_uring batch's FCP_SMALL_MAX, up to the
+ * FCP_LARGE_MIN where chunks begin) that the page cache holds none of is
+ * read with O_DIRECT: the device writes straight into the worker's buffer,
+ * and no page-cache page is filled for data this job reads once. On the
+ * benchmark machine, a VM whose host takes freed memory back, every new
+ * page costs a fault on the host, and a source on a loop device was
+ * copied twice on its way in (BENCHMARKS.md, folders cold). A file with
+ * any page cached is read through the cache as before: there the cache is
+ * faster than any device, and a direct read would first have to write
+ * back its dirty pages.
  *
  * Direct reads need aligned offsets, lengths and memory: the buffer is
  * page-aligned, reads start at multiples of its size and their length is
@@ -23,15 +24,13 @@
 #include <errno.h>
 #include <unistd.h>
 
-#define DIRECT_MIN (256 << 10)
-#define DIRECT_MAX (64 << 20)
 #define DIRECT_ALIGN 4096
 
 bool fcp_direct_wanted(const struct fcp_job *job, int fd, uint64_t size, uint64_t allocated)
 {
 	uint64_t cached;
 
-	if (job->o->direct_read == FCP_DIRECT_NEVER || size <= DIRECT_MIN || size > DIRECT_MAX ||
+	if (job->o->direct_read == FCP_DIRECT_NEVER || size <= FCP_SMALL_MAX || size > FCP_LARGE_MIN ||
 	    allocated < size)
 		return false;
 	/* auto: only if nothing of it is cached (unknown on kernels before

@@ -15,6 +15,16 @@
 
 #include <sys/types.h>
 
+/*
+ * The sizes of files, as the paths treat them: a small file (up to
+ * FCP_SMALL_MAX) goes through the io_uring batch (engine_uring.c); a large
+ * one (from FCP_LARGE_MIN) is cut into chunks (chunk.c); a medium one in
+ * between is copied whole by one worker, read around the page cache when
+ * cold (direct.c) and written back at once (file.c).
+ */
+#define FCP_SMALL_MAX (256 << 10)
+#define FCP_LARGE_MIN (64 << 20)
+
 /* One file's data transfer in flight. */
 struct fcp_xfer {
 	struct fcp_worker *w;

@@ -38,7 +38,6 @@
 #include <liburing.h>
 
 #define RING_ENTRIES (4 * FCP_BATCH_MAX) /* at most 3 ops per file in a round */
-#define SMALL_MAX (256u << 10)   /* larger files go the synchronous way */
 #define ARENA_SIZE (2u << 20)    /* read buffers of one round, per worker */
 #define PREFETCH_MAX (64u << 20) /* read-ahead for the files handed back, per batch */
 
@@ -266,7 +265,7 @@ static bool eligible(const struct fcp_job *job, const struct small *s)
 {
 	const struct statx *st = &s->st;
 
-	if (s->back || !S_ISREG(st->stx_mode) || st->stx_size > SMALL_MAX)
+	if (s->back || !S_ISREG(st->stx_mode) || st->stx_size > FCP_SMALL_MAX)
 		return false;
 	if ((job->o->preserve & FCP_PRESERVE_LINKS) && st->stx_nlink > 1)
 		return false;
@@ -308,7 +307,7 @@ static void round_prefetch(struct io_uring *ring, const struct fcp_job *job, str
 
 	for (int i = 0; i < n; i++) {
 		const struct statx *st = &f[i].st;
-		if (f[i].in < 0 || !S_ISREG(st->stx_mode) || st->stx_size <= SMALL_MAX ||
+		if (f[i].in < 0 || !S_ISREG(st->stx_mode) || st->stx_size <= FCP_SMALL_MAX ||
 		    st->stx_size > budget || st->stx_blocks * 512 < st->stx_size ||
 		    fcp_direct_wanted(job, f[i].in, st->stx_size, st->stx_blocks * 512))
 			continue;

@@ -18,9 +18,6 @@
 #include <errno.h>
 #include <unistd.h>
 
-#define WRITEBACK_MIN (256 << 10)
-#define WRITEBACK_MAX (64 << 20)
-
 static struct fcp_xfer xfer_of(struct fcp_entry *e, int out)
 {
 	return (struct fcp_xfer){
@@ -98,7 +95,7 @@ void fcp_file_copy(struct fcp_entry *e)
 	 * instead of 0.35 s, 2.036 s in all against 1.895 s), and the
 	 * kernel's own writeback starts on them anyway; nor for chunks of
 	 * large ones (measured 2.5x slower: their runners then contend). */
-	if (r > WRITEBACK_MIN && r <= WRITEBACK_MAX && !cloned)
+	if (r > FCP_SMALL_MAX && r <= FCP_LARGE_MIN && !cloned)
 		fcp_sys_writeback_start(out, 0, 0);
 	if (r >= 0) {
 		atomic_fetch_add(&e->job->c.bytes, (unsigned long long)r);
