@@ -39,16 +39,13 @@ bool fcp_direct_wanted(const struct fcp_job *job, int fd, uint64_t size, uint64_
 	       (fcp_sys_cached_pages(fd, 0, 0, &cached) == 0 && cached == 0);
 }
 
-bool fcp_direct_start(struct fcp_xfer *x)
+void fcp_direct_start(struct fcp_xfer *x)
 {
 	size_t len;
+	bool on = fcp_direct_wanted(fcp_worker_job(x->w), x->in, (uint64_t)x->size, x->allocated) &&
+		  fcp_worker_direct_buf(x->w, &len) && fcp_sys_set_direct(x->in, true) == 0;
 
-	x->direct = -1;
-	if (!fcp_direct_wanted(fcp_worker_job(x->w), x->in, (uint64_t)x->size, x->allocated) ||
-	    !fcp_worker_direct_buf(x->w, &len) || fcp_sys_set_direct(x->in, true) < 0)
-		return false;
-	x->direct = 1;
-	return true;
+	x->direct = on ? 1 : -1;
 }
 
 /* Back to buffered reads for the rest of the file. */

@@ -107,7 +107,7 @@ ssize_t fcp_data_copy_chunk(struct fcp_xfer *x, off_t off, off_t end, off_t *eof
  * whether to read it with O_DIRECT (a medium file none of which is cached,
  * or --direct-read=always), and if so turn it on. Sets x->direct.
  */
-bool fcp_direct_start(struct fcp_xfer *x);
+void fcp_direct_start(struct fcp_xfer *x);
 /* The same decision for an open file of that size and allocation, without
  * turning anything on (the io_uring batch skips its read-ahead for it). */
 bool fcp_direct_wanted(const struct fcp_job *job, int fd, uint64_t size, uint64_t allocated);

@@ -50,20 +50,23 @@ struct fcp_sched {
 struct fcp_job *fcp_worker_job(struct fcp_worker *w) { return w->job; }
 struct fcp_worker *fcp_sched_worker(struct fcp_job *job, int i) { return &job->sched->w[i]; }
 
+/* A page-aligned buffer of size in *slot, allocated at its first use. */
+static void *worker_buffer(void **slot, size_t size, size_t *len)
+{
+	if (!*slot && posix_memalign(slot, 4096, size))
+		*slot = NULL;
+	*len = *slot ? size : 0;
+	return *slot;
+}
+
 void *fcp_worker_buf(struct fcp_worker *w, size_t *len)
 {
-	if (!w->buf && posix_memalign(&w->buf, 4096, FCP_BUF_SIZE))
-		w->buf = NULL;
-	*len = w->buf ? FCP_BUF_SIZE : 0;
-	return w->buf;
+	return worker_buffer(&w->buf, FCP_BUF_SIZE, len);
 }
 
 void *fcp_worker_direct_buf(struct fcp_worker *w, size_t *len)
 {
-	if (!w->direct_buf && posix_memalign(&w->direct_buf, 4096, FCP_DIRECT_BUF_SIZE))
-		w->direct_buf = NULL;
-	*len = w->direct_buf ? FCP_DIRECT_BUF_SIZE : 0;
-	return w->direct_buf;
+	return worker_buffer(&w->direct_buf, FCP_DIRECT_BUF_SIZE, len);
 }
 
 void **fcp_worker_uring_slot(struct fcp_worker *w)
