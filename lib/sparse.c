@@ -162,14 +162,23 @@ static ssize_t copy_extents(struct fcp_xfer *x, const struct fcp_engine **list, 
 	return total;
 }
 
+/* The plan of x in list (n engines); returns the index of its first
+ * copying engine, past the clone (the last engine if all are clones). */
+static int plan_copying(struct fcp_xfer *x, const struct fcp_engine **list, int *n)
+{
+	int i = 0;
+
+	*n = fcp_engine_plan(fcp_worker_job(x->w), x->src_dev, x->dst_dev, list);
+	while (i < *n - 1 && list[i]->whole_file)
+		i++;
+	return i;
+}
+
 ssize_t fcp_data_copy_chunk(struct fcp_xfer *x, off_t off, off_t end, off_t *eof)
 {
 	const struct fcp_engine *list[3];
-	int n = fcp_engine_plan(fcp_worker_job(x->w), x->src_dev, x->dst_dev, list);
-	int i = 0;
+	int n, i = plan_copying(x, list, &n);
 
-	while (i < n - 1 && list[i]->whole_file)
-		i++;
 	return copy_span(x, list, n, &i, off, end, eof);
 }
 
@@ -196,15 +205,12 @@ ssize_t fcp_data_clone(struct fcp_xfer *x, bool *cloned)
 ssize_t fcp_data_copy(struct fcp_xfer *x)
 {
 	const struct fcp_engine *list[3];
-	int n = fcp_engine_plan(fcp_worker_job(x->w), x->src_dev, x->dst_dev, list);
-	int i = 0;
+	int n, i = plan_copying(x, list, &n);
 
 	/* Clone only (reflink=always): an empty file has nothing to clone. */
-	if (n == 1 && list[0]->whole_file)
+	if (list[i]->whole_file)
 		return 0;
 	if (x->size == 0)
 		return copy_stream(x);
-	while (list[i]->whole_file)
-		i++;
 	return copy_extents(x, list, n, i);
 }
