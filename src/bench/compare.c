@@ -8,11 +8,10 @@
  *   3. time the command plus a syncfs() of the destination filesystem, so
  *      that a tool cannot win by leaving dirty pages behind;
  *   4. verify the copy against the source; a wrong copy is FAILED, not timed.
- * Rounds are interleaved, rotated and alternately reversed (A B C, B A C,
- * C A B, ...), and a command does not follow the same one twice while
- * another could (struct order), so that drift of a shared machine, and what
- * one run leaves to the next, spread over every command instead of
- * falling on one.
+ * Rounds are interleaved, each in a seeded random order, and a command does
+ * not follow the same one twice while another could (struct order), so
+ * that drift of a shared machine, and what one run leaves to the next,
+ * spread over every command instead of falling on one.
  * --warmup N runs first, through the same protocol but untimed, so that
  * the first timed run does not carry whatever came before the session.
  */
@@ -28,6 +27,7 @@
 #include <unistd.h>
 
 #include "freshfs.h"
+#include "prng.h"
 #include "run.h"
 #include "sys.h"
 #include "timing.h"
@@ -40,6 +40,8 @@ static void compare_usage(FILE *f)
 		"    'cp -a {src} {dst}'  'rsync -a {src}/ {dst}/'\n"
 		"  --rounds N          interleaved rounds (default 3)\n"
 		"  --warmup N          untimed runs before them (default 0)\n"
+		"  --seed N            draws the order of the runs (default: from SRC\n"
+		"                      and the commands)\n"
 		"  --cold              drop the page cache before each run (default as root)\n"
 		"  --warm              read the source once before each run instead\n"
 		"  --fresh-fs TYPE     a new xfs, ext4 or btrfs loopback fs per run (root)\n"
@@ -249,9 +251,11 @@ static int run_once(struct cmp *c, struct cmp_cmd *cmd, struct freshfs *fs, bool
  * could. So each round is the order of its commands that repeats the
  * fewest "k right after p" pairs of the runs so far (a command right after
  * itself only if nothing else is left); of equal ones, the first in the
- * plain order, which is rotated by one command each round and reversed
- * every other round (A B C, B A C, C A B, A C B, ...). A search over the
- * orders, cut short after ORDER_BUDGET steps once it has one.
+ * round's plain order, a random permutation drawn from --seed. A fixed
+ * plain order (once a rotation) decided which commands followed a slow
+ * one, and with the usual command lists that was always the first one,
+ * fastcp's own row: drawn, that run falls on any command alike. A search
+ * over the orders, cut short after ORDER_BUDGET steps once it has one.
  */
 #define ORDER_BUDGET 1000000L
 #define SELF_FOLLOW (1 << 20)
@@ -263,9 +267,9 @@ static int *pair(int *after, int n, int p, int k)
 }
 
 struct order {
-	int n, r;
+	int n;
 	int *after;
-	int *path, *best, best_cost;
+	int *plain, *path, *best, best_cost;
 	bool *used;
 	long budget;
 };
@@ -282,7 +286,7 @@ static void order_search(struct order *o, int depth, int prev, int cost)
 		return;
 	}
 	for (int i = 0; i < n; i++) {
-		int k = (o->r % 2 ? o->r + n - i : o->r + i) % n;
+		int k = o->plain[i];
 		int cost_k = prev == k ? SELF_FOLLOW : *pair(o->after, n, prev, k);
 
 		if (o->used[k])
@@ -294,6 +298,19 @@ static void order_search(struct order *o, int depth, int prev, int cost)
 	}
 }
 
+/* A random permutation of the n commands into perm (Fisher-Yates). */
+static void draw_order(struct bench_rng *rng, int *perm, int n)
+{
+	for (int i = 0; i < n; i++)
+		perm[i] = i;
+	for (int i = n - 1; i > 0; i--) {
+		int j = (int)bench_rng_below(rng, (uint64_t)i + 1), t = perm[i];
+
+		perm[i] = perm[j];
+		perm[j] = t;
+	}
+}
+
 static int run_session(struct cmp *c)
 {
 	struct freshfs fs, *pfs = c->fresh_fs ? &fs : NULL;
@@ -302,24 +319,30 @@ static int run_session(struct cmp *c)
 	struct order o = {
 		.n = n,
 		.after = after,
+		.plain = bench_xmalloc(sizeof(int) * (size_t)n),
 		.path = bench_xmalloc(sizeof(int) * (size_t)n),
 		.best = bench_xmalloc(sizeof(int) * (size_t)n),
 		.used = bench_xmalloc(sizeof(bool) * (size_t)n),
 	};
 
+	struct bench_rng rng;
+
+	bench_rng_seed(&rng, c->seed);
 	memset(after, 0, sizeof(int) * (size_t)(n + 1) * n);
 	if (pfs)
 		freshfs_init(&fs, c->fresh_fs, c->fs_size, c->workdir);
-	/* The warm-up runs are the commands from the last one backwards, so
-	 * the first timed run follows another command, as later ones do. */
+	/* The warm-up runs go through one drawn order again and again, so the
+	 * first timed run follows another command, as later ones do, and which
+	 * one is drawn too. */
+	draw_order(&rng, o.plain, n);
 	for (int w = 0; w < c->warmup && ret >= 0 && !bench_interrupted; w++) {
-		int k = n - 1 - w % n;
+		int k = o.plain[w % n];
 		(*pair(after, n, prev, k))++;
 		prev = k;
 		ret = run_once(c, &c->cmds[k], pfs, false);
 	}
 	for (int r = 0; r < c->rounds && ret >= 0 && !bench_interrupted; r++) {
-		o.r = r;
+		draw_order(&rng, o.plain, n);
 		o.best_cost = -1;
 		o.budget = ORDER_BUDGET;
 		memset(o.used, 0, sizeof(bool) * (size_t)n);
@@ -336,6 +359,7 @@ static int run_session(struct cmp *c)
 	free(o.used);
 	free(o.best);
 	free(o.path);
+	free(o.plain);
 	free(after);
 	return ret;
 }
@@ -386,7 +410,7 @@ static void remove_workdir(struct cmp *c)
 }
 
 struct cmp_args {
-	bool cold, warm;
+	bool cold, warm, seeded;
 };
 
 static int parse_options(int argc, char **argv, struct cmp *c, struct cmp_args *a)
@@ -394,6 +418,7 @@ static int parse_options(int argc, char **argv, struct cmp *c, struct cmp_args *
 	static const struct option opts[] = {
 		{ "rounds", required_argument, NULL, 'r' },
 		{ "warmup", required_argument, NULL, 'u' },
+		{ "seed", required_argument, NULL, 'S' },
 		{ "cold", no_argument, NULL, 'c' },
 		{ "warm", no_argument, NULL, 'w' },
 		{ "fresh-fs", required_argument, NULL, 'f' },
@@ -418,6 +443,13 @@ static int parse_options(int argc, char **argv, struct cmp *c, struct cmp_args *
 			if (bench_parse_uint(optarg, &v) < 0 || v > 100)
 				return bench_err("invalid --warmup '%s' (0 to 100)", optarg), -EINVAL;
 			c->warmup = (int)v;
+			break;
+		case 'S':
+			if (bench_parse_uint(optarg, &v) < 0 || v > UINT32_MAX)
+				return bench_err("invalid --seed '%s' (0 to %u)", optarg, UINT32_MAX),
+				       -EINVAL;
+			c->seed = v;
+			a->seeded = true;
 			break;
 		case 'c': a->cold = true; break;
 		case 'w': a->warm = true; break;
@@ -468,6 +500,22 @@ static int parse_operands(int argc, char **argv, bool dashdash, struct cmp *c)
 	return check_commands(c);
 }
 
+/* Without --seed, the order is drawn from SRC and the commands (FNV-1a):
+ * the same table made again runs in the same order, and tables of other
+ * workloads or other commands in other orders. */
+static uint32_t default_seed(const struct cmp *c)
+{
+	uint32_t h = 2166136261u;
+
+	for (int i = -1; i < c->ncmd; i++)
+		for (const char *s = i < 0 ? c->src : c->cmds[i].tmpl;; s++) {
+			h = (h ^ (unsigned char)*s) * 16777619u;
+			if (!*s)
+				break;
+		}
+	return h;
+}
+
 /* Root, the cache policy and the source; messages for what cannot work. */
 static int check_setup(struct cmp *c, const struct cmp_args *a)
 {
@@ -482,6 +530,8 @@ static int check_setup(struct cmp *c, const struct cmp_args *a)
 		return bench_err("--cold and --warm exclude each other"), -EINVAL;
 	if (c->fresh_fs && !bench_is_root())
 		return bench_err("--fresh-fs needs root (mkfs, loop devices, mount)"), -EPERM;
+	if (!a->seeded)
+		c->seed = default_seed(c);
 	c->cold = a->cold || (!a->warm && bench_is_root());
 	c->cache_dropped = c->cold;
 	if (c->cold && !bench_is_root()) {
@@ -502,7 +552,7 @@ static int check_setup(struct cmp *c, const struct cmp_args *a)
 int bench_compare_main(int argc, char **argv)
 {
 	struct cmp c = { .rounds = 3 };
-	struct cmp_args a = { false, false };
+	struct cmp_args a = { 0 };
 	bool dashdash = false;
 	int ret;
 

@@ -31,6 +31,7 @@ struct cmp {
 	char *workdir;     /* fastcp-bench.XXXXXX, created by us */
 	int rounds;
 	int warmup;        /* untimed runs before the rounds */
+	uint64_t seed;     /* draws the order of the runs */
 	bool cold;
 	bool cache_dropped; /* false when --cold could not drop the cache */
 	char warning[256];  /* printed in the report itself */

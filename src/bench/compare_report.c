@@ -61,6 +61,7 @@ static void print_header(const struct cmp *c)
 	printf("Protocol: %d interleaved round%s", c->rounds, c->rounds == 1 ? "" : "s");
 	if (c->warmup)
 		printf(" after %d untimed warm-up run%s", c->warmup, c->warmup == 1 ? "" : "s");
+	printf(", runs in an order drawn from seed %llu", (unsigned long long)c->seed);
 	printf("; %s; destination removed and synced "
 	       "before each run; timing includes a sync of the destination filesystem; "
 	       "every copy verified (names, types, sizes, bytes, symlink targets)",
@@ -189,6 +190,7 @@ int cmp_write_json(const struct cmp *c)
 	json_end_obj(&j);
 	json_int(&j, "rounds", c->rounds);
 	json_int(&j, "warmup_runs", c->warmup);
+	json_int(&j, "order_seed", (int64_t)c->seed);
 	json_str(&j, "cache", c->cold ? "cold" : "warm");
 	json_bool(&j, "cache_dropped", c->cache_dropped);
 	json_str(&j, "warning", c->warning[0] ? c->warning : NULL);

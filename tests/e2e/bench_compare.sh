@@ -28,14 +28,17 @@ check_grep 'median s \| min s \| max s \| sync s \| MB/s \| files/s \| user s \|
 if [ -x "$FASTCP" ]; then
 	grep -q "^| 4 | \`$FASTCP {src} {dst}\` | 2/2 |" report || note "fastcp did not verify in both runs (see report)"
 fi
-# The order of the runs: rotated, every other round reversed.
+# The order of the runs: each round runs every command once, and the
+# second does not begin with the command that ended the first.
 order=$(grep '^round' progress | awk '{ $1 = $2 = ""; print }' | while read -r line; do
 	for i in "${!cmds[@]}"; do
 		case $line in "${cmds[$i]}"*) printf '%s' $((i + 1)) ;; esac
 	done
 done)
-[ ${#cmds[@]} = 4 ] && want=12342143 || want=123213
-check_eq "$order" "$want" "order of the runs over two rounds"
+n=${#cmds[@]} all=$(seq -s '' 1 ${#cmds[@]})
+check_eq "$(echo "${order:0:n}" | fold -w1 | sort | tr -d '\n')" "$all" "round 1 ($order)"
+check_eq "$(echo "${order:n:n}" | fold -w1 | sort | tr -d '\n')" "$all" "round 2 ($order)"
+[ "${order:n-1:1}" != "${order:n:1}" ] || fail "a command ran twice in a row ($order)"
 check_file canary/file "the canary behind a symlink was deleted"
 check_eq "$(ls -d fastcp-bench.* 2>/dev/null | wc -l)" 0 "work directory left behind"
 
@@ -78,33 +81,55 @@ check_grep "missing '--'" out
 "$B" compare --rounds 0 src -- 'cp -a {src} {dst}' >out 2>&1; check_eq "$?" 2 "--rounds 0"
 "$B" compare --cold --warm src -- 'cp -a {src} {dst}' >out 2>&1; check_eq "$?" 2 "--cold --warm"
 
-# --warmup: untimed runs first, from the last command backwards, then the
-# same rounds as without it; the report and the JSON say so.
+# --warmup: untimed runs first, through one drawn order of the commands,
+# then the same rounds as without it; the report and the JSON say so.
 "$B" compare --rounds 1 --warmup 3 --warm --json w.json src -- 'cp -a {src} {dst}' \
 	'cp -r {src} {dst}' >report 2>progress
 check_eq "$?" 0 "compare --warmup 3"
-seq=$(grep -E '^(warm-up|round)' progress | sed -E 's/^(warm-up|round [0-9]+) +//; s/ \{src\}.*//')
-check_eq "$(echo $seq)" "cp -r cp -a cp -r cp -a cp -r" "warm-up and timed runs in order"
+seq=$(grep -E '^(warm-up|round)' progress | sed -E 's/^(warm-up|round [0-9]+) +//; s/ \{src\}.*//' |
+	tr -d ' ' | tr '\n' ' ')
 check_eq "$(grep -c '^warm-up' progress)" 3 "number of warm-up runs"
-check_grep '^Protocol: 1 interleaved round after 3 untimed warm-up runs;' report
+echo "$seq" | awk '{ if (NF != 5) exit 1; for (i = 2; i <= NF; i++) if ($i == $(i - 1)) exit 1 }' ||
+	fail "a run of two commands followed a run of the same command: $seq"
+check_grep '^Protocol: 1 interleaved round after 3 untimed warm-up runs, runs in an order drawn from seed [0-9]+;' report
 check_grep '^\| 1 \| `cp -a \{src\} \{dst\}` \| 1/1 \|' report "warm-up runs were counted"
-python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["warmup_runs"] == 3 and all(len(c["runs"]) == 1 for c in d["commands"])' w.json ||
+seed=$(sed -nE 's/.*drawn from seed ([0-9]+);.*/\1/p' report)
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["warmup_runs"] == 3 and d["order_seed"] == int(sys.argv[2]) and all(len(c["runs"]) == 1 for c in d["commands"])' w.json "$seed" ||
 	fail "compare --warmup: JSON is wrong"
-# No command follows the same one twice while another could: with five
-# commands, one warm-up run and three rounds, the third round is not the
-# plain rotation (C D E A B, which would put A after E again) but the
-# order that repeats no pair.
+
+# The order: five commands, one warm-up run and three rounds. Each round
+# runs every command once; no command follows the same one twice (20
+# pairs, 15 of them used); the same seed gives the same order, and the
+# default seed (from SRC and the commands) is the same each time. Over
+# several seeds the runs right after a given command - after a slow one,
+# the slow runs - fall on every other command, not on the first one.
 five=()
 for i in 1 2 3 4 5; do five+=("cp -a {src} {dst} #$i"); done
-"$B" compare --rounds 3 --warmup 1 --warm src -- "${five[@]}" >report 2>progress
-check_eq "$?" 0 "compare with five commands"
-seq=$(grep -E '^(warm-up|round)' progress | sed -E 's/.*#([1-5]).*/\1/' | tr -d '\n')
-check_eq "$seq" 5123452154353142 "order of a warm-up and three rounds of five"
-pairs=$(echo "$seq" | sed -E 's/(.)/\1 /g' | awk '{for (i = 2; i <= NF; i++) if ($i != $(i - 1)) print $(i - 1) $i}' |
-	sort | uniq -d)
-check_eq "$pairs" "" "a command followed the same one twice"
+order() {
+	"$B" compare --rounds 3 --warmup 1 --warm "$@" src -- "${five[@]}" >report 2>progress ||
+		fail "compare with five commands $*"
+	grep -E '^(warm-up|round)' progress | sed -E 's/.*#([1-5]).*/\1/' | tr -d '\n'
+}
+followers=
+for s in 1 2 3 4 5 6 7 8; do
+	seq=$(order --seed "$s")
+	check_eq "$(order --seed "$s")" "$seq" "seed $s gives the same order again"
+	for r in 1 2 3; do
+		check_eq "$(echo "${seq:$((5 * r - 4)):5}" | fold -w1 | sort | tr -d '\n')" 12345 \
+			"round $r of seed $s ($seq) runs each command once"
+	done
+	pairs=$(echo "$seq" | fold -w1 | awk 'NR > 1 { print p $1 } { p = $1 }' | sort | uniq -d)
+	check_eq "$pairs" "" "seed $s ($seq): a command followed the same one twice"
+	followers="$followers$(echo "$seq" | grep -oE '5[1-4]' | cut -c2)"
+done
+check_eq "$(echo "$followers" | fold -w1 | sort -u | tr -d '\n')" 1234 \
+	"the runs right after command 5 fell on every other command ($followers)"
+seq=$(order)
+check_eq "$(order)" "$seq" "the default seed gives the same order again"
 "$B" compare --warmup 101 src -- 'cp -a {src} {dst}' >out 2>&1; check_eq "$?" 2 "--warmup 101"
 check_grep "invalid --warmup '101'" out
+"$B" compare --seed 4294967296 src -- 'cp -a {src} {dst}' >out 2>&1; check_eq "$?" 2 "--seed too large"
+check_grep "invalid --seed '4294967296'" out
 
 # --cold without root: runs, and says in the report that the cache was kept
 if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
