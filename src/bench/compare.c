@@ -40,8 +40,8 @@ static void compare_usage(FILE *f)
 		"    'cp -a {src} {dst}'  'rsync -a {src}/ {dst}/'\n"
 		"  --rounds N          interleaved rounds (default 3)\n"
 		"  --warmup N          untimed runs before them (default 0)\n"
-		"  --seed N            draws the order of the runs (default: from SRC\n"
-		"                      and the commands)\n"
+		"  --seed N            draws the order of the runs (default: from the\n"
+		"                      cache mode, SRC and the commands)\n"
 		"  --cold              drop the page cache before each run (default as root)\n"
 		"  --warm              read the source once before each run instead\n"
 		"  --fresh-fs TYPE     a new xfs, ext4 or btrfs loopback fs per run (root)\n"
@@ -500,15 +500,17 @@ static int parse_operands(int argc, char **argv, bool dashdash, struct cmp *c)
 	return check_commands(c);
 }
 
-/* Without --seed, the order is drawn from SRC and the commands (FNV-1a):
- * the same table made again runs in the same order, and tables of other
- * workloads or other commands in other orders. */
+/* Without --seed, the order is drawn from the cache mode, SRC and the
+ * commands (FNV-1a): the same table made again runs in the same order,
+ * and tables of the other mode, other workloads or other commands in
+ * other orders. */
 static uint32_t default_seed(const struct cmp *c)
 {
 	uint32_t h = 2166136261u;
 
-	for (int i = -1; i < c->ncmd; i++)
-		for (const char *s = i < 0 ? c->src : c->cmds[i].tmpl;; s++) {
+	for (int i = -2; i < c->ncmd; i++)
+		for (const char *s = i == -2 ? (c->cold ? "cold" : "warm") : i == -1 ? c->src :
+				     c->cmds[i].tmpl;; s++) {
 			h = (h ^ (unsigned char)*s) * 16777619u;
 			if (!*s)
 				break;
@@ -530,9 +532,9 @@ static int check_setup(struct cmp *c, const struct cmp_args *a)
 		return bench_err("--cold and --warm exclude each other"), -EINVAL;
 	if (c->fresh_fs && !bench_is_root())
 		return bench_err("--fresh-fs needs root (mkfs, loop devices, mount)"), -EPERM;
+	c->cold = a->cold || (!a->warm && bench_is_root());
 	if (!a->seeded)
 		c->seed = default_seed(c);
-	c->cold = a->cold || (!a->warm && bench_is_root());
 	c->cache_dropped = c->cold;
 	if (c->cold && !bench_is_root()) {
 		c->cache_dropped = false;
