@@ -54,7 +54,9 @@ struct fcp_dir {
  * BATCH: several regular files (by getdents) of one directory, copied
  * together so that one kernel entry can carry many of them (io_uring).
  * CHUNK: a helper that copies chunks of a large file (chunk.c). */
-enum fcp_item_kind { FCP_ITEM_ENTRY, FCP_ITEM_SCAN, FCP_ITEM_BATCH, FCP_ITEM_CHUNK };
+enum fcp_item_kind {
+	FCP_ITEM_ENTRY, FCP_ITEM_SCAN, FCP_ITEM_BATCH, FCP_ITEM_CHUNK, FCP_ITEM_WRITEBACK
+};
 
 #define FCP_BATCH_MAX 32
 
@@ -63,8 +65,9 @@ struct fcp_item {
 	struct fcp_dir *dir;      /* parent dir (ENTRY) or the dir to scan (SCAN) */
 	char *dst_name;           /* NULL = same as name */
 	unsigned char d_type;     /* from getdents, DT_UNKNOWN if not known */
-	int count;                /* BATCH: number of NUL-separated names */
-	void *ctx;                /* CHUNK: the file in flight */
+	int count;                /* BATCH: number of NUL-separated names;
+	                             WRITEBACK: the chunk */
+	void *ctx;                /* CHUNK, WRITEBACK: the file in flight */
 	char name[];              /* entry name (ENTRY), names (BATCH) */
 };
 
@@ -154,6 +157,7 @@ void fcp_entry_copy_name(struct fcp_worker *w, struct fcp_dir *d, const char *na
 
 /* chunk.c: run a CHUNK helper; the last runner out finishes its file. */
 void fcp_chunk_copy(struct fcp_worker *w, struct fcp_item *it);
+void fcp_chunk_writeback(struct fcp_worker *w, struct fcp_item *it);
 
 /* batch.c: copy a BATCH item (io_uring where it works, else one by one). */
 void fcp_batch_copy(struct fcp_worker *w, struct fcp_item *it);

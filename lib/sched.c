@@ -208,6 +208,9 @@ static void process(struct fcp_worker *w, struct fcp_item *it)
 	case FCP_ITEM_CHUNK:
 		fcp_chunk_copy(w, it);
 		break;
+	case FCP_ITEM_WRITEBACK:
+		fcp_chunk_writeback(w, it);
+		break;
 	}
 }
 

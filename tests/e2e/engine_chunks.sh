@@ -30,4 +30,22 @@ done
 # The copy of a sparse file is small on disk, not 300 MiB.
 used=$(du -k d/sparse | cut -f1)
 [ "$used" -lt 1024 ] || fail "sparse copy uses $used KiB"
+
+# Each chunk written goes to the device at once (sync_file_range of its
+# 32 MiB, by another worker), without waiting for the final sync; one
+# worker copies the file whole and leaves it to the kernel.
+if command -v strace >/dev/null; then
+	for j in 4 1; do
+		rm -rf d
+		strace -f -qq -o "$T/trace" -e trace=sync_file_range "$FASTCP" -j $j s/dense d ||
+			fail "fastcp -j $j under strace"
+		check cmp s/dense d
+		got=$(grep -oE 'sync_file_range\([0-9]+, [0-9]+, [0-9]+' "$T/trace" | cut -d' ' -f2,3 | sort -n | tr '\n' ' ')
+		want="0, 33554432 33554432, 33554432 67108864, 33554432 100663296, 33554432 "
+		[ $j = 1 ] && want=
+		check_eq "$got" "$want" "writeback of each chunk, -j $j"
+	done
+else
+	echo "strace missing: the writeback of chunks was not checked"
+fi
 echo "all variants identical"
