@@ -85,11 +85,17 @@ static void batch_flush(struct fcp_worker *w, struct fcp_dir *d, struct batch *b
 	b->used = 0;
 }
 
+/* Whether a name of n bytes (NUL included) no longer fits into b. */
+static bool batch_full(const struct batch *b, size_t n)
+{
+	return b->count == FCP_BATCH_MAX || b->used + n > sizeof(b->names);
+}
+
 static void batch_add(struct fcp_worker *w, struct fcp_dir *d, struct batch *b, const char *name)
 {
 	size_t n = strlen(name) + 1;
 
-	if (b->count == FCP_BATCH_MAX || b->used + n > sizeof(b->names))
+	if (batch_full(b, n))
 		batch_flush(w, d, b);
 	memcpy(b->names + b->used, name, n);
 	b->used += n;
@@ -113,15 +119,61 @@ struct sorted {
 	char *name;
 };
 
-static int by_ino_desc(const void *a, const void *b)
+static int by_ino(const void *a, const void *b)
 {
 	uint64_t x = ((const struct sorted *)a)->ino, y = ((const struct sorted *)b)->ino;
-	return x < y ? 1 : x > y ? -1 : 0;
+	return x < y ? -1 : x > y ? 1 : 0;
 }
 
-/* Rotational source: the whole directory is read, then emitted by inode
- * number, highest first, so that this worker, which pops its newest items
- * first, reads the files in ascending inode (roughly physical) order. */
+/*
+ * Rotational source: the whole directory is read and sorted by inode
+ * number (roughly physical order), and this worker, which pops its newest
+ * items first, must meet the files in ascending order. So the regular
+ * files go out in batches of ascending inodes, the last batch first, and
+ * the other entries highest first. (A batch copies its files in the order
+ * of its names: batches of descending inodes read each directory
+ * backwards, and the device's read-ahead, which follows a forward stream,
+ * read nothing ahead: folders cold 3.001 s against 2.240 s, BENCHMARKS.md.)
+ */
+static void emit_sorted(struct fcp_worker *w, struct fcp_dir *d, struct batch *b,
+			struct sorted *v, size_t n)
+{
+	size_t *start = malloc((n + 1) * sizeof(*start)), groups = 0;
+	struct batch fit = { 0 };
+
+	for (size_t i = n; i-- > 0;)
+		if (v[i].type != DT_REG)
+			emit(w, d, b, v[i].name, v[i].type);
+	/* Where each batch begins, by batch_add's own rule of a full batch. */
+	for (size_t i = 0; start && i < n; i++) {
+		size_t len = strlen(v[i].name) + 1;
+
+		if (v[i].type != DT_REG)
+			continue;
+		if (!groups || batch_full(&fit, len)) {
+			start[groups++] = i;
+			fit.count = 0;
+			fit.used = 0;
+		}
+		fit.count++;
+		fit.used += len;
+	}
+	if (!start) { /* short of memory: one pass, highest first */
+		for (size_t i = n; i-- > 0;)
+			if (v[i].type == DT_REG)
+				emit(w, d, b, v[i].name, v[i].type);
+		return;
+	}
+	start[groups] = n;
+	while (groups-- > 0) {
+		batch_flush(w, d, b);
+		for (size_t i = start[groups]; i < start[groups + 1]; i++)
+			if (v[i].type == DT_REG)
+				emit(w, d, b, v[i].name, v[i].type);
+	}
+	free(start);
+}
+
 static int scan_sorted(struct fcp_worker *w, struct fcp_dir *d, DIR *dir, struct batch *b)
 {
 	struct sorted *v = NULL, *nv;
@@ -142,11 +194,10 @@ static int scan_sorted(struct fcp_worker *w, struct fcp_dir *d, DIR *dir, struct
 			emit(w, d, b, de->d_name, de->d_type);
 		}
 	}
-	qsort(v, n, sizeof(*v), by_ino_desc);
-	for (size_t i = 0; i < n; i++) {
-		emit(w, d, b, v[i].name, v[i].type);
+	qsort(v, n, sizeof(*v), by_ino);
+	emit_sorted(w, d, b, v, n);
+	for (size_t i = 0; i < n; i++)
 		free(v[i].name);
-	}
 	free(v);
 	return r;
 }
