@@ -138,40 +138,28 @@ static int by_ino(const void *a, const void *b)
 static void emit_sorted(struct fcp_worker *w, struct fcp_dir *d, struct batch *b,
 			struct sorted *v, size_t n)
 {
-	size_t *start = malloc((n + 1) * sizeof(*start)), groups = 0;
-	struct batch fit = { 0 };
-
 	for (size_t i = n; i-- > 0;)
 		if (v[i].type != DT_REG)
 			emit(w, d, b, v[i].name, v[i].type);
-	/* Where each batch begins, by batch_add's own rule of a full batch. */
-	for (size_t i = 0; start && i < n; i++) {
-		size_t len = strlen(v[i].name) + 1;
+	for (size_t hi = n, lo; hi > 0; hi = lo) {
+		struct batch fit = { 0 };
 
-		if (v[i].type != DT_REG)
-			continue;
-		if (!groups || batch_full(&fit, len)) {
-			start[groups++] = i;
-			fit.count = 0;
-			fit.used = 0;
+		/* The batch below hi: as many files as batch_add() takes. */
+		for (lo = hi; lo > 0; lo--) {
+			size_t len = strlen(v[lo - 1].name) + 1;
+
+			if (v[lo - 1].type != DT_REG)
+				continue;
+			if (batch_full(&fit, len))
+				break;
+			fit.count++;
+			fit.used += len;
 		}
-		fit.count++;
-		fit.used += len;
-	}
-	if (!start) { /* short of memory: one pass, highest first */
-		for (size_t i = n; i-- > 0;)
-			if (v[i].type == DT_REG)
-				emit(w, d, b, v[i].name, v[i].type);
-		return;
-	}
-	start[groups] = n;
-	while (groups-- > 0) {
 		batch_flush(w, d, b);
-		for (size_t i = start[groups]; i < start[groups + 1]; i++)
+		for (size_t i = lo; i < hi; i++)
 			if (v[i].type == DT_REG)
 				emit(w, d, b, v[i].name, v[i].type);
 	}
-	free(start);
 }
 
 static int scan_sorted(struct fcp_worker *w, struct fcp_dir *d, DIR *dir, struct batch *b)
