@@ -324,7 +324,6 @@ static int run_session(struct cmp *c)
 		.best = bench_xmalloc(sizeof(int) * (size_t)n),
 		.used = bench_xmalloc(sizeof(bool) * (size_t)n),
 	};
-
 	struct bench_rng rng;
 
 	bench_rng_seed(&rng, c->seed);
