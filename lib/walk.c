@@ -47,10 +47,12 @@ static bool dot_or_dotdot(const char *n)
 }
 
 /* Regular files are gathered into batches of up to FCP_BATCH_MAX names. */
+#define BATCH_BYTES 8192
+
 struct batch {
 	int count;
 	size_t used;
-	char names[8192];
+	char names[BATCH_BYTES];
 };
 
 static void push_item(struct fcp_worker *w, struct fcp_dir *d, struct fcp_item *it)
@@ -85,17 +87,18 @@ static void batch_flush(struct fcp_worker *w, struct fcp_dir *d, struct batch *b
 	b->used = 0;
 }
 
-/* Whether a name of n bytes (NUL included) no longer fits into b. */
-static bool batch_full(const struct batch *b, size_t n)
+/* Whether a name of n bytes (NUL included) no longer fits into a batch
+ * that holds count names in used bytes. */
+static bool batch_full(int count, size_t used, size_t n)
 {
-	return b->count == FCP_BATCH_MAX || b->used + n > sizeof(b->names);
+	return count == FCP_BATCH_MAX || used + n > BATCH_BYTES;
 }
 
 static void batch_add(struct fcp_worker *w, struct fcp_dir *d, struct batch *b, const char *name)
 {
 	size_t n = strlen(name) + 1;
 
-	if (batch_full(b, n))
+	if (batch_full(b->count, b->used, n))
 		batch_flush(w, d, b);
 	memcpy(b->names + b->used, name, n);
 	b->used += n;
@@ -143,7 +146,8 @@ static void emit_sorted(struct fcp_worker *w, struct fcp_dir *d, struct batch *b
 		if (v[i].type != DT_REG)
 			emit(w, d, b, v[i].name, v[i].type);
 	for (size_t hi = n, lo; hi > 0; hi = lo) {
-		struct batch fit = { 0 };
+		int count = 0;
+		size_t used = 0;
 
 		/* The batch below hi: as many files as batch_add() takes. */
 		for (lo = hi; lo > 0; lo--) {
@@ -151,10 +155,10 @@ static void emit_sorted(struct fcp_worker *w, struct fcp_dir *d, struct batch *b
 
 			if (v[lo - 1].type != DT_REG)
 				continue;
-			if (batch_full(&fit, len))
+			if (batch_full(count, used, len))
 				break;
-			fit.count++;
-			fit.used += len;
+			count++;
+			used += len;
 		}
 		batch_flush(w, d, b);
 		for (size_t i = lo; i < hi; i++)
