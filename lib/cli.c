@@ -124,6 +124,9 @@ static int parse_one(int c, const char *arg, struct fcp_options *o)
 {
 	static const char *const symlinks[] = { "keep", "follow", "rewrite", "skip" };
 	static const char *const when[] = { "auto", "always", "never" }; /* both enums */
+	_Static_assert(FCP_DIRECT_AUTO == (int)FCP_REFLINK_AUTO &&
+		       FCP_DIRECT_ALWAYS == (int)FCP_REFLINK_ALWAYS &&
+		       FCP_DIRECT_NEVER == (int)FCP_REFLINK_NEVER, "when[] serves both enums");
 	int v;
 	char *end;
 
