@@ -46,6 +46,7 @@ if command -v strace >/dev/null; then
 		check_eq "$got" "$want" "writeback of each chunk, -j $j"
 	done
 else
-	echo "strace missing: the writeback of chunks was not checked"
+	# The rest ran; an unchecked part makes the test a SKIP, never a PASS.
+	skip "the writeback of chunks needs strace, which is not installed (the rest passed)"
 fi
 echo "all variants identical"
