@@ -4,6 +4,8 @@
 # runs in .err), source on an XFS loopback filesystem, destination on a fresh
 # XFS loopback filesystem for every run (as issue 4 of the project asks).
 #   sh scripts/benchmarks.sh [RESULTS_DIR] [WORKLOADS...]
+# ROUNDS=N sets the timed rounds of each table (default 3), MODES the cache
+# modes (default "cold warm").
 # With CORE=1, only warm tables against cp, rsync and the tar pipe
 # (files WORKLOAD-warm-core.*): a check of the warm tables without rclone,
 # after which the next run was seen to be slow whoever it was.
@@ -13,6 +15,8 @@ set -eu
 . "$(dirname "$0")/bench-common.sh"
 shift 2>/dev/null || true
 workloads=${*:-small folders large mixed}
+rounds=${ROUNDS:-3}
+modes=${MODES:-cold warm}
 base=/tmp/fcp-bench
 mkdir -p "$out" "$base/src" "$base/work"
 out=$(cd "$out" && pwd) # the runs below happen in another directory
@@ -30,15 +34,15 @@ cd "$base/src"
 [ -d mixed ] || $B gen mixed mixed --seed 1 --scale 0.1
 for w in $workloads; do
 	if [ "${CORE:-}" = 1 ]; then
-		$B compare --rounds 3 --warmup 1 --warm --fresh-fs xfs --fs-size 4G --work-dir "$base/work" \
+		$B compare --rounds "$rounds" --warmup 1 --warm --fresh-fs xfs --fs-size 4G --work-dir "$base/work" \
 			--json "$out/$w-warm-core.json" "$base/src/$w" -- \
 			"$F {src} {dst}" "$F -j 8 {src} {dst}" 'cp -a {src} {dst}' 'rsync -a {src}/ {dst}/' \
 			'mkdir {dst} && tar -C {src} -cf - . | tar -C {dst} -xf -' \
 			> "$out/$w-warm-core.md" 2> "$out/$w-warm-core.err"
 		continue
 	fi
-	for mode in cold warm; do
-		$B compare --rounds 3 --warmup 1 --$mode --fresh-fs xfs --fs-size 4G --work-dir "$base/work" \
+	for mode in $modes; do
+		$B compare --rounds "$rounds" --warmup 1 --$mode --fresh-fs xfs --fs-size 4G --work-dir "$base/work" \
 			--json "$out/$w-$mode.json" --svg "$out/$w-$mode.svg" "$base/src/$w" -- \
 			"$F {src} {dst}" "$F -j 8 {src} {dst}" 'cp -a {src} {dst}' 'rsync -a {src}/ {dst}/' \
 			'mkdir {dst} && tar -C {src} -cf - . | tar -C {dst} -xf -' \
