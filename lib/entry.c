@@ -41,6 +41,17 @@ static bool is_loop(const struct fcp_dir *d, const struct statx *st)
 	return false;
 }
 
+/* ... and a link into the destination may lead to a copy this job is
+ * making around the entry: copying it would copy its own copy, deeper each
+ * time, without end. */
+static bool is_own_copy(const struct fcp_dir *d, const struct statx *st)
+{
+	for (; d && !d->is_top; d = d->parent)
+		if (d->dst_ino == st->stx_ino && d->dst_dev == fcp_statx_dev(st))
+			return true;
+	return false;
+}
+
 /* The node of a directory whose source (sfd) and copy (dfd) are open. */
 static struct fcp_dir *dir_node(struct fcp_entry *e, int sfd, int dfd, bool created)
 {
@@ -67,6 +78,7 @@ static struct fcp_dir *dir_node(struct fcp_entry *e, int sfd, int dfd, bool crea
 		dst_st.stx_mode = S_ISGID; /* unknown: assume inheritance */
 	}
 	nd->dst_dev = fcp_statx_dev(&dst_st);
+	nd->dst_ino = dst_st.stx_ino;
 	/* New inodes get our euid/egid only if nothing is inherited: a
 	 * setgid directory (made inside a setgid parent) passes its group. */
 	nd->created = created && dst_st.stx_gid == e->job->egid && !(dst_st.stx_mode & S_ISGID);
@@ -90,6 +102,10 @@ static void copy_dir(struct fcp_entry *e)
 
 	if (is_loop(e->d, &e->st)) {
 		fcp_entry_fail(e, "symlink loop at", -ELOOP);
+		return;
+	}
+	if (is_own_copy(e->d, &e->st)) {
+		fcp_entry_fail(e, "cannot copy the destination into itself:", -ELOOP);
 		return;
 	}
 	sfd = fcp_sys_openat(e->d->src_fd, e->name,

@@ -40,6 +40,7 @@ struct fcp_dir {
 	int src_fd, dst_fd;
 	int depth;                /* 0 for the copied root directory itself */
 	uint64_t dst_dev;         /* filesystem of dst_fd */
+	uint64_t dst_ino;         /* and its inode */
 	struct statx st;          /* source metadata, applied when finished */
 	atomic_int pending;       /* 1 for its own scan + children in flight */
 	bool is_top;              /* pseudo-dir holding a root entry: no metadata */

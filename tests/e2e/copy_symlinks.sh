@@ -104,6 +104,21 @@ count=$(find "$T/lcopy" | wc -l)
 [ "$count" -lt 50 ] || fail "loop expanded into $count entries"
 check_no_temp "$T"
 
+# follow into the destination: a link to the copy being made, or to a
+# directory above it, would copy the copy into itself without end.
+I="$T/into"
+mkdir -p "$I/src/d" "$I/dst"
+printf 'ok\n' >"$I/src/d/ok"
+ln -s "$I/dst" "$I/src/to_dst"    # the destination itself
+ln -s "$I" "$I/src/d/to_above"    # a directory holding it
+FCP_TIMEOUT=30 run_fcp -L "$I/src" "$I/dst/copy"
+check_rc 1 "follow into the destination"
+check_grep "destination into itself: .*to_dst" "$T/err" "link to the destination not reported"
+check_file "$I/dst/copy/d/ok"
+count=$(find "$I/dst" | wc -l)
+[ "$count" -lt 60 ] || fail "copy into itself expanded into $count entries"
+check_no_temp "$I"
+
 # A symlink given as SOURCE: kept by default, followed with -L.
 run_fcp "$S/abs_in" "$T/arg_keep"
 check_rc 0
