@@ -57,6 +57,7 @@ struct small {
 	char *buf;
 	struct fcp_tmp tmp;
 	bool linked;             /* unnamed, and linked under its name */
+	int link_err;            /* why io_uring could not link it */
 	char link_path[32];      /* linkat's old path for an unnamed one */
 };
 
@@ -223,12 +224,15 @@ static void on_cqe(struct small *s, unsigned tag, int res)
 		break;
 	case T_LINK:
 		s->linked = res >= 0;
-		/* The name was made meanwhile by someone else: the synchronous
-		 * path replaces it the safe way. */
-		if (res == -EEXIST)
+		/* The name was made meanwhile by someone else (EEXIST), or
+		 * io_uring refused a link the system call makes: before Linux
+		 * 6.6 its LINKAT took no flags (EINVAL), before 6.7 it ignored
+		 * AT_EMPTY_PATH (ENOENT). The synchronous path does it the safe
+		 * way and explains a real error. */
+		if (res < 0) {
 			s->back = true;
-		else if (res < 0)
-			s->err = res;
+			s->link_err = res;
+		}
 		break;
 	case T_CLOSE_IN:
 		s->in = -1;
@@ -324,7 +328,9 @@ static void round_prefetch(struct io_uring *ring, const struct fcp_job *job, str
 static void round_read(struct fcp_worker *w, struct io_uring *ring, struct fcp_dir *d,
 		       struct small *f, int n)
 {
-	bool unnamed = fcp_dest_unnamed_ok(w, d);
+	/* Unnamed files need io_uring's LINKAT, unless it refused one. */
+	bool unnamed = fcp_dest_unnamed_ok(w, d) &&
+		       !atomic_load(&fcp_worker_job(w)->uring_link_refused);
 
 	for (int i = 0; i < n; i++) {
 		mode_t mode;
@@ -412,6 +418,9 @@ static void rounds_data(struct fcp_worker *w, struct io_uring *ring, struct fcp_
 		if (!s->tmp.name[0] && !s->tmp.unnamed)
 			continue;
 		if (s->back) {
+			/* The rest of the job names its files the other way. */
+			if (s->link_err == -EINVAL || s->link_err == -ENOENT)
+				atomic_store(&job->uring_link_refused, true);
 			give_back(w, d, s);
 			continue;
 		}

@@ -100,6 +100,8 @@ struct fcp_job {
 	atomic_ullong refused[FCP_ENGINE_SLOTS];
 	atomic_bool uring_ok;        /* io_uring still believed usable */
 	atomic_bool uring_used;      /* some batch went through io_uring */
+	atomic_bool uring_link_refused; /* io_uring's LINKAT failed where linkat()
+					 * works: batches name files by rename */
 	int cpus;                    /* CPUs this process may run on */
 	atomic_int unnamed;          /* how new files are linked (dest.c) */
 	atomic_int chunk_runners;    /* workers copying chunks right now */
