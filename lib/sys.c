@@ -283,10 +283,13 @@ ssize_t fcp_sys_getxattr(int fd, const char *path, const char *name, void **val)
 
 		if (n < 0)
 			return -errno;
-		buf = malloc(n ? n : 1);
+		/* Never a size of 0 here: that is a query again, whose answer
+		 * would claim bytes the buffer does not hold. */
+		size_t cap = n ? (size_t)n : 1;
+		buf = malloc(cap);
 		if (!buf)
 			return -ENOMEM;
-		m = x_get(fd, path, name, buf, n);
+		m = x_get(fd, path, name, buf, cap);
 		if (m >= 0) {
 			*val = buf;
 			return m;
