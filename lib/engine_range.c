@@ -21,10 +21,11 @@ static ssize_t range_copy(struct fcp_xfer *x, off_t off, size_t len)
 		if (n < 0)
 			return done ? (ssize_t)done : n;
 		if (n == 0) {
-			/* End of file came early: the file shrank, or it is one
-			 * whose data copy_file_range cannot see (procfs and sysfs
-			 * answered 0 on some kernels since Linux 5.3). One byte read tells; if
-			 * there is more, plain reads take the rest. */
+			/* End of file came early: the file shrank, or it is
+			 * one whose data copy_file_range cannot see (procfs
+			 * and sysfs answered 0 on some kernels since Linux
+			 * 5.3). One byte read tells; if there is more, plain
+			 * reads take the rest. */
 			char c;
 			if (fcp_sys_pread(x->in, &c, 1, in_off) > 0)
 				return done ? (ssize_t)done : -EINVAL;

@@ -41,9 +41,9 @@ static bool is_loop(const struct fcp_dir *d, const struct statx *st)
 	return false;
 }
 
-/* ... and a link into the destination may lead to a copy this job is
- * making around the entry: copying it would copy its own copy, deeper each
- * time, without end. */
+/* A link into the destination (followed, or a bind mount) may lead to a
+ * directory this job is copying into, the entry's own or one above it:
+ * copying it would copy its own copy, deeper each time, without end. */
 static bool is_own_copy(const struct fcp_dir *d, const struct statx *st)
 {
 	for (; d && !d->is_top; d = d->parent)
