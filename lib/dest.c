@@ -193,11 +193,10 @@ void fcp_dest_discard(struct fcp_job *job, struct fcp_dir *d, const char *tmp)
 {
 	int r = fcp_sys_unlinkat(d->dst_fd, tmp, 0);
 
-	if (r < 0 && r != -ENOENT) {
-		char *p = fcp_dir_dst_path(d, tmp);
-		fcp_report_error(job, "cannot remove temporary file", p, r);
-		free(p);
-	}
+	/* A leftover in the destination fails the job, even where the
+	 * item it belonged to did not (the probe's throwaway link). */
+	if (r < 0 && r != -ENOENT)
+		fcp_report_failed_in(job, "cannot remove temporary file", d, tmp, true, r);
 }
 
 bool fcp_dest_has_default_acl(int dirfd)
