@@ -7,7 +7,7 @@
 #   both refused            -> .fcp-* temporary names + rename
 #   O_TMPFILE refused       -> .fcp-* temporary names + rename
 # (refusals made by a seccomp filter: tests/lib/deny.c). No .fcp-* name is
-# ever left behind.
+# ever left behind, and one that cannot be removed fails the job.
 . "${TESTLIB:-$(dirname "$0")/../lib}/lib.sh" || exit 1
 t_init
 need_fastcp
@@ -66,4 +66,13 @@ strace -f -qq -o "$T/trace_old" -e trace=openat "$FASTCP" --no-io-uring s/a d1 |
 	fail "fastcp over an existing tree"
 check_tree s/a d1/a
 check_nogrep 'O_TMPFILE' "$T/trace_old" "an unnamed file in a directory fastcp did not make"
+# A temporary name that cannot be removed again (here the throwaway link
+# of the probe for how to link unnamed files) is reported and fails the
+# job: a leftover in the destination never goes with exit status 0.
+"$DENY" unlink -- "$FASTCP" s/a/b "$T/noremove" >"$T/out" 2>&1
+check_eq "$?" 1 "exit status with a temporary file left behind"
+check_grep "cannot remove temporary file .*\.fcp-" "$T/out"
+check_eq "$(find "$T/noremove" -name '.fcp-*' | wc -l)" 1 "the one leftover reported"
+find "$T/noremove" -name '.fcp-*' -delete # which touches the directory's times
+check_tree s/a/b "$T/noremove" --no-times
 echo "unnamed files and their fallbacks exact"

@@ -3,13 +3,14 @@
  * kernel, another filesystem or an unprivileged user would refuse them, so
  * that the fallbacks of fastcp can be tested on this machine.
  *
- *   deny [empty-path] [proc-link] [tmpfile] -- COMMAND [ARG...]
+ *   deny [empty-path] [proc-link] [tmpfile] [unlink] -- COMMAND [ARG...]
  *
  *   empty-path  linkat(..., AT_EMPTY_PATH) fails with ENOENT (no
  *               CAP_DAC_READ_SEARCH on kernels before 6.10)
  *   proc-link   linkat(..., AT_SYMLINK_FOLLOW) fails with ENOENT (no /proc)
  *   tmpfile     openat(..., O_TMPFILE) fails with EOPNOTSUPP (a filesystem
  *               without unnamed files)
+ *   unlink      unlinkat() fails with EPERM (an append-only directory)
  *
  * A seccomp filter does it; it sees system calls only, not io_uring
  * requests (those need --no-io-uring, or a probe made by system call).
@@ -41,6 +42,7 @@
 int main(int argc, char **argv)
 {
 	unsigned link_mask = 0, open_mask = 0;
+	unsigned unlink_nr = ~0u; /* matches no system call unless asked */
 	int i;
 
 	for (i = 1; i < argc && strcmp(argv[i], "--"); i++) {
@@ -50,6 +52,8 @@ int main(int argc, char **argv)
 			link_mask |= AT_SYMLINK_FOLLOW;
 		else if (!strcmp(argv[i], "tmpfile"))
 			open_mask |= 020000000; /* the kernel's __O_TMPFILE, without O_DIRECTORY */
+		else if (!strcmp(argv[i], "unlink"))
+			unlink_nr = __NR_unlinkat;
 		else {
 			fprintf(stderr, "deny: unknown feature %s\n", argv[i]);
 			return 2;
@@ -64,6 +68,8 @@ int main(int argc, char **argv)
 		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, ARCH, 1, 0),
 		ALLOW,
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, unlink_nr, 0, 1),
+		FAIL(EPERM),
 		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_linkat, 0, 4),
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG(4)),
 		BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, link_mask, 0, 1),
