@@ -157,7 +157,7 @@ int fcp_dest_commit_file(struct fcp_worker *w, struct fcp_dir *d, struct fcp_tmp
 		 * error takes the name away again (this job's own, in its
 		 * own directory). */
 		if (r == 0 && c < 0) {
-			fcp_sys_unlinkat(d->dst_fd, name, 0);
+			fcp_dest_discard(job, d, name);
 			return c;
 		}
 	}
@@ -196,7 +196,7 @@ void fcp_dest_discard(struct fcp_job *job, struct fcp_dir *d, const char *tmp)
 	/* A leftover in the destination fails the job, even where the
 	 * item it belonged to did not (the probe's throwaway link). */
 	if (r < 0 && r != -ENOENT)
-		fcp_report_failed_in(job, "cannot remove temporary file", d, tmp, true, r);
+		fcp_report_failed_in(job, "cannot remove unfinished file", d, tmp, true, r);
 }
 
 bool fcp_dest_has_default_acl(int dirfd)

@@ -82,8 +82,10 @@ int fcp_dest_make(struct fcp_worker *w, int dirfd, char tmp[FCP_TMPNAME_MAX],
  * way is -EISDIR. On failure the temporary inode is removed. */
 int fcp_dest_commit(struct fcp_job *job, struct fcp_dir *d, const char *tmp, const char *name);
 
-/* Remove a temporary inode of d after a failure; if even that fails, say
- * so (a leftover must never go unmentioned). */
+/* Remove a name of d this job made for a file that failed (a temporary
+ * name, or the final one of a file whose close failed after its link); if
+ * even that fails, say so and count it (a leftover must never go
+ * unmentioned). */
 void fcp_dest_discard(struct fcp_job *job, struct fcp_dir *d, const char *tmp);
 
 /* Create (private mode 0700) or open an existing directory name in dirfd;

@@ -245,7 +245,7 @@ static void on_cqe(struct small *s, unsigned tag, int res)
 static void drop_tmp(struct fcp_worker *w, struct fcp_dir *d, struct small *s)
 {
 	if (s->linked)
-		fcp_sys_unlinkat(d->dst_fd, s->name, 0);
+		fcp_dest_discard(fcp_worker_job(w), d, s->name);
 	fcp_dest_discard_file(fcp_worker_job(w), d, &s->tmp, s->out);
 	s->out = -1;
 	s->linked = false;

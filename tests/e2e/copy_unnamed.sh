@@ -71,7 +71,7 @@ check_nogrep 'O_TMPFILE' "$T/trace_old" "an unnamed file in a directory fastcp d
 # job: a leftover in the destination never goes with exit status 0.
 "$DENY" unlink -- "$FASTCP" s/a/b "$T/noremove" >"$T/out" 2>&1
 check_eq "$?" 1 "exit status with a temporary file left behind"
-check_grep "cannot remove temporary file .*\.fcp-" "$T/out"
+check_grep "cannot remove unfinished file .*\.fcp-" "$T/out"
 check_eq "$(find "$T/noremove" -name '.fcp-*' | wc -l)" 1 "the one leftover reported"
 find "$T/noremove" -name '.fcp-*' -delete # which touches the directory's times
 check_tree s/a/b "$T/noremove" --no-times
