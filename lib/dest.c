@@ -189,14 +189,14 @@ int fcp_dest_commit(struct fcp_job *job, struct fcp_dir *d, const char *tmp, con
 	return r;
 }
 
-void fcp_dest_discard(struct fcp_job *job, struct fcp_dir *d, const char *tmp)
+void fcp_dest_discard(struct fcp_job *job, struct fcp_dir *d, const char *name)
 {
-	int r = fcp_sys_unlinkat(d->dst_fd, tmp, 0);
+	int r = fcp_sys_unlinkat(d->dst_fd, name, 0);
 
 	/* A leftover in the destination fails the job, even where the
 	 * item it belonged to did not (the probe's throwaway link). */
 	if (r < 0 && r != -ENOENT)
-		fcp_report_failed_in(job, "cannot remove unfinished file", d, tmp, true, r);
+		fcp_report_failed_in(job, "cannot remove unfinished file", d, name, true, r);
 }
 
 bool fcp_dest_has_default_acl(int dirfd)

@@ -86,7 +86,7 @@ int fcp_dest_commit(struct fcp_job *job, struct fcp_dir *d, const char *tmp, con
  * name, or the final one of a file whose close failed after its link); if
  * even that fails, say so and count it (a leftover must never go
  * unmentioned). */
-void fcp_dest_discard(struct fcp_job *job, struct fcp_dir *d, const char *tmp);
+void fcp_dest_discard(struct fcp_job *job, struct fcp_dir *d, const char *name);
 
 /* Create (private mode 0700) or open an existing directory name in dirfd;
  * never follows a symlink. *created tells which. Returns an O_RDONLY|O_DIRECTORY fd or -errno
