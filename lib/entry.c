@@ -31,25 +31,26 @@ static bool following(const struct fcp_job *job)
 	return job->o->symlinks == FCP_SYMLINKS_FOLLOW;
 }
 
-/* Under --symlinks=follow a directory may be reached again through a link:
- * an ancestor with the same inode is a loop. */
-static bool is_loop(const struct fcp_dir *d, const struct statx *st)
+/*
+ * Why the directory st, an entry of d, must not be copied, or NULL. Under
+ * --symlinks=follow it may be reached again through a link: an ancestor
+ * with the same inode is a loop. And a link into the destination (or a
+ * bind mount) may lead to a directory this job is copying into, the
+ * entry's own or one above it: copying it would copy its own copy, deeper
+ * each time, without end. One walk up the ancestors asks both; a loop is
+ * named first.
+ */
+static const char *cycle(const struct fcp_dir *d, const struct statx *st)
 {
-	for (; d && !d->is_top; d = d->parent)
-		if (fcp_statx_same_inode(&d->st, st))
-			return true;
-	return false;
-}
+	const char *why = NULL;
 
-/* A link into the destination (followed, or a bind mount) may lead to a
- * directory this job is copying into, the entry's own or one above it:
- * copying it would copy its own copy, deeper each time, without end. */
-static bool is_own_copy(const struct fcp_dir *d, const struct statx *st)
-{
-	for (; d && !d->is_top; d = d->parent)
-		if (d->dst_ino == st->stx_ino && d->dst_dev == fcp_statx_dev(st))
-			return true;
-	return false;
+	for (; d && !d->is_top; d = d->parent) {
+		if (fcp_statx_same_inode(&d->st, st))
+			return "symlink loop at";
+		if (!why && d->dst_ino == st->stx_ino && d->dst_dev == fcp_statx_dev(st))
+			why = "cannot copy the destination into itself:";
+	}
+	return why;
 }
 
 /* The node of a directory whose source (sfd) and copy (dfd) are open. */
@@ -98,14 +99,11 @@ static void copy_dir(struct fcp_entry *e)
 	struct fcp_item *scan;
 	struct fcp_dir *nd;
 	bool created;
+	const char *why;
 	int sfd, dfd;
 
-	if (is_loop(e->d, &e->st)) {
-		fcp_entry_fail(e, "symlink loop at", -ELOOP);
-		return;
-	}
-	if (is_own_copy(e->d, &e->st)) {
-		fcp_entry_fail(e, "cannot copy the destination into itself:", -ELOOP);
+	if ((why = cycle(e->d, &e->st))) {
+		fcp_entry_fail(e, why, -ELOOP);
 		return;
 	}
 	sfd = fcp_sys_openat(e->d->src_fd, e->name,
