@@ -120,52 +120,62 @@ int fcp_dest_create(struct fcp_worker *w, struct fcp_dir *d, struct fcp_tmp *t, 
 	return fcp_dest_make(w, d->dst_fd, t->name, make_file, &mode);
 }
 
-/* Link the complete unnamed file fd as name in d. The name can only exist
- * if something outside this job made it in the meantime: then it is
- * replaced like any other, through a temporary name. */
+/* Rename the complete file from tmp to name; what says why it failed. */
+static int commit_tmp(struct fcp_job *job, struct fcp_dir *d, const char *tmp, const char *name,
+		      const char **what)
+{
+	int r = fcp_dest_commit(job, d, tmp, name);
+
+	if (r < 0)
+		*what = r == -EISDIR ? "cannot overwrite directory with" : "cannot rename copy of";
+	return r;
+}
+
+/* Link the complete unnamed file fd as name in d, and close fd. The name
+ * can only exist if something outside this job made it in the meantime:
+ * then it is replaced like any other, through a temporary name, and only
+ * after the close said the data is whole. A close that reports a write
+ * error after the link takes the name away again (this job's own, in its
+ * own directory). */
 static int commit_unnamed(struct fcp_worker *w, struct fcp_dir *d, struct fcp_tmp *t, int fd,
-			  const char *name)
+			  const char *name, const char **what)
 {
 	struct fcp_job *job = fcp_worker_job(w);
 	struct link_of_fd l = { .how = atomic_load(&job->unnamed), .fd = fd };
-	int r = make_link_of_fd(d->dst_fd, name, &l);
+	const char *linked = name;
+	int r = make_link_of_fd(d->dst_fd, name, &l), c;
 
-	if (r != -EEXIST)
+	if (r == -EEXIST) {
+		r = fcp_dest_make(w, d->dst_fd, t->name, make_link_of_fd, &l);
+		linked = t->name;
+	}
+	c = fcp_sys_close(fd);
+	if (r < 0) {
+		*what = "cannot link copy of";
 		return r;
-	r = fcp_dest_make(w, d->dst_fd, t->name, make_link_of_fd, &l);
-	return r < 0 ? r : fcp_dest_commit(job, d, t->name, name);
+	}
+	if (c < 0) {
+		fcp_dest_discard(job, d, linked);
+		return c;
+	}
+	return linked == name ? 0 : commit_tmp(job, d, t->name, name, what);
 }
 
 int fcp_dest_commit_file(struct fcp_worker *w, struct fcp_dir *d, struct fcp_tmp *t, int fd,
 			 const char *name, const char **what)
 {
 	struct fcp_job *job = fcp_worker_job(w);
-	int r, c;
+	int r;
 
 	*what = "cannot write copy of";
-	if (!t->unnamed) {
-		r = fcp_sys_close(fd);
-		if (r < 0) {
-			fcp_dest_discard(job, d, t->name);
-			return r;
-		}
-		r = fcp_dest_commit(job, d, t->name, name);
-	} else {
-		r = commit_unnamed(w, d, t, fd, name);
-		c = fcp_sys_close(fd);
-		/* Linked before the close, so a close that reports a write
-		 * error takes the name away again (this job's own, in its
-		 * own directory). */
-		if (r == 0 && c < 0) {
-			fcp_dest_discard(job, d, name);
-			return c;
-		}
+	if (t->unnamed)
+		return commit_unnamed(w, d, t, fd, name, what);
+	r = fcp_sys_close(fd);
+	if (r < 0) {
+		fcp_dest_discard(job, d, t->name);
+		return r;
 	}
-	if (r < 0)
-		*what = r == -EISDIR	 ? "cannot overwrite directory with"
-			: t->unnamed ? "cannot link copy of"
-				     : "cannot rename copy of";
-	return r;
+	return commit_tmp(job, d, t->name, name, what);
 }
 
 void fcp_dest_discard_file(struct fcp_job *job, struct fcp_dir *d, struct fcp_tmp *t, int fd)
