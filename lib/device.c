@@ -2,9 +2,13 @@
  * device.c - what the source device is like.
  *
  * On a rotational disk, reading the files of a directory in inode order
- * follows their physical order closely enough to save most seeks (the
- * inode number stands in for the first extent that FIEMAP would give, at
- * no cost). On SSDs the order does not matter and the walk streams.
+ * follows their physical order closely enough to save most seeks: for a
+ * small file the inode number stands in for the first extent that FIEMAP
+ * would give, at no cost (asking would take an open and an ioctl per file,
+ * where the file's data is a single read). The larger files that a batch
+ * hands back are then put in the order of their first extent (batch.c):
+ * each is read on its own, and the batch has them open already. On SSDs
+ * the order does not matter and the walk streams.
  */
 #include "job.h"
 

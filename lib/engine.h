@@ -122,12 +122,15 @@ const char *fcp_direct_describe(void);
  * engine_uring.c: copy the small regular files names[0..n) of d through
  * io_uring. back[i] is set for every file it left to the synchronous path
  * (not small, sparse, hard-linked, not regular, or an error that path
- * explains). Returns how many files it took on (copied or reported), or
- * -ENOSYS when io_uring cannot be used here (no
- * liburing at build time, disabled, filtered, or an old kernel).
+ * explains). On a rotational source, where[i] is then the device offset of
+ * a handed-back regular file's first extent, read on the descriptor the
+ * batch opened anyway (0: unknown; on other sources always 0). Returns how
+ * many files it took on (copied or reported), or -ENOSYS when io_uring
+ * cannot be used here (no liburing at build time, disabled, filtered, or
+ * an old kernel).
  */
 int fcp_uring_batch(struct fcp_worker *w, struct fcp_dir *d, const char **names, int n,
-		    bool *back);
+		    bool *back, uint64_t *where);
 /* NULL when io_uring batches can run here, else why not (a sentence). */
 const char *fcp_uring_available(void);
 /* Release a worker's ring (the pointer from fcp_worker_uring_slot). */

@@ -435,7 +435,7 @@ static void rounds_data(struct fcp_worker *w, struct io_uring *ring, struct fcp_
 }
 
 int fcp_uring_batch(struct fcp_worker *w, struct fcp_dir *d, const char **names, int n,
-		    bool *back)
+		    bool *back, uint64_t *where)
 {
 	struct fcp_job *job = fcp_worker_job(w);
 	struct fcp_uring *u = ring_get(w);
@@ -482,9 +482,13 @@ int fcp_uring_batch(struct fcp_worker *w, struct fcp_dir *d, const char **names,
 			f[idx[k]] = g[k];
 	}
 	for (int k = 0; k < n; k++) {
-		if (f[k].in >= 0)
-			close(f[k].in);
 		back[k] = f[k].back;
+		where[k] = 0;
+		if (f[k].in < 0)
+			continue;
+		if (back[k] && d->rotational && S_ISREG(f[k].st.stx_mode))
+			fcp_sys_first_extent(f[k].in, &where[k]); /* left 0 if unknown */
+		close(f[k].in);
 	}
 	return done;
 }
@@ -497,7 +501,7 @@ const char *fcp_uring_available(void)
 }
 
 int fcp_uring_batch(struct fcp_worker *w, struct fcp_dir *d, const char **names, int n,
-		    bool *back)
+		    bool *back, uint64_t *where)
 {
 	return -ENOSYS;
 }

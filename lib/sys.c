@@ -9,6 +9,7 @@
 #include <dirent.h>
 #include <stdbool.h>
 #include <errno.h>
+#include <linux/fiemap.h>
 #include <linux/fs.h>
 #include <linux/openat2.h>
 #include <stdio.h>
@@ -352,6 +353,24 @@ int fcp_sys_cached_pages(int fd, off_t off, off_t len, uint64_t *pages)
 #else
 	return -ENOSYS;
 #endif
+}
+
+int fcp_sys_first_extent(int fd, uint64_t *phys)
+{
+	struct {
+		struct fiemap map;
+		struct fiemap_extent ext;
+	} f = { .map = { .fm_length = FIEMAP_MAX_OFFSET, .fm_extent_count = 1 } };
+	const unsigned no_place = FIEMAP_EXTENT_UNKNOWN | FIEMAP_EXTENT_DELALLOC |
+				  FIEMAP_EXTENT_ENCODED | FIEMAP_EXTENT_DATA_INLINE |
+				  FIEMAP_EXTENT_NOT_ALIGNED;
+
+	if (ioctl(fd, FS_IOC_FIEMAP, &f.map) < 0)
+		return -errno;
+	if (f.map.fm_mapped_extents == 0 || (f.ext.fe_flags & no_place))
+		return -ENODATA;
+	*phys = f.ext.fe_physical;
+	return 0;
 }
 
 int fcp_sys_set_direct(int fd, bool on)

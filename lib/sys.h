@@ -76,6 +76,11 @@ int fcp_sys_posix_fadvise(int fd, off_t off, off_t len, int advice);
 /* How many pages of fd's [off, off+len) (len 0: to the end) the page cache
  * holds (cachestat(2), Linux 6.5; -ENOSYS before). */
 int fcp_sys_cached_pages(int fd, off_t off, off_t len, uint64_t *pages);
+/* Where on its device fd's data begins: the byte offset of its first
+ * extent (FIEMAP). -ENODATA when that says nothing about the order of the
+ * reads: no extent, or one not yet placed (delayed allocation) or not a
+ * place on the device (inline, encoded, unknown). */
+int fcp_sys_first_extent(int fd, uint64_t *phys);
 /* Turn O_DIRECT on or off for an open file (-EINVAL: not on this
  * filesystem). */
 int fcp_sys_set_direct(int fd, bool on);
