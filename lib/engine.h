@@ -122,12 +122,12 @@ const char *fcp_direct_describe(void);
  * engine_uring.c: copy the small regular files names[0..n) of d through
  * io_uring. back[i] is set for every file it left to the synchronous path
  * (not small, sparse, hard-linked, not regular, or an error that path
- * explains). On a rotational source, where[i] is then the device offset of
- * a handed-back regular file's first extent, read on the descriptor the
- * batch opened anyway (0: unknown; on other sources always 0). Returns how
- * many files it took on (copied or reported), or -ENOSYS when io_uring
- * cannot be used here (no liburing at build time, disabled, filtered, or
- * an old kernel).
+ * explains). On a rotational source, where[i] is then set to the device
+ * offset of a handed-back regular file's first extent, read on the
+ * descriptor the batch opened anyway; where it is unknown, and on other
+ * sources, where[i] keeps the caller's 0. Returns how many files it took
+ * on (copied or reported), or -ENOSYS when io_uring cannot be used here
+ * (no liburing at build time, disabled, filtered, or an old kernel).
  */
 int fcp_uring_batch(struct fcp_worker *w, struct fcp_dir *d, const char **names, int n,
 		    bool *back, uint64_t *where);

@@ -483,11 +483,10 @@ int fcp_uring_batch(struct fcp_worker *w, struct fcp_dir *d, const char **names,
 	}
 	for (int k = 0; k < n; k++) {
 		back[k] = f[k].back;
-		where[k] = 0;
 		if (f[k].in < 0)
 			continue;
 		if (back[k] && d->rotational && S_ISREG(f[k].st.stx_mode))
-			fcp_sys_first_extent(f[k].in, &where[k]); /* left 0 if unknown */
+			fcp_sys_first_extent(f[k].in, &where[k]); /* untouched if unknown */
 		close(f[k].in);
 	}
 	return done;
