@@ -12,6 +12,13 @@ need_fastcp
 need_root "loopback filesystems need root"
 need_cmd strace xfs_io
 
+# The names in DIR by ascending inode; the names matching PATTERN that the
+# traced run opened for reading, in the order of the opens.
+inode_order() { ls -i -U "$1" | sort -n | awk '{ print $2 }' | tr '\n' ' '; }
+source_opens() {
+	grep -oE "openat\\([0-9]+, \"$1\", O_RDONLY" "$T/trace" | sed -E 's/.*"(.*)".*/\1/' | tr '\n' ' '
+}
+
 t_mount_fs xfs 300M "$T/src"
 rot=/sys/block/$(basename "${t_loops_[0]}")/queue/rotational
 [ -w "$rot" ] || skip "cannot mark the loop device rotational ($rot)"
@@ -31,7 +38,7 @@ for i in $(seq 1 30 | shuf --random-source=<(yes 2)); do
 	echo "new $i" >"$D/g$i"
 done
 sync
-want=$(ls -i -U "$D" | sort -n | awk '{ print $2 }' | tr '\n' ' ')
+want=$(inode_order "$D")
 readdir=$(ls -U "$D" | tr '\n' ' ')
 [ "$want" != "$readdir" ] || note "readdir happens to follow the inodes here"
 
@@ -42,9 +49,7 @@ for uring in --no-io-uring ""; do
 		fail "fastcp -j 1 $uring under strace"
 	check_eq "$(ls "$T/out" | wc -l)" 90 "files copied"
 	if [ -n "$uring" ]; then
-		got=$(grep -oE 'openat\([0-9]+, "[fg][0-9]+", O_RDONLY' "$T/trace" |
-			sed -E 's/.*"(.*)".*/\1/' | tr '\n' ' ')
-		check_eq "$got" "$want" "order of the source opens"
+		check_eq "$(source_opens '[fg][0-9]+')" "$want" "order of the source opens"
 	else
 		# io_uring opens are not system calls of their own: only check
 		# that the copy is whole and exact with it too.
@@ -61,7 +66,7 @@ for i in 6 5 4 3 2 1; do
 	head -c 300000 /dev/urandom >"$B/m$i"
 	sync
 done
-by_ino=$(ls -i -U "$B" | sort -n | awk '{ print $2 }' | tr '\n' ' ')
+by_ino=$(inode_order "$B")
 by_place=$(for f in "$B"/*; do
 	xfs_io -r -c fiemap "$f" | awk -v f="${f##*/}" 'NR == 2 { split($3, a, "."); print a[1], f }'
 done | sort -n | awk '{ print $2 }' | tr '\n' ' ')
@@ -73,9 +78,7 @@ if "$FASTCP" --version --verbose | grep -q 'io_uring batches'; then
 	rm -rf "$T/out"
 	strace -f -qq -o "$T/trace" -e trace=openat "$FASTCP" -j 1 --reflink=never "$B" "$T/out" ||
 		fail "fastcp -j 1 under strace (big)"
-	got=$(grep -oE 'openat\([0-9]+, "m[0-9]+", O_RDONLY' "$T/trace" |
-		sed -E 's/.*"(.*)".*/\1/' | tr '\n' ' ')
-	check_eq "$got" "$by_place" "order of the opens of the files handed back"
+	check_eq "$(source_opens 'm[0-9]+')" "$by_place" "order of the opens of the files handed back"
 	for f in "$B"/*; do cmp "$f" "$T/out/${f##*/}" || fail "big/${f##*/} differs"; done
 else
 	note "no io_uring batches here: the order of the files they hand back is not checked"
