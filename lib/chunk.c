@@ -71,6 +71,8 @@ bool fcp_chunk_start(struct fcp_entry *e, const struct fcp_xfer *x, struct fcp_h
 	b->x.direct = -1; /* the kernel's read-ahead serves the chunks' streams */
 	b->hl = hl;
 	b->tmp = *tmp;
+	if (b->tmp.final) /* the entry's name goes away when it returns */
+		b->tmp.final = b->e.dst_name;
 	b->chunks = (int)((x->size + CHUNK_SIZE - 1) / CHUNK_SIZE);
 	atomic_init(&b->eof, x->size);
 	/* Helpers only for the CPUs no runner uses yet (this one counts). */

@@ -1,6 +1,6 @@
 /*
- * dest.c - create under a temporary name (or none), rename (or link) into
- * place.
+ * dest.c - create under a temporary name (or none, or the final one in a
+ * hidden directory), rename (or link) into place.
  */
 #include "dest.h"
 #include "sys.h"
@@ -103,12 +103,24 @@ bool fcp_dest_unnamed_ok(struct fcp_worker *w, struct fcp_dir *d)
 	return how != UNNAMED_NO;
 }
 
-int fcp_dest_create(struct fcp_worker *w, struct fcp_dir *d, struct fcp_tmp *t, mode_t mode)
+int fcp_dest_create(struct fcp_worker *w, struct fcp_dir *d, struct fcp_tmp *t, mode_t mode,
+		    const char *name)
 {
 	int fd;
 
 	mode = fcp_dest_open_mode(mode);
 	t->name[0] = 0;
+	t->final = NULL;
+	if (d->hidden) {
+		fd = fcp_sys_openat(d->dst_fd, name, FCP_DEST_NAMED_FLAGS, mode);
+		/* Taken only if something else made it meanwhile: that one
+		 * is replaced the usual way below. */
+		if (fd != -EEXIST) {
+			t->unnamed = false;
+			t->final = fd >= 0 ? name : NULL;
+			return fd;
+		}
+	}
 	t->unnamed = fcp_dest_unnamed_ok(w, d);
 	if (t->unnamed) {
 		fd = fcp_sys_openat(d->dst_fd, ".", FCP_DEST_UNNAMED_FLAGS, mode);
@@ -168,6 +180,12 @@ int fcp_dest_commit_file(struct fcp_worker *w, struct fcp_dir *d, struct fcp_tmp
 	int r;
 
 	*what = "cannot write copy of";
+	if (t->final) {
+		r = fcp_sys_close(fd);
+		if (r < 0)
+			fcp_dest_discard(job, d, t->final);
+		return r;
+	}
 	if (t->unnamed)
 		return commit_unnamed(w, d, t, fd, name, what);
 	r = fcp_sys_close(fd);
@@ -184,8 +202,11 @@ void fcp_dest_discard_file(struct fcp_job *job, struct fcp_dir *d, struct fcp_tm
 		close(fd);
 	if (t->name[0])
 		fcp_dest_discard(job, d, t->name);
+	if (t->final)
+		fcp_dest_discard(job, d, t->final);
 	t->name[0] = 0;
 	t->unnamed = false;
+	t->final = NULL;
 }
 
 int fcp_dest_commit(struct fcp_job *job, struct fcp_dir *d, const char *tmp, const char *name)
@@ -229,4 +250,51 @@ int fcp_dest_mkdir(int dirfd, const char *name, bool *created)
 	if (r == -ELOOP)
 		r = -ENOTDIR;
 	return r;
+}
+
+static int make_dir(int dirfd, const char *tmp, void *arg)
+{
+	(void)arg;
+	return fcp_sys_mkdirat(dirfd, tmp, 0700);
+}
+
+int fcp_dest_mkdir_hidden(struct fcp_worker *w, int dirfd, const char *name, bool *created,
+			  char tmp[FCP_TMPNAME_MAX])
+{
+	struct statx st;
+	int r;
+
+	tmp[0] = 0;
+	/* Whatever is in the way (a directory to copy into, a non-directory
+	 * or a symlink to refuse, an error) is the usual case's. */
+	if (fcp_sys_statx(dirfd, name, AT_SYMLINK_NOFOLLOW, STATX_TYPE, &st) != -ENOENT)
+		return fcp_dest_mkdir(dirfd, name, created);
+	r = fcp_dest_make(w, dirfd, tmp, make_dir, NULL);
+	if (r == 0)
+		r = fcp_sys_openat(dirfd, tmp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW, 0);
+	*created = r >= 0;
+	if (r < 0) {
+		if (tmp[0])
+			fcp_sys_unlinkat(dirfd, tmp, AT_REMOVEDIR);
+		tmp[0] = 0;
+	}
+	return r;
+}
+
+void fcp_dest_unhide(struct fcp_job *job, struct fcp_dir *d)
+{
+	struct fcp_dir *p = d->parent;
+	int r = fcp_sys_renameat(p->dst_fd, d->hidden_name, p->dst_fd, d->dst_name,
+				 RENAME_NOREPLACE);
+	char *left;
+
+	/* (With --fsync, the job syncs the parent, a top directory, at its
+	 * end.) */
+	if (r == 0)
+		return;
+	/* Someone made the name while the copy was made: neither is lost. */
+	fcp_report_failed_in(job, "cannot give the finished copy its name", p, d->dst_name, true, r);
+	left = fcp_dir_dst_path(p, d->hidden_name);
+	fcp_report_errorf(job, "the copy is left as '%s'", left ? left : d->hidden_name);
+	free(left);
 }

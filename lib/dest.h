@@ -6,6 +6,9 @@
  * itself with O_NOFOLLOW, so a symlink planted inside the destination can
  * never redirect a write outside it. New inodes appear under a temporary
  * name (".fcp-...") and are renamed to their final name only when complete.
+ * A root copy that did not exist is made the same way, as a whole: a
+ * directory under a temporary name, renamed when everything in it is done,
+ * so inside it every name can be final at once.
  */
 #ifndef FCP_DEST_H
 #define FCP_DEST_H
@@ -18,16 +21,21 @@
 #define FCP_TMPNAME_MAX 64
 
 /*
- * Where a new regular file is until it is complete. In a directory this
- * job created (still 0700, so its final name can only be ours), it is an
- * unnamed inode (O_TMPFILE) that one linkat() names when complete: a crash
- * leaves nothing behind, and it costs one directory update instead of the
- * two of create + rename. Elsewhere, or where the filesystem or the
- * kernel cannot, it is a temporary name renamed over the final one.
+ * Where a new regular file is until it is complete. In a hidden directory
+ * (struct fcp_dir: inside a root copy that still has its temporary name)
+ * it has its final name from the start: nobody sees it before it is
+ * complete, and it costs one directory update and no io_uring worker for
+ * the link. In another directory this job created (still 0700, so its
+ * final name can only be ours), it is an unnamed inode (O_TMPFILE) that
+ * one linkat() names when complete: a crash leaves nothing behind, and it
+ * costs one directory update instead of the two of create + rename.
+ * Elsewhere, or where the filesystem or the kernel cannot, it is a
+ * temporary name renamed over the final one.
  */
 struct fcp_tmp {
 	char name[FCP_TMPNAME_MAX]; /* "" while unnamed or when nothing exists */
 	bool unnamed;               /* an O_TMPFILE inode, open, not yet linked */
+	const char *final;          /* created under this final name (hidden dir) */
 };
 
 /* How new regular files are opened (callers add O_CLOEXEC where their
@@ -51,9 +59,11 @@ static inline bool fcp_dest_unnamed_refused(int err)
 	return err == -EOPNOTSUPP || err == -EISDIR || err == -EINVAL;
 }
 
-/* Create an empty regular file for d, with mode (fcp_meta_create_mode) or
- * else private (0600), described in *t. Returns the fd or -errno. */
-int fcp_dest_create(struct fcp_worker *w, struct fcp_dir *d, struct fcp_tmp *t, mode_t mode);
+/* Create an empty regular file for name in d, with mode
+ * (fcp_meta_create_mode) or else private (0600), described in *t (which
+ * keeps the pointer name). Returns the fd or -errno. */
+int fcp_dest_create(struct fcp_worker *w, struct fcp_dir *d, struct fcp_tmp *t, mode_t mode,
+		    const char *name);
 
 /* Should new files of d be unnamed (see struct fcp_tmp)? The first call
  * of a job finds out whether the kernel lets this process link them. */
@@ -92,6 +102,16 @@ void fcp_dest_discard(struct fcp_job *job, struct fcp_dir *d, const char *name);
  * never follows a symlink. *created tells which. Returns an O_RDONLY|O_DIRECTORY fd or -errno
  * (-ENOTDIR when a non-directory is in the way). */
 int fcp_dest_mkdir(int dirfd, const char *name, bool *created);
+
+/* The same for a root copy: where name does not exist, the directory is
+ * made under a temporary name, written to tmp ("" otherwise), until
+ * fcp_dest_unhide(). */
+int fcp_dest_mkdir_hidden(struct fcp_worker *w, int dirfd, const char *name, bool *created,
+			  char tmp[FCP_TMPNAME_MAX]);
+
+/* Give the finished hidden directory d its final name, never over a name
+ * made meanwhile by someone else: then it stays where it is, and says so. */
+void fcp_dest_unhide(struct fcp_job *job, struct fcp_dir *d);
 
 /* Does directory fd carry a default ACL (inherited by new inodes in it)? */
 bool fcp_dest_has_default_acl(int dirfd);

@@ -9,13 +9,14 @@
  *      call never waits, while io_uring would always hand a statx to a
  *      worker thread: a thread switch per file for nothing)
  *      (2b. if some are medium files, which are handed back: read-ahead)
- *   3. create every new file (unnamed in a directory of this job, else
- *      under a temporary name: dest.h) + read every source (the device
- *      sees the whole batch at once: a deep queue on a cold cache)
+ *   3. create every new file (under its final name in a hidden directory,
+ *      unnamed in another directory of this job, else under a temporary
+ *      name: dest.h) + read every source (the device sees the whole batch
+ *      at once: a deep queue on a cold cache)
  *   4. write every copy
  *   5. (metadata, synchronously: io_uring has no chmod/utimes)
- *      link + close, or close + rename, into place (linked), close the
- *      sources
+ *      close; or link + close, or close + rename, into place (linked);
+ *      close the sources
  * Files that need more than this (large, sparse, hard-linked, not regular
  * any more, or an error the synchronous path explains better) are handed
  * back to the caller, which copies them one by one (medium ones from the
@@ -191,6 +192,7 @@ static void on_cqe(struct small *s, unsigned tag, int res)
 			break;
 		s->tmp.name[0] = 0; /* nothing was created */
 		s->tmp.unnamed = false;
+		s->tmp.final = NULL;
 		/* A name taken by a leftover, or no unnamed files on this
 		 * filesystem: the synchronous path finds its way. */
 		if (res == -EEXIST || fcp_dest_unnamed_refused(res))
@@ -328,8 +330,9 @@ static void round_prefetch(struct io_uring *ring, const struct fcp_job *job, str
 static void round_read(struct fcp_worker *w, struct io_uring *ring, struct fcp_dir *d,
 		       struct small *f, int n)
 {
-	/* Unnamed files need io_uring's LINKAT, unless it refused one. */
-	bool unnamed = fcp_dest_unnamed_ok(w, d) &&
+	/* Unnamed files need io_uring's LINKAT, unless it refused one. In a
+	 * hidden directory every file gets its final name at once (dest.h). */
+	bool unnamed = !d->hidden && fcp_dest_unnamed_ok(w, d) &&
 		       !atomic_load(&fcp_worker_job(w)->uring_link_refused);
 
 	for (int i = 0; i < n; i++) {
@@ -338,7 +341,11 @@ static void round_read(struct fcp_worker *w, struct io_uring *ring, struct fcp_d
 		mode = fcp_dest_open_mode(f[i].mode);
 		f[i].tmp.unnamed = unnamed;
 		f[i].tmp.name[0] = 0;
-		if (unnamed) {
+		f[i].tmp.final = d->hidden ? f[i].name : NULL;
+		if (d->hidden) {
+			io_uring_prep_openat(sqe_for(ring, i, T_OPEN_OUT), d->dst_fd, f[i].name,
+					     FCP_DEST_NAMED_FLAGS | O_CLOEXEC, mode);
+		} else if (unnamed) {
 			io_uring_prep_openat(sqe_for(ring, i, T_OPEN_OUT), d->dst_fd, ".",
 					     FCP_DEST_UNNAMED_FLAGS | O_CLOEXEC, mode);
 		} else {
@@ -392,7 +399,11 @@ static void rounds_data(struct fcp_worker *w, struct io_uring *ring, struct fcp_
 		}
 		fcp_meta_copy(job, FCP_AT_FD(s->in), FCP_AT_NEW(s->out, d, s->mode), &s->st, d,
 			      s->name);
-		if (s->tmp.unnamed) {
+		if (s->tmp.final) {
+			/* Under its name already: the close is all. */
+			io_uring_prep_close(sqe_for(ring, i, T_CLOSE_OUT), s->out);
+			k++;
+		} else if (s->tmp.unnamed) {
 			/* Linked: the close runs only if the link succeeded
 			 * (else the file is dropped below). */
 			int olddir, flags;
@@ -401,6 +412,7 @@ static void rounds_data(struct fcp_worker *w, struct io_uring *ring, struct fcp_
 			io_uring_prep_linkat(l, olddir, s->link_path, d->dst_fd, s->name, flags);
 			io_uring_sqe_set_flags(l, IOSQE_IO_LINK);
 			io_uring_prep_close(sqe_for(ring, i, T_CLOSE_OUT), s->out);
+			k += 2;
 		} else {
 			/* Linked: the rename runs only if the close succeeded. */
 			struct io_uring_sqe *c = sqe_for(ring, i, T_CLOSE_OUT);
@@ -408,14 +420,15 @@ static void rounds_data(struct fcp_worker *w, struct io_uring *ring, struct fcp_
 			io_uring_sqe_set_flags(c, IOSQE_IO_LINK);
 			io_uring_prep_renameat(sqe_for(ring, i, T_RENAME), d->dst_fd,
 					       s->tmp.name, d->dst_fd, s->name, 0);
+			k += 2;
 		}
 		io_uring_prep_close(sqe_for(ring, i, T_CLOSE_IN), s->in);
-		k += 3;
+		k++;
 	}
 	ring_run(ring, k, f, on_cqe);
 	for (int i = 0; i < n; i++) {
 		struct small *s = &f[i];
-		if (!s->tmp.name[0] && !s->tmp.unnamed)
+		if (!s->tmp.name[0] && !s->tmp.unnamed && !s->tmp.final)
 			continue;
 		if (s->back) {
 			/* The rest of the job names its files the other way. */

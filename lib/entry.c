@@ -54,18 +54,25 @@ static const char *cycle(const struct fcp_dir *d, const struct statx *st)
 }
 
 /* The node of a directory whose source (sfd) and copy (dfd) are open. */
-static struct fcp_dir *dir_node(struct fcp_entry *e, int sfd, int dfd, bool created)
+static struct fcp_dir *dir_node(struct fcp_entry *e, int sfd, int dfd, bool created,
+				const char *hidden_name)
 {
 	struct fcp_dir *nd = calloc(1, sizeof(*nd));
 	struct statx dst_st;
 
 	if (!nd || !(nd->name = strdup(e->name)) ||
-	    !(nd->dst_name = strcmp(e->name, e->dst_name) ? strdup(e->dst_name) : nd->name)) {
+	    !(nd->dst_name = strcmp(e->name, e->dst_name) ? strdup(e->dst_name) : nd->name) ||
+	    (hidden_name[0] && !(nd->hidden_name = strdup(hidden_name)))) {
+		if (nd && nd->dst_name != nd->name)
+			free(nd->dst_name);
 		if (nd)
 			free(nd->name);
 		free(nd);
 		return NULL;
 	}
+	/* Nobody sees into a root copy before it gets its name, nor into
+	 * what this job makes inside it. */
+	nd->hidden = nd->hidden_name || (created && e->d->hidden);
 	nd->parent = e->d;
 	nd->root = e->d->root;
 	nd->src_fd = sfd;
@@ -98,6 +105,7 @@ static void copy_dir(struct fcp_entry *e)
 {
 	struct fcp_item *scan;
 	struct fcp_dir *nd;
+	char hidden_name[FCP_TMPNAME_MAX];
 	bool created;
 	const char *why;
 	int sfd, dfd;
@@ -112,7 +120,11 @@ static void copy_dir(struct fcp_entry *e)
 		fcp_entry_fail(e, "cannot open directory", sfd);
 		return;
 	}
-	dfd = fcp_dest_mkdir(e->d->dst_fd, e->dst_name, &created);
+	/* A root copy that is new is made whole under a temporary name. */
+	hidden_name[0] = 0;
+	dfd = e->d->is_top ? fcp_dest_mkdir_hidden(e->w, e->d->dst_fd, e->dst_name, &created,
+						   hidden_name)
+			   : fcp_dest_mkdir(e->d->dst_fd, e->dst_name, &created);
 	if (dfd < 0) {
 		/* Name the destination: that is where the obstacle is. */
 		close(sfd);
@@ -121,9 +133,11 @@ static void copy_dir(struct fcp_entry *e)
 				     e->d, e->dst_name, true, dfd);
 		return;
 	}
-	if (!(nd = dir_node(e, sfd, dfd, created))) {
+	if (!(nd = dir_node(e, sfd, dfd, created, hidden_name))) {
 		close(sfd);
 		close(dfd);
+		if (hidden_name[0])
+			fcp_sys_unlinkat(e->d->dst_fd, hidden_name, AT_REMOVEDIR);
 		fcp_entry_fail(e, "out of memory at", -ENOMEM);
 		return;
 	}

@@ -1,6 +1,6 @@
 /*
  * file.c - the pipeline of one regular file:
- *   open (entry.c) -> create (unnamed or temporary name, dest.h) -> data
+ *   open (entry.c) -> create (final, unnamed or temporary name, dest.h) -> data
  *   -> [writeback] -> metadata -> [fsync] -> link or rename into place
  * The data step is one call for most files, or chunks copied by several
  * workers for a large one (chunk.c); both end in fcp_file_finish(), so
@@ -70,7 +70,7 @@ void fcp_file_copy(struct fcp_entry *e)
 		return;
 	}
 	e->create_mode = fcp_meta_create_mode(e->job, &e->st, e->d);
-	out = fcp_dest_create(e->w, e->d, &tmp, e->create_mode);
+	out = fcp_dest_create(e->w, e->d, &tmp, e->create_mode, e->dst_name);
 	if (out < 0) {
 		fcp_entry_fail(e, "cannot create copy of", out);
 		close(e->src_fd);

@@ -48,6 +48,11 @@ struct fcp_dir {
 	bool gives_acl;           /* new inodes in dst_fd inherit a default ACL */
 	bool created;             /* made by this job: new inodes in it get our
 				     euid/egid (no setgid directory to inherit from) */
+	bool hidden;              /* made by this job where nobody sees it yet (in
+				     or as a root copy under hidden_name): new
+				     files get their final names at once */
+	char *hidden_name;        /* a root copy's temporary name in its parent,
+				     renamed to dst_name when it is finished */
 	bool failed_meta;
 };
 

@@ -246,6 +246,8 @@ static void dir_finish(struct fcp_worker *w, struct fcp_dir *d)
 		if (r < 0)
 			fcp_report_failed_in(job, "cannot sync directory", d->parent, d->dst_name,
 					     true, r);
+		if (d->hidden_name)
+			fcp_dest_unhide(job, d);
 	}
 	/* A top pseudo-dir's fds belong to the job (hard links may still
 	 * need its destination fd), so only real directories close here. */
@@ -267,6 +269,7 @@ void fcp_dir_release(struct fcp_worker *w, struct fcp_dir *d)
 		if (d->is_top)
 			break;
 		free(d->name);
+		free(d->hidden_name);
 		if (d->dst_name != d->name)
 			free(d->dst_name);
 		free(d);

@@ -1,5 +1,7 @@
 #!/bin/bash
-# New files in directories fastcp made are unnamed (O_TMPFILE) until linked;
+# New files in directories fastcp made are unnamed (O_TMPFILE) until linked
+# (outside a new root copy, whose files get their final names at once:
+# copy_hidden.sh; so every copy here goes into a directory that exists);
 # where the kernel or the filesystem refuses a step, fastcp falls back, on
 # both the io_uring and the synchronous path, and the copy stays exact:
 #   nothing refused         -> linkat(fd, "", ..., AT_EMPTY_PATH)
@@ -41,8 +43,9 @@ for rules in '' empty-path 'empty-path proc-link' tmpfile; do
 		n=$((n + 1))
 		opt=-j4
 		[ $path = sync ] && opt=--no-io-uring
+		mkdir "d$n"
 		# shellcheck disable=SC2086 # rules are words
-		"$DENY" $rules -- "$FASTCP" -v $opt s "d$n" >"$T/out" 2>&1 ||
+		"$DENY" $rules -- "$FASTCP" -v $opt -T s "d$n" >"$T/out" 2>&1 ||
 			{ cat "$T/out"; fail "fastcp ($path, refused: ${rules:-nothing})"; }
 		check_tree s "d$n"
 		check_eq "$(find "d$n" -name '.fcp-*' | wc -l)" 0 ".fcp-* leftovers ($path, refused: ${rules:-nothing})"
@@ -51,10 +54,10 @@ for rules in '' empty-path 'empty-path proc-link' tmpfile; do
 		fi
 	done
 	# Which way the files got their names (system calls: the synchronous path).
-	rm -rf "$T/traced"
+	rm -rf "$T/traced" && mkdir "$T/traced"
 	# shellcheck disable=SC2086
 	"$DENY" $rules -- strace -f -qq -y -o "$T/trace" -e trace=openat,linkat,renameat,renameat2 \
-		"$FASTCP" --no-io-uring -j 1 s "$T/traced" || fail "fastcp under strace (refused: ${rules:-nothing})"
+		"$FASTCP" --no-io-uring -j 1 -T s "$T/traced" || fail "fastcp under strace (refused: ${rules:-nothing})"
 	check_tree s "$T/traced"
 	check_grep "$(expect "$rules")" "$T/trace"
 done
@@ -67,12 +70,14 @@ strace -f -qq -o "$T/trace_old" -e trace=openat "$FASTCP" --no-io-uring s/a d1 |
 check_tree s/a d1/a
 check_nogrep 'O_TMPFILE' "$T/trace_old" "an unnamed file in a directory fastcp did not make"
 # A temporary name that cannot be removed again (here the throwaway link
-# of the probe for how to link unnamed files) is reported and fails the
-# job: a leftover in the destination never goes with exit status 0.
-"$DENY" unlink -- "$FASTCP" s/a/b "$T/noremove" >"$T/out" 2>&1
+# of the probe for how to link unnamed files, in the new directory b) is
+# reported and fails the job: a leftover in the destination never goes
+# with exit status 0.
+mkdir "$T/noremove"
+"$DENY" unlink -- "$FASTCP" -T s/a "$T/noremove" >"$T/out" 2>&1
 check_eq "$?" 1 "exit status with a temporary file left behind"
 check_grep "cannot remove unfinished file .*\.fcp-" "$T/out"
 check_eq "$(find "$T/noremove" -name '.fcp-*' | wc -l)" 1 "the one leftover reported"
 find "$T/noremove" -name '.fcp-*' -delete # which touches the directory's times
-check_tree s/a/b "$T/noremove" --no-times
+check_tree s/a "$T/noremove" --no-times
 echo "unnamed files and their fallbacks exact"

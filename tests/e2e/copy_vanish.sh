@@ -16,7 +16,12 @@ done
 
 timeout -k 5 60 "$FASTCP" --threads 1 src dst >"$T/out" 2>"$T/err" &
 pid=$!
-for _ in $(seq 1 500); do [ -d dst ] && break; sleep 0.01; done
+# The copy has begun once its directory exists (under a .fcp-* name
+# until it is finished).
+for _ in $(seq 1 500); do
+	[ -d dst ] || [ -n "$(find . -maxdepth 1 -name '.fcp-*' -print -quit)" ] && break
+	sleep 0.01
+done
 for d in $(seq -w 20 39); do rm -rf "src/d$d"; done
 wait $pid
 RC=$?

@@ -1,15 +1,19 @@
 #!/bin/bash
 # How fastcp writes, seen through strace (the synchronous path, since io_uring
-# requests are invisible to strace): in a directory fastcp made (still 0700)
-# every new file is created unnamed (O_TMPFILE) and linked under its final
-# name when complete; in a directory that was already there, under a
-# temporary name .fcp-* (O_EXCL, O_NOFOLLOW) renamed to its final name.
-# A file is private (0600) unless it can be given its final mode at once
-# (ours, no setuid/setgid/sticky bits, in a directory fastcp made); no final
-# name is ever opened for writing; directories are created with a private
-# mode; every destination entry is reached through a directory file
-# descriptor (no path below DEST is ever passed to the kernel); and with
-# --fsync each file is synced before it gets its name, its directory after.
+# requests are invisible to strace): a new root copy is made under a
+# temporary name .fcp-* and renamed once at the end, and inside it every
+# new file is created (O_EXCL, O_NOFOLLOW) under its final name; in another
+# directory fastcp made (still 0700) every new file is created unnamed
+# (O_TMPFILE) and linked under its final name when complete; in a
+# directory that was already there, under a temporary name .fcp-* (O_EXCL,
+# O_NOFOLLOW) renamed to its final name. A file is private (0600) unless it
+# can be given its final mode at once (ours, no setuid/setgid/sticky bits,
+# in a directory fastcp made); no final name is opened for writing outside
+# the hidden root copy; directories are created with a private mode; every
+# destination entry is reached through a directory file descriptor (no
+# path below DEST is ever passed to the kernel); and with --fsync each file
+# is synced before it gets its name (or before the root copy gets its), its
+# directory after.
 . "${TESTLIB:-$(dirname "$0")/../lib}/lib.sh" || exit 1
 t_init
 need_fastcp
@@ -35,8 +39,33 @@ trace() { # OUT ARGS...
 
 trace "$T/trace" "$T/src" "$T/dst"
 check_tree "$T/src" "$T/dst"
-grep -F "$T/dst" "$T/trace" | grep -vE '^[0-9]+ +<\.\.\.' >"$T/dst_ops"
+# (Until its rename the root copy is $T/.fcp-*.)
+grep -F -e "$T/dst" -e "$T/.fcp-" "$T/trace" | grep -vE '^[0-9]+ +<\.\.\.' >"$T/dst_ops"
 sed 's/^/  | /' "$T/dst_ops" | head -60
+check_grep 'mkdirat\([0-9]+<[^>]*>, "\.fcp-[^"]*", 0700\) += 0' "$T/trace"
+check_eq "$(grep -cE 'renameat2\(.*"\.fcp-[^"]*", .*"dst", RENAME_NOREPLACE\) += 0' "$T/trace")" 1 \
+	"renames of the root copy to its name"
+# created NAME TRACE: the mode NAME was created with under its final name.
+created() {
+	grep -E "openat\([0-9]+<$T/\.fcp-[^>]*>, \"$1\", O_WRONLY\|O_CREAT\|O_EXCL\|O_NOFOLLOW" "$2" |
+		grep -o ', 0[0-7]*' | head -1 | tr -d ', '
+}
+for nm in a:0644 b:0755 c:0600 big:0644 n:0600 s:0600; do
+	check_eq "$(created "${nm%%:*}" "$T/dst_ops")" "${nm#*:}" "mode ${nm%%:*} was created with"
+done
+check_nogrep 'O_TMPFILE|linkat\(' "$T/dst_ops" "an unnamed file or a link inside a new root copy"
+check_nogrep 'rename(at2?)?\(.*", [0-9]+<[^>]*>, "(a|b|c|big|n|s)"' "$T/dst_ops" \
+	"a file renamed into place inside a new root copy"
+# Outside the hidden root copy, no final name is opened for writing.
+grep -E 'open(at)?\(.*O_(WRONLY|RDWR)' "$T/trace" | grep -vF "$T/.fcp-" &&
+	fail "a final name was opened for writing outside the hidden root copy"
+
+# Into a directory that is already there (-T): the directories fastcp makes
+# there are seen at once, so their files are unnamed until linked.
+mkdir "$T/into"
+trace "$T/trace_into" -T "$T/src" "$T/into"
+check_tree "$T/src" "$T/into"
+grep -F "$T/into" "$T/trace_into" | grep -vE '^[0-9]+ +<\.\.\.' >"$T/into_ops"
 
 # unnamed NAME TRACE: "MODE SYNCED" of the unnamed file linked as NAME (its
 # O_TMPFILE mode; 1 if an fsync of it came between its creation and its link).
@@ -53,19 +82,21 @@ unnamed() {
 			if (fd in mode) { print mode[fd], synced[fd]; exit }
 		}' "$2"
 }
-# Files of the new tree: all unnamed, linked once under their final name,
-# with the mode expected for each (NAME:MODE); no O_CREAT there but the
-# exclusive .fcp-* temporaries.
-grep 'O_CREAT' "$T/dst_ops" | grep -v '"\.fcp-[^"]*", O_WRONLY|O_CREAT|O_EXCL|O_NOFOLLOW' >"$T/creates"
+# Files of the new directories: all unnamed, linked once under their final
+# name, with the mode expected for each (NAME:MODE); no O_CREAT there but
+# the exclusive .fcp-* temporaries.
+grep 'O_CREAT' "$T/into_ops" | grep -v '"\.fcp-[^"]*", O_WRONLY|O_CREAT|O_EXCL|O_NOFOLLOW' >"$T/creates"
 check_nogrep 'O_CREAT' "$T/creates" "a file created other than as an exclusive .fcp-* temporary"
-grep -E 'linkat\(.*", AT_[A-Z_]+\) = 0' "$T/dst_ops" | grep -v '"\.fcp-' >"$T/links" || fail "no file linked into place"
-check_eq "$(wc -l <"$T/links")" 6 "number of files linked into place"
-for nm in a:0644 b:0755 c:0600 big:0644 n:0600 s:0600; do
-	check_eq "$(unnamed "${nm%%:*}" "$T/dst_ops" | cut -d' ' -f1)" "${nm#*:}" "mode ${nm%%:*} was created with"
+grep -E 'linkat\(.*", AT_[A-Z_]+\) = 0' "$T/into_ops" | grep -v '"\.fcp-' >"$T/links" || fail "no file linked into place"
+check_eq "$(wc -l <"$T/links")" 5 "number of files linked into place"
+for nm in b:0755 c:0600 big:0644 n:0600 s:0600; do
+	check_eq "$(unnamed "${nm%%:*}" "$T/into_ops" | cut -d' ' -f1)" "${nm#*:}" "mode ${nm%%:*} was created with"
 done
 # No final name opened for writing: only "." (unnamed) and .fcp-* names.
-grep -E 'open(at)?\(.*O_(WRONLY|RDWR)' "$T/dst_ops" | grep -vE '\(\S+, "(\.|\.fcp-[^"]*)", ' &&
+grep -E 'open(at)?\(.*O_(WRONLY|RDWR)' "$T/into_ops" | grep -vE '\(\S+, "(\.|\.fcp-[^"]*)", ' &&
 	fail "a final name was opened for writing"
+# The file at the top of the existing directory: a temporary name.
+check_grep 'rename(at2?)?\([0-9]+<[^>]*>, "\.fcp-[^"]*", [0-9]+<[^>]*>, "a"' "$T/into_ops"
 
 # Into a directory that was already there: an exclusive temporary name,
 # private until renamed.
@@ -89,11 +120,24 @@ check_nogrep ', 0[0-7]*[1-7][0-7]\)|, 0[0-7]*[0-7][1-7]\)' "$T/mkdirs" "a direct
 sed 's/<[^>]*>//g' "$T/trace" | grep -F "\"$T/dst/" && fail "a path below DEST was passed to the kernel"
 
 # --fsync: each file synced before it is linked, each directory after.
-rm -rf "$T/dst"
-trace "$T/trace_sync" --fsync "$T/src" "$T/dst"
-check_tree "$T/src" "$T/dst"
-for name in a b c big; do
+rm -rf "$T/into" && mkdir "$T/into"
+trace "$T/trace_sync" --fsync -T "$T/src" "$T/into"
+check_tree "$T/src" "$T/into"
+for name in b c big; do
 	check_eq "$(unnamed "$name" "$T/trace_sync" | cut -d' ' -f2)" 1 "--fsync: $name synced before its link"
 done
-grep -Eq "f(data)?sync\([0-9]+<$T/dst/d/e>\)" "$T/trace_sync" || fail "--fsync: directory d/e not synced"
+grep -Eq "f(data)?sync\([0-9]+<$T/into/d/e>\)" "$T/trace_sync" || fail "--fsync: directory d/e not synced"
+# In a new root copy: every file and directory synced before the root copy
+# gets its name, and the directory holding that name after.
+rm -rf "$T/dst"
+trace "$T/trace_hsync" --fsync "$T/src" "$T/dst"
+check_tree "$T/src" "$T/dst"
+rename_at=$(grep -nE 'RENAME_NOREPLACE\) += 0' "$T/trace_hsync" | cut -d: -f1)
+[ -n "$rename_at" ] || fail "--fsync: the root copy was not renamed into place"
+for name in a d/b d/e/c d/big d/e; do
+	at=$(grep -nE "f(data)?sync\([0-9]+<$T/\.fcp-[^/>]*/$name>\) += 0" "$T/trace_hsync" | head -1 | cut -d: -f1)
+	[ -n "$at" ] && [ "$at" -lt "$rename_at" ] || fail "--fsync: $name not synced before the root copy's rename"
+done
+at=$(grep -nE "f(data)?sync\([0-9]+<$T>\) += 0" "$T/trace_hsync" | tail -1 | cut -d: -f1)
+[ -n "$at" ] && [ "$at" -gt "$rename_at" ] || fail "--fsync: the root copy's new name not synced"
 echo "write discipline ok"

@@ -3,7 +3,7 @@
  * kernel, another filesystem or an unprivileged user would refuse them, so
  * that the fallbacks of fastcp can be tested on this machine.
  *
- *   deny [empty-path] [proc-link] [tmpfile] [unlink] -- COMMAND [ARG...]
+ *   deny [empty-path] [proc-link] [tmpfile] [unlink] [noreplace] -- COMMAND [ARG...]
  *
  *   empty-path  linkat(..., AT_EMPTY_PATH) fails with ENOENT (no
  *               CAP_DAC_READ_SEARCH on kernels before 6.10)
@@ -11,6 +11,8 @@
  *   tmpfile     openat(..., O_TMPFILE) fails with EOPNOTSUPP (a filesystem
  *               without unnamed files)
  *   unlink      unlinkat() fails with EPERM (an append-only directory)
+ *   noreplace   renameat2(..., RENAME_NOREPLACE) fails with EEXIST (the
+ *               name was made by someone else meanwhile)
  *
  * A seccomp filter does it; it sees system calls only, not io_uring
  * requests (those need --no-io-uring, or a probe made by system call).
@@ -41,7 +43,7 @@
 
 int main(int argc, char **argv)
 {
-	unsigned link_mask = 0, open_mask = 0;
+	unsigned link_mask = 0, open_mask = 0, rename_mask = 0;
 	unsigned unlink_nr = ~0u; /* matches no system call unless asked */
 	int i;
 
@@ -54,6 +56,8 @@ int main(int argc, char **argv)
 			open_mask |= 020000000; /* the kernel's __O_TMPFILE, without O_DIRECTORY */
 		else if (!strcmp(argv[i], "unlink"))
 			unlink_nr = __NR_unlinkat;
+		else if (!strcmp(argv[i], "noreplace"))
+			rename_mask |= 1; /* RENAME_NOREPLACE */
 		else {
 			fprintf(stderr, "deny: unknown feature %s\n", argv[i]);
 			return 2;
@@ -75,10 +79,15 @@ int main(int argc, char **argv)
 		BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, link_mask, 0, 1),
 		FAIL(ENOENT),
 		ALLOW,
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_openat, 0, 3),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_openat, 0, 4),
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG(2)),
 		BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, open_mask, 0, 1),
 		FAIL(EOPNOTSUPP),
+		ALLOW,
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_renameat2, 0, 3),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG(4)),
+		BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, rename_mask, 0, 1),
+		FAIL(EEXIST),
 		ALLOW,
 	};
 	struct sock_fprog prog = { .len = sizeof(f) / sizeof(f[0]), .filter = f };

@@ -1,0 +1,90 @@
+#!/bin/bash
+# A root copy that did not exist is made under a temporary name (.fcp-*)
+# and renamed to its name only when everything in it is done, never over a
+# name made meanwhile; inside it every file is created under its final
+# name at once (no unnamed file, no link, no rename). A copy into a
+# directory that exists keeps the other ways (unnamed files in new
+# directories, temporary names beside old files). Checked on the
+# synchronous path with strace, the result on both paths.
+. "${TESTLIB:-$(dirname "$0")/../lib}/lib.sh" || exit 1
+t_init
+need_fastcp
+need_treecmp
+need_cmd strace
+DENY=$TOOLS/deny
+[ -x "$DENY" ] || fail "deny missing: $DENY (run make all)"
+[ -x "$FASTCP_BENCH" ] || fail "fastcp-bench missing: $FASTCP_BENCH"
+
+mkdir -p s/a/b s/c
+for i in $(seq 1 60); do head -c $((i * 97)) /dev/urandom >"s/a/f$i"; done
+for i in $(seq 1 20); do echo "$i" >"s/a/b/g$i"; done
+head -c 700000 /dev/urandom >s/c/medium
+ln s/a/f1 s/c/hard
+ln -s ../a/f2 s/c/link
+chmod 0750 s/a
+touch -d '2001-02-03 04:05:06' s s/a
+
+for opt in -j1 -j4 '--no-io-uring -j4'; do
+	rm -rf d
+	# shellcheck disable=SC2086 # options are words
+	check "$FASTCP" $opt s d
+	check_tree s d
+	check_no_temp .
+done
+
+# The order of the calls (synchronous path: strace sees them all).
+rm -rf d
+strace -f -qq -o trace -e trace=mkdirat,openat,linkat,renameat,renameat2 \
+	"$FASTCP" --no-io-uring -j 2 s d || fail "fastcp under strace"
+check_tree s d
+check_grep 'mkdirat\([0-9]+, "\.fcp-[^"]*", 0700\) += 0' trace
+check_nogrep 'mkdirat\([0-9]+, "d"' trace "the root copy made under its final name"
+check_grep 'openat\([0-9]+, "f60", O_WRONLY\|O_CREAT\|O_EXCL' trace
+check_grep 'openat\([0-9]+, "g20", O_WRONLY\|O_CREAT\|O_EXCL' trace
+check_nogrep 'O_TMPFILE' trace "an unnamed file inside a hidden copy"
+check_nogrep '"f60"\) += 0|, "f60", [A-Z_]+\) += 0' trace "a link or rename to a file's name"
+check_eq "$(grep -cE 'renameat2\(.*"\.fcp-[^"]*", [0-9]*, "d", RENAME_NOREPLACE\) += 0' trace)" 1 \
+	"renames of the root copy to its name"
+last_create=$(grep -n 'O_CREAT' trace | tail -1 | cut -d: -f1)
+rename_at=$(grep -n 'RENAME_NOREPLACE' trace | cut -d: -f1)
+[ "$rename_at" -gt "$last_create" ] || fail "the root copy got its name before its last file"
+
+# Into a directory that is already there: no hidden copy; the new
+# directories' files are unnamed until linked.
+rm -rf e && mkdir e
+strace -f -qq -o trace_into -e trace=mkdirat,openat \
+	"$FASTCP" --no-io-uring -T s e || fail "fastcp -T into an existing directory"
+check_tree s e
+check_nogrep 'mkdirat\([0-9]+, "\.fcp-' trace_into "a hidden copy where the root existed"
+check_grep 'O_TMPFILE' trace_into
+
+# A name made by someone else while the copy was made (here: the rename
+# refused as if it were): the job fails, says where the copy is, and
+# neither is lost.
+rm -rf d
+for path in '' --no-io-uring; do
+	rm -rf n && mkdir n
+	# shellcheck disable=SC2086
+	"$DENY" noreplace -- "$FASTCP" $path s n/d >out 2>&1
+	check_eq "$?" 1 "exit status when the name was taken (${path:-io_uring})"
+	check_grep "cannot give the finished copy its name 'n/d': File exists" out
+	check_grep "the copy is left as 'n/\.fcp-[^']*'" out
+	[ ! -e n/d ] || fail "a copy under the name that was refused"
+	left=$(find n -mindepth 1 -maxdepth 1 -name '.fcp-*')
+	[ -n "$left" ] || fail "the finished copy was not left anywhere"
+	check_tree s "$left"
+done
+
+# Killed in the middle: nothing under the final name, only the hidden copy.
+check "$FASTCP_BENCH" gen small k --scale 0.4 --seed 3 >/dev/null
+head -c 300M /dev/zero | tr '\0' 'x' >k/huge
+rm -rf kd
+"$FASTCP" -j 2 k kd &
+pid=$!
+sleep 0.3
+kill -KILL "$pid"
+wait "$pid"
+[ "$?" != 0 ] || skip "the copy finished within 0.3 s, before the kill"
+[ ! -e kd ] || fail "a killed copy is visible under its final name"
+[ -n "$(find . -maxdepth 1 -name '.fcp-*')" ] || fail "no hidden copy after the kill"
+echo "a new root copy appears whole under its name, or not at all"
