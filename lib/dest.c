@@ -24,6 +24,21 @@ int fcp_dest_make(struct fcp_worker *w, int dirfd, char tmp[FCP_TMPNAME_MAX],
 	return r;
 }
 
+int fcp_dest_make_for(struct fcp_worker *w, struct fcp_dir *d, const char *name,
+		      char tmp[FCP_TMPNAME_MAX], const char **at,
+		      int (*make)(int dirfd, const char *tmp, void *arg), void *arg)
+{
+	if (d->hidden) {
+		int r = make(d->dst_fd, name, arg);
+		if (r != -EEXIST) {
+			*at = name;
+			return r;
+		}
+	}
+	*at = tmp;
+	return fcp_dest_make(w, d->dst_fd, tmp, make, arg);
+}
+
 static int make_file(int dirfd, const char *tmp, void *arg)
 {
 	return fcp_sys_openat(dirfd, tmp, FCP_DEST_NAMED_FLAGS, *(mode_t *)arg);

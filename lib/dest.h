@@ -88,6 +88,14 @@ void fcp_dest_discard_file(struct fcp_job *job, struct fcp_dir *d, struct fcp_tm
 int fcp_dest_make(struct fcp_worker *w, int dirfd, char tmp[FCP_TMPNAME_MAX],
 		  int (*make)(int dirfd, const char *tmp, void *arg), void *arg);
 
+/* Make a non-regular inode for name in d by make(dirfd, name, arg): under
+ * name itself in a hidden directory (*at = name, nothing to commit), else
+ * (or where name was made meanwhile) under a temporary name (*at = tmp)
+ * for fcp_dest_commit(). */
+int fcp_dest_make_for(struct fcp_worker *w, struct fcp_dir *d, const char *name,
+		      char tmp[FCP_TMPNAME_MAX], const char **at,
+		      int (*make)(int dirfd, const char *tmp, void *arg), void *arg);
+
 /* Rename tmp to name in d's copy, replacing a non-directory. A directory in the
  * way is -EISDIR. On failure the temporary inode is removed. */
 int fcp_dest_commit(struct fcp_job *job, struct fcp_dir *d, const char *tmp, const char *name);

@@ -202,8 +202,9 @@ static int make_node(int dirfd, const char *tmp, void *arg)
 	return fcp_sys_mknodat(dirfd, tmp, n->mode, n->dev);
 }
 
-/* Symlinks, devices, FIFOs, sockets: made under a temporary name, given
- * their metadata by name, renamed into place. */
+/* Symlinks, devices, FIFOs, sockets: made under a temporary name (or their
+ * own in a hidden directory), given their metadata by name, renamed into
+ * place. */
 static void copy_other(struct fcp_entry *e)
 {
 	struct node_spec spec = { (e->st.stx_mode & S_IFMT) | 0600,
@@ -211,6 +212,7 @@ static void copy_other(struct fcp_entry *e)
 	bool lnk = S_ISLNK(e->st.stx_mode);
 	char tmp[FCP_TMPNAME_MAX], *target = NULL, *rewritten = NULL;
 	struct fcp_hl_entry *hl = NULL;
+	const char *at = tmp;
 	int r;
 
 	if (fcp_entry_hardlink(e, &hl))
@@ -226,9 +228,10 @@ static void copy_other(struct fcp_entry *e)
 		if (e->job->o->symlinks == FCP_SYMLINKS_REWRITE &&
 		    (rewritten = fcp_link_rewrite(target, e->d->root->src_abs, e->d->root->dst_abs)))
 			atomic_fetch_add(&e->job->c.links_rewritten, 1);
-		r = fcp_dest_make(e->w, e->d->dst_fd, tmp, make_symlink, rewritten ? rewritten : target);
+		r = fcp_dest_make_for(e->w, e->d, e->dst_name, tmp, &at, make_symlink,
+				      rewritten ? rewritten : target);
 	} else {
-		r = fcp_dest_make(e->w, e->d->dst_fd, tmp, make_node, &spec);
+		r = fcp_dest_make_for(e->w, e->d, e->dst_name, tmp, &at, make_node, &spec);
 	}
 	free(target);
 	free(rewritten);
@@ -237,11 +240,11 @@ static void copy_other(struct fcp_entry *e)
 		fcp_hl_done(e->w, hl, false);
 		return;
 	}
-	struct fcp_at dst = FCP_AT_NAME(e->d->dst_fd, tmp);
+	struct fcp_at dst = FCP_AT_NAME(e->d->dst_fd, at);
 	dst.inherited = e->d->gives_acl && !lnk;
 	fcp_meta_copy(e->job, FCP_AT_NAME(e->d->src_fd, e->name), dst,
 		      &e->st, e->d, e->name);
-	r = fcp_dest_commit(e->job, e->d, tmp, e->dst_name);
+	r = at == tmp ? fcp_dest_commit(e->job, e->d, tmp, e->dst_name) : 0;
 	if (r < 0) {
 		fcp_entry_fail(e, r == -EISDIR ? "cannot overwrite directory with" : "cannot rename", r);
 		fcp_hl_done(e->w, hl, false);

@@ -299,6 +299,7 @@ int fcp_hl_link(struct fcp_worker *w, struct fcp_hl_entry *e, struct fcp_dir *d,
 {
 	struct fcp_job *job = fcp_worker_job(w);
 	char tmp[FCP_TMPNAME_MAX];
+	const char *at;
 	int from, r;
 
 	if (!e->rel_dir || !e->name)
@@ -311,9 +312,9 @@ int fcp_hl_link(struct fcp_worker *w, struct fcp_hl_entry *e, struct fcp_dir *d,
 	if (from < 0)
 		return from;
 	struct link_src src = { from, e->name };
-	r = fcp_dest_make(w, d->dst_fd, tmp, make_link, &src);
+	r = fcp_dest_make_for(w, d, dst_name, tmp, &at, make_link, &src);
 	fcp_sys_close(from);
-	if (r == 0)
+	if (r == 0 && at == tmp)
 		r = fcp_dest_commit(job, d, tmp, dst_name);
 	if (r == 0)
 		atomic_fetch_add(&job->c.hardlinks, 1);

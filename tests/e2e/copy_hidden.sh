@@ -2,7 +2,8 @@
 # A root copy that did not exist is made under a temporary name (.fcp-*)
 # and renamed to its name only when everything in it is done, never over a
 # name made meanwhile; inside it every file is created under its final
-# name at once (no unnamed file, no link, no rename). A copy into a
+# name at once (no unnamed file, no link, no rename), and so is every
+# symlink, special file and second name of a hard link. A copy into a
 # directory that exists keeps the other ways (unnamed files in new
 # directories, temporary names beside old files). Checked on the
 # synchronous path with strace, the result on both paths.
@@ -21,6 +22,7 @@ for i in $(seq 1 20); do echo "$i" >"s/a/b/g$i"; done
 head -c 700000 /dev/urandom >s/c/medium
 ln s/a/f1 s/c/hard
 ln -s ../a/f2 s/c/link
+mkfifo s/c/fifo
 chmod 0750 s/a
 touch -d '2001-02-03 04:05:06' s s/a
 
@@ -34,8 +36,8 @@ done
 
 # The order of the calls (synchronous path: strace sees them all).
 rm -rf d
-strace -f -qq -o trace -e trace=mkdirat,openat,linkat,renameat,renameat2 \
-	"$FASTCP" --no-io-uring -j 2 s d || fail "fastcp under strace"
+strace -f -qq -o trace -e trace=mkdirat,openat,linkat,renameat,renameat2,symlinkat,mknodat \
+	"$FASTCP" --no-io-uring -j 1 s d || fail "fastcp under strace"
 check_tree s d
 check_grep 'mkdirat\([0-9]+, "\.fcp-[^"]*", 0700\) += 0' trace
 check_nogrep 'mkdirat\([0-9]+, "d"' trace "the root copy made under its final name"
@@ -45,6 +47,10 @@ check_nogrep 'O_TMPFILE' trace "an unnamed file inside a hidden copy"
 check_nogrep '"f60"\) += 0|, "f60", [A-Z_]+\) += 0' trace "a link or rename to a file's name"
 check_eq "$(grep -cE 'renameat2\(.*"\.fcp-[^"]*", [0-9]*, "d", RENAME_NOREPLACE\) += 0' trace)" 1 \
 	"renames of the root copy to its name"
+check_eq "$(grep -c 'rename[a-z0-9]*(' trace)" 1 "renames in all"
+check_grep 'symlinkat\("\.\./a/f2", [0-9]+, "link"\) += 0' trace
+check_grep 'mknodat\([0-9]+, "fifo", S_IFIFO\|0600\) += 0' trace
+check_grep 'linkat\([0-9]+, "(f1|hard)", [0-9]+, "(hard|f1)", 0\) += 0' trace
 last_create=$(grep -n 'O_CREAT' trace | tail -1 | cut -d: -f1)
 rename_at=$(grep -n 'RENAME_NOREPLACE' trace | cut -d: -f1)
 [ "$rename_at" -gt "$last_create" ] || fail "the root copy got its name before its last file"
