@@ -12,8 +12,7 @@ t_init
 need_fastcp
 need_treecmp
 need_cmd strace
-DENY=$TOOLS/deny
-[ -x "$DENY" ] || fail "deny missing: $DENY (run make all)"
+need_deny
 [ -x "$FASTCP_BENCH" ] || fail "fastcp-bench missing: $FASTCP_BENCH"
 
 mkdir -p s/a/b s/c

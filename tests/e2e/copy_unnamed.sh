@@ -15,8 +15,7 @@ t_init
 need_fastcp
 need_treecmp
 need_cmd strace
-DENY=$TOOLS/deny
-[ -x "$DENY" ] || fail "deny missing: $DENY (run make all)"
+need_deny
 "$DENY" empty-path -- true 2>"$T/deny.err" ||
 	skip "this system refuses seccomp filters: $(cat "$T/deny.err")"
 

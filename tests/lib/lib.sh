@@ -62,6 +62,8 @@ need_cmd() {
 }
 need_fastcp() { [ -x "$FASTCP" ] || fail "fastcp binary missing: $FASTCP (run make all)"; }
 need_treecmp() { [ -x "$TREECMP" ] || fail "treecmp missing: $TREECMP (run make all)"; }
+# need_deny: $DENY, the tool that refuses kernel features (tests/lib/deny.c).
+need_deny() { DENY=$TOOLS/deny; [ -x "$DENY" ] || fail "deny missing: $DENY (run make all)"; }
 
 # ---- assertions ----
 
