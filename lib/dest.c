@@ -24,16 +24,24 @@ int fcp_dest_make(struct fcp_worker *w, int dirfd, char tmp[FCP_TMPNAME_MAX],
 	return r;
 }
 
+/* In a hidden directory, make(name) under its final name at once. -EEXIST
+ * elsewhere, or where something else made the name meanwhile: then the
+ * caller takes its usual way, which replaces that one. */
+static int make_final(struct fcp_dir *d, const char *name,
+		      int (*make)(int dirfd, const char *tmp, void *arg), void *arg)
+{
+	return d->hidden ? make(d->dst_fd, name, arg) : -EEXIST;
+}
+
 int fcp_dest_make_for(struct fcp_worker *w, struct fcp_dir *d, const char *name,
 		      char tmp[FCP_TMPNAME_MAX], const char **at,
 		      int (*make)(int dirfd, const char *tmp, void *arg), void *arg)
 {
-	if (d->hidden) {
-		int r = make(d->dst_fd, name, arg);
-		if (r != -EEXIST) {
-			*at = name;
-			return r;
-		}
+	int r = make_final(d, name, make, arg);
+
+	if (r != -EEXIST) {
+		*at = name;
+		return r;
 	}
 	*at = tmp;
 	return fcp_dest_make(w, d->dst_fd, tmp, make, arg);
@@ -125,16 +133,12 @@ int fcp_dest_create(struct fcp_worker *w, struct fcp_dir *d, struct fcp_tmp *t, 
 
 	mode = fcp_dest_open_mode(mode);
 	t->name[0] = 0;
+	t->unnamed = false;
 	t->final = NULL;
-	if (d->hidden) {
-		fd = fcp_sys_openat(d->dst_fd, name, FCP_DEST_NAMED_FLAGS, mode);
-		/* Taken only if something else made it meanwhile: that one
-		 * is replaced the usual way below. */
-		if (fd != -EEXIST) {
-			t->unnamed = false;
-			t->final = fd >= 0 ? name : NULL;
-			return fd;
-		}
+	fd = make_final(d, name, make_file, &mode);
+	if (fd != -EEXIST) {
+		t->final = fd >= 0 ? name : NULL;
+		return fd;
 	}
 	t->unnamed = fcp_dest_unnamed_ok(w, d);
 	if (t->unnamed) {
