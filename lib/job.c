@@ -310,6 +310,19 @@ static int decide_into(struct fcp_job *job, int nsrc, const char *dst)
 	return is_dir;
 }
 
+/* "" would be taken as "." (dirname and basename of an empty path): an
+ * unset variable would merge a tree into the current directory. The
+ * command line refuses it first; this guards the other callers. */
+static bool empty_operand(struct fcp_job *job, char *const *srcs, int nsrc, const char *dst)
+{
+	for (int i = 0; i <= nsrc; i++)
+		if (!(i < nsrc ? srcs[i] : dst)[0]) {
+			fcp_report_errorf(job, "empty %s operand ''", i < nsrc ? "source" : "destination");
+			return true;
+		}
+	return false;
+}
+
 /* SIGINT, SIGTERM, SIGHUP: start nothing new, let what is in flight land
  * or be removed, then report. Only one job runs at a time per process. */
 static struct fcp_job *signalled_job;
@@ -352,6 +365,8 @@ int fcp_job_run(const struct fcp_options *o, char *const *srcs, int nsrc, const 
 	memset(stats, 0, sizeof(*stats));
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	pthread_mutex_init(&job.err_lock, NULL);
+	if (empty_operand(&job, srcs, nsrc, dst))
+		return FCP_EXIT_USAGE;
 	job.is_root = geteuid() == 0;
 	job.pid = getpid();
 	atomic_init(&job.uring_ok, true);
