@@ -174,6 +174,10 @@ void fcp_batch_copy(struct fcp_worker *w, struct fcp_item *it);
 void fcp_report_error(struct fcp_job *job, const char *what, const char *path, int err);
 void fcp_report_errorf(struct fcp_job *job, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* A failure that concerns two paths: "fastcp: WHAT 'a' BETWEEN 'b'"
+ * (paths escaped as in fcp_report_error). Counts one failure. */
+void fcp_report_failed_pair(struct fcp_job *job, const char *what, const char *a,
+			    const char *between, const char *b);
 void fcp_report_warn(struct fcp_job *job, enum fcp_warn_kind kind, const char *path, int err);
 /* Start nothing new from now on (destination full, interrupted); err says
  * why, and is readable by anyone who sees job->stop. */

@@ -38,6 +38,19 @@ void fcp_report_error(struct fcp_job *job, const char *what, const char *path, i
 	pthread_mutex_unlock(&job->err_lock);
 }
 
+void fcp_report_failed_pair(struct fcp_job *job, const char *what, const char *a,
+			    const char *between, const char *b)
+{
+	pthread_mutex_lock(&job->err_lock);
+	fprintf(job->err, "fastcp: %s '", what);
+	put_path(job->err, a ? a : "?");
+	fprintf(job->err, "' %s '", between);
+	put_path(job->err, b ? b : "?");
+	fputs("'\n", job->err);
+	pthread_mutex_unlock(&job->err_lock);
+	atomic_fetch_add(&job->c.failed, 1);
+}
+
 void fcp_report_errorf(struct fcp_job *job, const char *fmt, ...)
 {
 	va_list ap;

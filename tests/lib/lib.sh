@@ -151,6 +151,13 @@ t_mount_fs() {
 	t_mounts_+=("$dir")
 }
 
+# t_bind DIR MOUNTPOINT: bind-mount DIR on MOUNTPOINT, unmounted at exit.
+t_bind() {
+	need_root "bind mounts need root"
+	mount --bind "$1" "$2" 2>/dev/null || skip "cannot bind-mount $1 on $2"
+	t_mounts_+=("$(cd "$2" && pwd)")
+}
+
 # ---- the sample tree ----
 
 # Fixed times, with nanoseconds, so two builds of a tree compare equal.
