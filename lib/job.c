@@ -359,6 +359,10 @@ static int run_round(struct fcp_job *job, const struct fcp_operand *ops, int nsr
 
 		if (ops[i].repeat || ops[i].round != round)
 			continue;
+		if (round > 0 && atomic_load(&job->stop)) { /* a signal, a full DEST */
+			atomic_fetch_add(&job->c.not_copied, 1);
+			continue;
+		}
 		it = prepare(job, &ops[i], dst, into, &tops[i]);
 		if (it)
 			fcp_sched_push_initial(job, it);
