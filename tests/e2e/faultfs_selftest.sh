@@ -47,6 +47,11 @@ dd if=m3/data of=got bs=64k 2>dd.err || fail "dd through --short failed"
 check_grep "^0\+300 records in" dd.err "reads were not short"
 check cmp got b/data
 
+# --eof-at: reads end there, the size stays (a file that shrank).
+faultfs_mount b m8 --eof-at=5000
+check_eq "$(stat -c %s m8/data)" 300000 "size under --eof-at"
+check_eq "$(cat m8/data | wc -c)" 5000 "bytes read under --eof-at"
+
 # --delay-ms: a read of a matching file takes at least that long.
 faultfs_mount b m4 --delay-ms=300 --match=data
 t0=$(date +%s%N); check cmp m4/data b/data; t1=$(date +%s%N)

@@ -10,6 +10,8 @@
  *   --eio-at=OFFSET       a read of a matching file that reaches OFFSET or
  *                         beyond fails with EIO (bytes before it are served)
  *   --short=N             every read of a matching file returns at most N bytes
+ *   --eof-at=OFFSET       reads of a matching file end (return 0) at OFFSET,
+ *                         while its size stays: a file that shrank after its stat
  *   --delay-ms=N          every read, open and lookup of a matching file
  *                         sleeps N ms first
  *   --enospc-after=BYTES  writes to matching files fail with ENOSPC once
@@ -50,11 +52,12 @@ static struct {
 	const char *match;       /* NULL: every file */
 	long long eio_at;        /* -1: off */
 	long long short_max;     /* 0: off */
+	long long eof_at;        /* -1: off */
 	long delay_ms;           /* 0: off */
 	long long full_after;    /* -1: off */
 	int full_errno;          /* ENOSPC or EDQUOT */
 	int no_rename_flags;
-} opt = { .eio_at = -1, .full_after = -1 };
+} opt = { .eio_at = -1, .eof_at = -1, .full_after = -1 };
 
 static long long written; /* bytes written to matching files, all threads */
 
@@ -78,7 +81,10 @@ static int matches(const char *path)
 	return !opt.match || fnmatch(opt.match, base, 0) == 0;
 }
 
-static int read_fault(void) { return opt.eio_at >= 0 || opt.short_max > 0 || opt.delay_ms > 0; }
+static int read_fault(void)
+{
+	return opt.eio_at >= 0 || opt.eof_at >= 0 || opt.short_max > 0 || opt.delay_ms > 0;
+}
 
 static void delay(const char *path)
 {
@@ -266,6 +272,12 @@ static int fs_read(const char *path, char *buf, size_t size, off_t off, struct f
 			if ((long long)size > opt.eio_at - off)
 				size = opt.eio_at - off;
 		}
+		if (opt.eof_at >= 0) {
+			if (off >= opt.eof_at)
+				return 0;
+			if ((long long)size > opt.eof_at - off)
+				size = opt.eof_at - off;
+		}
 		if (opt.short_max > 0 && (long long)size > opt.short_max)
 			size = opt.short_max;
 	}
@@ -392,7 +404,7 @@ static const struct fuse_operations ops = {
 static void usage(void)
 {
 	fprintf(stderr, "usage: faultfs [--match=GLOB] [--eio-at=OFFSET] [--short=N] "
-			"[--delay-ms=N] [--enospc-after=BYTES] [--edquot-after=BYTES] "
+			"[--eof-at=OFFSET] [--delay-ms=N] [--enospc-after=BYTES] [--edquot-after=BYTES] "
 			"[--no-rename-flags] [FUSE-OPTION...] BACKING MOUNTPOINT\n");
 	exit(2);
 }
@@ -424,6 +436,7 @@ int main(int argc, char **argv)
 		if (!strncmp(a, "--match=", 8)) opt.match = a + 8;
 		else if (!strncmp(a, "--eio-at=", 9)) opt.eio_at = num(a + 9);
 		else if (!strncmp(a, "--short=", 8)) opt.short_max = num(a + 8);
+		else if (!strncmp(a, "--eof-at=", 9)) opt.eof_at = num(a + 9);
 		else if (!strncmp(a, "--delay-ms=", 11)) opt.delay_ms = num(a + 11);
 		else if (!strncmp(a, "--enospc-after=", 15)) opt.full_after = num(a + 15), opt.full_errno = ENOSPC;
 		else if (!strncmp(a, "--edquot-after=", 15)) opt.full_after = num(a + 15), opt.full_errno = EDQUOT;
