@@ -71,4 +71,18 @@ for threads in 1 4; do
 	check_grep "items? not copied" "$T/err" "the summary does not say what was not copied"
 	check_no_temp "$T/full"
 done
+# Over quota, and full, as faultfs reports it: every write after the first
+# 200 KB fails, so the files in flight on every worker meet it at once.
+mkdir fault_backing
+faultfs_mount fault_backing "$T/fault" --edquot-after=200000
+for threads in 1 4; do
+	rm -rf fault_backing/dst
+	mkdir -p fault_backing/dst/src/a fault_backing/dst/src/b fault_backing/dst/src/c
+	run_fcp -j $threads src "$T/fault/dst"
+	check_rc 1 "over quota (-j $threads)"
+	check_eq "$(grep -c 'Disk quota exceeded' "$T/err")" 1 \
+		"error lines for a destination over quota (-j $threads)"
+	check_grep "items? not copied" "$T/err" "the summary does not say what was not copied"
+	check_no_temp fault_backing
+done
 echo "a destination that refuses writes stops the copy with one line"
