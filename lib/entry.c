@@ -60,15 +60,18 @@ static const char *cycle(const struct fcp_dir *d, const struct statx *st,
 /* A directory that is its own ancestor, reached without a symlink, is a
  * directory bind-mounted inside itself: no errno says so (ELOOP reads "Too
  * many levels of symbolic links"), so the message does, as du's and
- * find's do. Under -L the entry may be a symlink after all. */
+ * find's do. Returns false for a symlink loop, after reporting nothing. */
 static bool filesystem_loop(struct fcp_entry *e, const struct fcp_dir *ancestor)
 {
 	struct statx st;
 	char *p, *q;
 
-	if (!ancestor || (following(e->job) &&
-			  (fcp_sys_statx(e->d->src_fd, e->name, AT_SYMLINK_NOFOLLOW, STATX_TYPE,
-					 &st) < 0 || S_ISLNK(st.stx_mode))))
+	if (!ancestor)
+		return false;
+	/* Under -L the entry may be a symlink after all. */
+	if (following(e->job) &&
+	    (fcp_sys_statx(e->d->src_fd, e->name, AT_SYMLINK_NOFOLLOW, STATX_TYPE, &st) < 0 ||
+	     S_ISLNK(st.stx_mode)))
 		return false;
 	p = fcp_dir_src_path(e->d, e->name);
 	q = fcp_dir_src_path(ancestor, NULL);
