@@ -64,6 +64,9 @@ printf '2\n' >d2/x/both
 printf '2\n' >d2/x/two
 printf '2\n' >d2/x/s/f
 printf '2\n' >d2/x/s/g
+# Hard links between the two: one under the same name in both, one not.
+printf 'h\n' >d1/x/h && ln d1/x/h d2/x/h
+printf 'k\n' >d1/x/k && ln d1/x/k d2/x/k2
 chmod 0700 d1/x && chmod 0755 d2/x
 touch -d "$T_TIME1" d1/x/both d1/x && touch -d "$T_TIME2" d2/x/both d2/x/s d2/x
 mkdir want && cp -a d1/x d2/x want || fail "cp -a d1/x d2/x want"
