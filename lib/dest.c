@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #define FCP_TMP_TRIES 100
@@ -300,13 +301,35 @@ int fcp_dest_mkdir_hidden(struct fcp_worker *w, int dirfd, const char *name, boo
 	return r;
 }
 
+/* The full path of d's hidden copy, for the message at the job's end:
+ * beside the absolute destination path, or as the user spelled it. */
+static char *hidden_path(const struct fcp_dir *d)
+{
+	const char *abs = d->root->dst_abs, *slash = abs ? strrchr(abs, '/') : NULL;
+	char *s;
+
+	if (!slash)
+		return fcp_dir_dst_path(d->parent, d->hidden_name);
+	if (asprintf(&s, "%.*s/%s", (int)(slash - abs), abs, d->hidden_name) < 0)
+		return NULL;
+	return s;
+}
+
 void fcp_dest_unhide(struct fcp_job *job, struct fcp_dir *d)
 {
 	struct fcp_dir *p = d->parent;
-	int r = fcp_sys_renameat(p->dst_fd, d->hidden_name, p->dst_fd, d->dst_name,
-				 RENAME_NOREPLACE);
 	char *left;
+	int r;
 
+	/* A copy that was stopped or had a failed item inside is not whole:
+	 * it keeps its hidden name, and the job says where it is. */
+	if (atomic_load(&job->stop) || atomic_load(&d->root->failed)) {
+		d->root->left = hidden_path(d);
+		if (!d->root->left)
+			d->root->left = strdup(d->hidden_name);
+		return;
+	}
+	r = fcp_sys_renameat(p->dst_fd, d->hidden_name, p->dst_fd, d->dst_name, RENAME_NOREPLACE);
 	/* (With --fsync, the job syncs the parent, a top directory, at its
 	 * end.) */
 	if (r == 0)

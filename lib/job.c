@@ -199,6 +199,7 @@ static void top_release(struct top *t)
 	free(t->dir.dst_name);
 	free(t->root.src_abs);
 	free(t->root.dst_abs);
+	free(t->root.left);
 }
 
 static char *join(const char *a, const char *b)
@@ -386,6 +387,10 @@ int fcp_job_run(const struct fcp_options *o, char *const *srcs, int nsrc, const 
 		int r = o->fsync && tops[i].dir.dst_fd >= 0 ? fcp_sys_fsync(tops[i].dir.dst_fd) : 0;
 		if (r < 0)
 			fcp_report_failed(&job, "cannot sync directory", tops[i].dir.dst_name, r);
+		if (tops[i].root.left) {
+			fcp_report_left(&job, srcs[i], tops[i].root.left);
+			stats->left_hidden++;
+		}
 		top_release(&tops[i]);
 	}
 	free(tops);

@@ -30,6 +30,8 @@ struct fcp_root {
 	char *src_abs;          /* realpath of the source (symlink rewrite) */
 	char *dst_abs;          /* absolute destination path of the copy */
 	int dst_fd;             /* the copied root directory, open until the job ends */
+	atomic_ullong failed;   /* items that failed in this copy */
+	char *left;             /* where an unfinished new copy was left (full path) */
 };
 
 struct fcp_dir {
@@ -184,6 +186,10 @@ void fcp_report_failed(struct fcp_job *job, const char *what, const char *path, 
  * or by its copy's path when dst (where the obstacle is). */
 void fcp_report_failed_in(struct fcp_job *job, const char *what, const struct fcp_dir *d,
 			  const char *name, bool dst, int err);
+
+/* Say that the unfinished copy of src was left under its temporary name,
+ * at the full path left. */
+void fcp_report_left(struct fcp_job *job, const char *src, const char *left);
 
 const char *fcp_warn_kind_name(enum fcp_warn_kind kind);
 

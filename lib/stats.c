@@ -51,8 +51,12 @@ void fcp_stats_print_problems(const struct fcp_stats *s, FILE *f)
 	if (s->failed)
 		fprintf(f, "fastcp: %llu items failed\n", (unsigned long long)s->failed);
 	if (s->signal)
-		fprintf(f, "fastcp: interrupted by signal %d: nothing new was started, "
-			   "nothing partial was left\n", s->signal);
+		fprintf(f, "fastcp: interrupted by signal %d: nothing new was started, %s\n",
+			s->signal, s->left_hidden ? "no partial file has a final name"
+						  : "nothing partial was left");
+	if (s->left_hidden)
+		fprintf(f, "fastcp: %llu unfinished copies left under a temporary name (named above)\n",
+			(unsigned long long)s->left_hidden);
 	if (s->not_copied)
 		fprintf(f, "fastcp: %llu items not copied (a directory not started counts as one)\n",
 			(unsigned long long)s->not_copied);
