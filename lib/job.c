@@ -311,6 +311,23 @@ static int decide_into(struct fcp_job *job, int nsrc, const char *dst)
 	return is_dir;
 }
 
+/* A pid is not unique: every container's first process is PID 1, and a
+ * source may hold names shaped like anyone's temporary names. 64 random
+ * bits per job are. Without getrandom (before Linux 3.17) the clock, pid
+ * and an address mixed stand in: unique enough with the O_EXCL retry. */
+static void tmp_prefix_init(char *buf, size_t len)
+{
+	uint64_t r;
+	struct timespec ts;
+
+	if (fcp_sys_getrandom(&r, sizeof(r)) != sizeof(r)) {
+		clock_gettime(CLOCK_REALTIME, &ts);
+		r = (uint64_t)ts.tv_sec * 1000000007u ^ (uint64_t)ts.tv_nsec << 20 ^
+		    (uint64_t)getpid() << 40 ^ (uint64_t)(uintptr_t)&ts;
+	}
+	snprintf(buf, len, ".fcp-%016llx-", (unsigned long long)r);
+}
+
 /* SIGINT, SIGTERM, SIGHUP: start nothing new, let what is in flight land
  * or be removed, then report. Only one job runs at a time per process. */
 static struct fcp_job *signalled_job;
@@ -354,7 +371,7 @@ int fcp_job_run(const struct fcp_options *o, char *const *srcs, int nsrc, const 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	pthread_mutex_init(&job.err_lock, NULL);
 	job.is_root = geteuid() == 0;
-	job.pid = getpid();
+	tmp_prefix_init(job.tmp_prefix, sizeof(job.tmp_prefix));
 	atomic_init(&job.uring_ok, true);
 	job.euid = geteuid();
 	job.egid = getegid();

@@ -95,7 +95,8 @@ struct fcp_job {
 	atomic_bool stop;            /* destination full: start nothing new */
 	atomic_int stop_errno;
 	bool is_root;                /* may chown and create devices */
-	pid_t pid;                   /* for temporary names */
+	char tmp_prefix[24];         /* ".fcp-<16 random hex>-": this job's
+					temporary names (fcp_worker_tmpname) */
 	uid_t euid;
 	gid_t egid;
 	mode_t umask;
@@ -144,7 +145,8 @@ void *fcp_worker_buf(struct fcp_worker *w, size_t *len);
 void *fcp_worker_direct_buf(struct fcp_worker *w, size_t *len);
 /* The worker's io_uring state, owned by engine_uring.c. */
 void **fcp_worker_uring_slot(struct fcp_worker *w);
-/* A fresh temporary name for this worker (".fcp-..."), in buf. */
+/* A fresh temporary name for this worker (".fcp-..."), in buf: the job's
+ * random prefix, the worker and a sequence number. */
 void fcp_worker_tmpname(struct fcp_worker *w, char *buf, size_t len);
 
 /* walk.c: scan one directory into ENTRY items. */

@@ -110,6 +110,14 @@ static void emit(struct fcp_worker *w, struct fcp_dir *d, struct batch *b, const
 {
 	if (dot_or_dotdot(name))
 		return;
+	/* Only a source made from this very run's destination can hold one
+	 * of this job's temporary names; copied, it could replace a file in
+	 * flight under that name. */
+	if (!strncmp(name, fcp_worker_job(w)->tmp_prefix, strlen(fcp_worker_job(w)->tmp_prefix))) {
+		fcp_report_failed_in(fcp_worker_job(w), "cannot copy a name reserved for this copy's "
+				     "temporary files", d, name, false, -EEXIST);
+		return;
+	}
 	if (type == DT_REG)
 		batch_add(w, d, b, name);
 	else
