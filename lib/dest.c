@@ -301,6 +301,35 @@ int fcp_dest_mkdir_hidden(struct fcp_worker *w, int dirfd, const char *name, boo
 	return r;
 }
 
+/*
+ * Rename old to new in dirfd, never over an existing new. NFS, 9p and FUSE
+ * daemons without rename2 take no rename flags (EINVAL; ENOSYS from old
+ * kernels): then, and from then on in this job (whose root copies all go
+ * into one destination directory, so one filesystem), the name is checked
+ * and a plain rename follows. Between the two, a name made by someone else
+ * could be replaced; old is a directory, and a rename over a non-empty
+ * directory or a non-directory fails, so what could be lost in that window
+ * of a few microseconds is an empty directory made in it. No emulation
+ * closes it for a directory (there is no link()).
+ */
+static int rename_noreplace(struct fcp_job *job, int dirfd, const char *old, const char *new)
+{
+	struct statx st;
+	int r;
+
+	if (!atomic_load(&job->rename_flags_refused)) {
+		r = fcp_sys_renameat(dirfd, old, dirfd, new, RENAME_NOREPLACE);
+		if (r != -EINVAL && r != -ENOSYS)
+			return r;
+		atomic_store(&job->rename_flags_refused, true);
+	}
+	r = fcp_sys_statx(dirfd, new, AT_SYMLINK_NOFOLLOW, STATX_TYPE, &st);
+	if (r != -ENOENT)
+		return r < 0 ? r : -EEXIST;
+	r = fcp_sys_renameat(dirfd, old, dirfd, new, 0);
+	return r == -ENOTEMPTY || r == -ENOTDIR || r == -EISDIR ? -EEXIST : r;
+}
+
 /* The full path of d's hidden copy, for the message at the job's end:
  * beside the absolute destination path, or as the user spelled it. */
 static char *hidden_path(const struct fcp_dir *d)
@@ -329,7 +358,7 @@ void fcp_dest_unhide(struct fcp_job *job, struct fcp_dir *d)
 			d->root->left = strdup(d->hidden_name);
 		return;
 	}
-	r = fcp_sys_renameat(p->dst_fd, d->hidden_name, p->dst_fd, d->dst_name, RENAME_NOREPLACE);
+	r = rename_noreplace(job, p->dst_fd, d->hidden_name, d->dst_name);
 	/* (With --fsync, the job syncs the parent, a top directory, at its
 	 * end.) */
 	if (r == 0)

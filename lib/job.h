@@ -110,6 +110,8 @@ struct fcp_job {
 	atomic_bool uring_used;      /* some batch went through io_uring */
 	atomic_bool uring_link_refused; /* io_uring's LINKAT failed where linkat()
 					 * works: batches name files by rename */
+	atomic_bool rename_flags_refused; /* the destination's rename takes no
+					     flags (NFS, 9p, some FUSE): dest.c */
 	int cpus;                    /* CPUs this process may run on */
 	atomic_int unnamed;          /* how new files are linked (dest.c) */
 	atomic_int chunk_runners;    /* workers copying chunks right now */
