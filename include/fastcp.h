@@ -68,6 +68,8 @@ enum fcp_warn_kind {
 	FCP_WARN_KINDS,
 };
 
+#define FCP_LEFTOVERS_NAMED 10
+
 struct fcp_stats {
 	uint64_t files, dirs, symlinks, specials, hardlinks;
 	uint64_t bytes;          /* data bytes written (holes excluded) */
@@ -75,6 +77,8 @@ struct fcp_stats {
 	uint64_t failed;         /* items reported as failed */
 	uint64_t not_copied;     /* items never started (stopped on ENOSPC) */
 	uint64_t skipped;        /* items left out by policy */
+	uint64_t leftovers;      /* of interrupted runs, found (the first
+				    FCP_LEFTOVERS_NAMED named), none removed */
 	uint64_t left_hidden;    /* unfinished new root copies left under a
 				    temporary name (each reported with its path) */
 	uint64_t links_internal, links_external, links_relative, links_absolute;

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #define FCP_TMP_TRIES 100
@@ -292,6 +293,11 @@ int fcp_dest_mkdir_hidden(struct fcp_worker *w, int dirfd, const char *name, boo
 	r = fcp_dest_make(w, dirfd, tmp, make_dir, NULL);
 	if (r == 0)
 		r = fcp_sys_openat(dirfd, tmp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW, 0);
+	/* Held while this job runs (root->dst_fd shares it): another run
+	 * that finds this directory sees it is no leftover (leftover.c).
+	 * Where locks are not supported, that run names it wrongly; no more. */
+	if (r >= 0)
+		fcp_sys_flock(r, LOCK_EX | LOCK_NB);
 	*created = r >= 0;
 	if (r < 0) {
 		if (tmp[0])

@@ -273,6 +273,23 @@ out:
 	return it;
 }
 
+/* Name what killed runs left beside the destination names: every root
+ * copy goes into one directory, read once, before anything is made. */
+static void find_leftovers(struct fcp_job *job, struct top *tops, int n)
+{
+	for (int i = 0; i < n; i++) {
+		const char *abs = tops[i].root.dst_abs, *slash = abs ? strrchr(abs, '/') : NULL;
+		char *dir;
+
+		if (tops[i].dir.dst_fd < 0)
+			continue;
+		dir = slash ? strndup(abs, slash - abs) : NULL;
+		fcp_leftover_scan(job, &tops[i].dir, dir);
+		free(dir);
+		return;
+	}
+}
+
 static void collect(struct fcp_job *job, struct fcp_stats *s)
 {
 	struct fcp_counters *c = &job->c;
@@ -292,6 +309,7 @@ static void collect(struct fcp_job *job, struct fcp_stats *s)
 	s->links_relative = c->links_relative;
 	s->links_absolute = c->links_absolute;
 	s->links_rewritten = c->links_rewritten;
+	s->leftovers = c->leftovers;
 	for (int k = 0; k < FCP_WARN_KINDS; k++)
 		s->warnings[k] = c->warnings[k];
 }
@@ -395,6 +413,7 @@ int fcp_job_run(const struct fcp_options *o, char *const *srcs, int nsrc, const 
 		if (it)
 			fcp_sched_push_initial(&job, it);
 	}
+	find_leftovers(&job, tops, nsrc);
 	catch_signals(&job, old_actions);
 	stats->threads = fcp_sched_run(&job);
 	catch_signals(NULL, old_actions);

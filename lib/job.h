@@ -48,6 +48,7 @@ struct fcp_dir {
 	bool is_top;              /* pseudo-dir holding a root entry: no metadata */
 	bool rotational;          /* the source is on a rotational disk */
 	bool gives_acl;           /* new inodes in dst_fd inherit a default ACL */
+	bool existed;             /* in the destination before this job */
 	bool created;             /* made by this job: new inodes in it get our
 				     euid/egid (no setgid directory to inherit from) */
 	bool hidden;              /* made by this job where nobody sees it yet (in
@@ -84,6 +85,7 @@ struct fcp_counters {
 	atomic_ullong failed, not_copied, skipped;
 	atomic_ullong links_internal, links_external, links_relative, links_absolute;
 	atomic_ullong links_rewritten;
+	atomic_ullong leftovers;     /* of interrupted runs, found (leftover.c) */
 	atomic_ullong warnings[FCP_WARN_KINDS];
 };
 
@@ -190,6 +192,13 @@ void fcp_report_failed(struct fcp_job *job, const char *what, const char *path, 
  * or by its copy's path when dst (where the obstacle is). */
 void fcp_report_failed_in(struct fcp_job *job, const char *what, const struct fcp_dir *d,
 			  const char *name, bool dst, int err);
+
+/* Name a leftover of an interrupted run (a hidden root copy when dir). */
+void fcp_report_leftover(struct fcp_job *job, const char *path, bool dir);
+
+/* leftover.c: name the leftovers of interrupted runs in d's destination
+ * directory; by full path in abs_dir when given, else as d's names. */
+void fcp_leftover_scan(struct fcp_job *job, const struct fcp_dir *d, const char *abs_dir);
 
 /* Say that the unfinished copy of src was left under its temporary name,
  * at the full path left. */

@@ -113,6 +113,18 @@ void fcp_report_left(struct fcp_job *job, const char *src, const char *left)
 	pthread_mutex_unlock(&job->err_lock);
 }
 
+void fcp_report_leftover(struct fcp_job *job, const char *path, bool dir)
+{
+	pthread_mutex_lock(&job->err_lock);
+	fputs("fastcp: '", job->err);
+	put_path(job->err, path);
+	fputs(dir ? "' is an unfinished copy left by an interrupted run; nothing reuses it, "
+		    "remove it\n"
+		  : "' is a temporary file left by an interrupted run; remove it\n",
+	      job->err);
+	pthread_mutex_unlock(&job->err_lock);
+}
+
 const char *fcp_warn_kind_name(enum fcp_warn_kind kind)
 {
 	return warn_name[kind];

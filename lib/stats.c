@@ -57,6 +57,10 @@ void fcp_stats_print_problems(const struct fcp_stats *s, FILE *f)
 	if (s->left_hidden)
 		fprintf(f, "fastcp: %llu unfinished copies left under a temporary name (named above)\n",
 			(unsigned long long)s->left_hidden);
+	if (s->leftovers > FCP_LEFTOVERS_NAMED)
+		fprintf(f, "fastcp: %llu leftovers of interrupted runs found (the first %d named "
+			   "above), none removed\n", (unsigned long long)s->leftovers,
+			FCP_LEFTOVERS_NAMED);
 	if (s->not_copied)
 		fprintf(f, "fastcp: %llu items not copied (a directory not started counts as one)\n",
 			(unsigned long long)s->not_copied);
