@@ -371,7 +371,7 @@ void fcp_dest_unhide(struct fcp_job *job, struct fcp_dir *d)
 		return;
 	/* Someone made the name while the copy was made: neither is lost. */
 	fcp_report_failed_in(job, "cannot give the finished copy its name", p, d->dst_name, true, r);
-	left = fcp_dir_dst_path(p, d->hidden_name);
+	left = hidden_path(d);
 	fcp_report_errorf(job, "the copy is left as '%s'", left ? left : d->hidden_name);
 	free(left);
 }

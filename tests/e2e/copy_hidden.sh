@@ -73,7 +73,7 @@ for path in '' --no-io-uring; do
 	"$DENY" noreplace -- "$FASTCP" $path s n/d >out 2>&1
 	check_eq "$?" 1 "exit status when the name was taken (${path:-io_uring})"
 	check_grep "cannot give the finished copy its name 'n/d': File exists" out
-	check_grep "the copy is left as 'n/\.fcp-[^']*'" out
+	check_grep "the copy is left as '$T/n/\.fcp-[^']*'" out
 	[ ! -e n/d ] || fail "a copy under the name that was refused"
 	left=$(find n -mindepth 1 -maxdepth 1 -name '.fcp-*')
 	[ -n "$left" ] || fail "the finished copy was not left anywhere"
