@@ -55,8 +55,8 @@ void fcp_stats_print_problems(const struct fcp_stats *s, FILE *f)
 			s->signal, s->left_hidden ? "no partial file has a final name"
 						  : "nothing partial was left");
 	if (s->left_hidden)
-		fprintf(f, "fastcp: %llu unfinished copies left under a temporary name (named above)\n",
-			(unsigned long long)s->left_hidden);
+		fprintf(f, "fastcp: %llu unfinished %s left under a temporary name (named above)\n",
+			(unsigned long long)s->left_hidden, s->left_hidden == 1 ? "copy" : "copies");
 	if (s->leftovers > FCP_LEFTOVERS_NAMED)
 		fprintf(f, "fastcp: %llu leftovers of interrupted runs found (the first %d named "
 			   "above), none removed\n", (unsigned long long)s->leftovers,
