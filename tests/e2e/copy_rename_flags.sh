@@ -54,6 +54,19 @@ run_deny() { FCP_WRAP="$DENY renameflags --" run_fcp "$@"; }
 
 copy_to "$T/plain"
 
+# Refused once, the flag is not asked for again in this job: two new root
+# copies, one renameat2 with RENAME_NOREPLACE.
+if command -v strace >/dev/null; then
+	mkdir -p two && cp -a s s2
+	strace -f -qq -o trace -e trace=renameat,renameat2 "$DENY" renameflags -- \
+		"$FASTCP" --no-io-uring s s2 two >out 2>&1 || { cat out; fail "two sources, rename flags refused"; }
+	check_tree s two/s
+	check_tree s2 two/s2
+	check_eq "$(grep -c 'RENAME_NOREPLACE' trace)" 1 "renames asked with the flag"
+	check_eq "$(grep -cE 'renameat2?\(.*"\.fcp-[^"]*", [0-9]+, "s2?"(, 0)?\) += 0' trace)" 2 \
+		"root copies renamed without the flag"
+fi
+
 # The fallback still refuses a name made meanwhile: the name appears
 # (with a file in it) while the copy is being made.
 mkdir -p big n && head -c 200M /dev/zero >big/huge && cp -a s/a big/
