@@ -11,7 +11,7 @@
 #   - build the .deb (dpkg-buildpackage -us -uc -b), install it, run
 #     /usr/bin/fastcp --version.
 # Every mount and the tree are removed at the end, also on failure or
-# Ctrl-C. The last line is PASS or FAIL. It takes a few minutes; the
+# Ctrl-C; then comes the last line, PASS or FAIL. It takes a few minutes; the
 # downloaded .debs are kept in $FRESH_CACHE (default
 # /var/cache/fastcp-fresh-machine; FRESH_CACHE= to keep nothing), so a
 # second run downloads less; the packages are installed afresh each time.
@@ -24,11 +24,12 @@ suite=bookworm
 start=$(date +%s)
 root=
 
-say() { echo "fresh-machine: $*"; }
+say() { echo "fresh-machine [$(($(date +%s) - start)) s]: $*"; }
+why= passed=
 fail() {
 	say "$*"
 	echo "--- last lines of $log:"; tail -n 25 "$log"
-	echo "FAIL: fresh-machine ($(($(date +%s) - start)) s): $*"
+	why=$*
 	exit 1
 }
 
@@ -53,29 +54,55 @@ mounts_under() { # mount points at or below $1, deepest first
 	awk -v r="$1" '$2 == r || index($2, r "/") == 1 { print $2 }' /proc/mounts | sort -r
 }
 
+in_tree_pids() { # processes whose root is the tree
+	for p in /proc/[0-9]*; do
+		[ "$(readlink "$p/root" 2>/dev/null)" = "$root" ] && echo "${p#/proc/}"
+	done
+}
+
+# The last line, PASS or FAIL, comes after the cleanup, which can fail too.
+result() {
+	if [ "$1" = 0 ] && [ -n "$passed" ]; then
+		echo "PASS: fresh-machine ($(($(date +%s) - start)) s): $passed"
+	else
+		echo "FAIL: fresh-machine ($(($(date +%s) - start)) s): ${why:-interrupted (exit $1)}"
+	fi
+	exit "$1"
+}
+
 cleanup() {
 	rc=$?
 	trap - EXIT INT TERM HUP
-	[ -n "$root" ] && [ -d "$root" ] || exit "$rc"
-	# Processes left in the chroot (a test's FUSE daemon, say) hold mounts.
-	for p in /proc/[0-9]*; do
-		[ "$(readlink "$p/root" 2>/dev/null)" = "$root" ] && kill -9 "${p#/proc/}" 2>/dev/null
+	[ -n "$root" ] && [ -d "$root" ] || result "$rc"
+	# Processes left in the chroot (a test's FUSE daemon, say) hold mounts:
+	# TERM lets a test clean up after itself, KILL the rest.
+	for sig in TERM KILL; do
+		for p in $(in_tree_pids); do kill -s "$sig" "$p" 2>/dev/null; done
+		[ -n "$(in_tree_pids)" ] && sleep 2
 	done
 	for m in $(mounts_under "$root"); do
 		umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null
 	done
+	# Loop devices a killed test left attached to an image in the tree.
+	for b in /sys/block/loop*/loop/backing_file; do
+		case $(cat "$b" 2>/dev/null) in "$root"/*)
+			d=${b#/sys/block/}; losetup -d "/dev/${d%%/*}" 2>/dev/null ;;
+		esac
+	done
 	left=$(mounts_under "$root")
 	if [ -n "$left" ]; then
-		echo "fresh-machine: still mounted, tree $root left in place:" $left >&2
-		exit 1
+		why="still mounted, so $root is left in place: $(echo $left)"
+		result 1
 	fi
 	# --one-file-system: never reach through a mount, whatever happened.
 	rm -rf --one-file-system "$root"
-	[ -e "$root" ] && { echo "fresh-machine: could not remove $root" >&2; exit 1; }
-	exit "$rc"
+	[ -e "$root" ] && { why="could not remove $root"; result 1; }
+	result "$rc"
 }
 trap cleanup EXIT
-trap 'echo; echo "FAIL: fresh-machine interrupted"; exit 130' INT TERM HUP
+trap 'exit 130' INT
+trap 'exit 143' TERM
+trap 'exit 129' HUP
 
 # The README's first code block: its command lines, comments stripped.
 readme_cmds=$(awk '/^```/ { if (n++) exit; next } n' "$top/README.md" |
@@ -168,4 +195,4 @@ sed 's/^/  | /' "$root/deb.out"
 chroot "$root" /usr/bin/fastcp --version --verbose | grep -qx 'small files: io_uring batches' ||
 	fail "the packaged fastcp does not report the io_uring path"
 
-echo "PASS: fresh-machine ($(($(date +%s) - start)) s): README's commands on a bare Debian 12, io_uring build, $last, .deb installed"
+passed="README's commands on a bare Debian 12, io_uring build, $last, .deb installed"
