@@ -17,3 +17,7 @@ check_grep "^fastcp [0-9]" "$T/v"
 touch "$T/stage/opt/fcp/bin/other"  # not ours: must stay
 mk uninstall PREFIX=/opt/fcp DESTDIR="$T/stage"
 check_eq "$(cd "$T/stage" && find . -type f | sort | tr '\n' ' ')" "./opt/fcp/bin/other " "files left after make uninstall"
+
+# The Debian package carries the version the programs print.
+want=$(sed -n 's/^VERSION *:= *//p' "$top_/Makefile")
+check_eq "$(sed -n '1s/^fastcp (\([^)]*\)).*/\1/p' "$top_/debian/changelog")" "$want" "debian/changelog version vs Makefile VERSION"
