@@ -1,6 +1,7 @@
 #!/bin/bash
 # make install honours PREFIX and DESTDIR and puts both programs and both
-# man pages in place; make uninstall removes exactly those files again.
+# man pages in place; make uninstall removes exactly those files again;
+# debian/changelog carries the Makefile's VERSION.
 . "${TESTLIB:-$(dirname "$0")/../lib}/lib.sh" || exit 1
 t_init
 need_cmd make
