@@ -34,6 +34,10 @@ $(error $(shell cat build/config.err))
 endif
 -include build/config.mk
 endif
+# faultfs needs libfuse3 (FUSE_LIBS from the probe); without it, not built.
+ifeq ($(FUSE_LIBS),)
+TOOL_BIN := $(filter-out build/tests/lib/faultfs,$(TOOL_BIN))
+endif
 
 .PHONY: all programs deps demo check test install uninstall clean
 all: build/fastcp build/fastcp-bench $(UNIT_BIN) $(TOOL_BIN)
@@ -62,6 +66,10 @@ build/tests/unit/%: tests/unit/%.c build/libfastcp.a build/config.h
 build/tests/lib/%: tests/lib/%.c build/config.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIBS)
+
+build/tests/lib/faultfs: tests/lib/faultfs.c build/config.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(FUSE_CFLAGS) $(LDFLAGS) -o $@ $< $(FUSE_LIBS)
 
 deps:
 	@sh fastcp.sh deps

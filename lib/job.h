@@ -171,6 +171,10 @@ void fcp_chunk_writeback(struct fcp_worker *w, struct fcp_item *it);
 void fcp_batch_copy(struct fcp_worker *w, struct fcp_item *it);
 
 /* report.c: per-item errors and once-per-kind warnings. */
+/* Not an errno: the source ended before the size it had when it was
+ * opened. Its copy would be shorter than the file was: a changed source,
+ * failed as such. Reported as "file shrank while being copied". */
+#define FCP_ESHRANK (-0x10001)
 void fcp_report_error(struct fcp_job *job, const char *what, const char *path, int err);
 void fcp_report_errorf(struct fcp_job *job, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

@@ -26,13 +26,18 @@ static void put_path(FILE *f, const char *path)
 	}
 }
 
+static const char *err_text(int err)
+{
+	return err == FCP_ESHRANK ? "file shrank while being copied" : strerror(-err);
+}
+
 void fcp_report_error(struct fcp_job *job, const char *what, const char *path, int err)
 {
 	pthread_mutex_lock(&job->err_lock);
 	fprintf(job->err, "fastcp: %s '", what);
 	put_path(job->err, path ? path : "?");
 	if (err)
-		fprintf(job->err, "': %s\n", strerror(-err));
+		fprintf(job->err, "': %s\n", err_text(err));
 	else
 		fputs("'\n", job->err);
 	pthread_mutex_unlock(&job->err_lock);
@@ -94,7 +99,7 @@ void fcp_report_warn(struct fcp_job *job, enum fcp_warn_kind kind, const char *p
 	pthread_mutex_lock(&job->err_lock);
 	fprintf(job->err, "fastcp: warning: cannot preserve %s of '", warn_name[kind]);
 	put_path(job->err, path ? path : "?");
-	fprintf(job->err, "': %s (further ones only counted)\n", strerror(-err));
+	fprintf(job->err, "': %s (further ones only counted)\n", err_text(err));
 	pthread_mutex_unlock(&job->err_lock);
 }
 

@@ -1,7 +1,7 @@
 #!/bin/sh
 # mk/configure.sh OUTDIR: probe the optional libraries and write
 #   OUTDIR/config.h    HAVE_X symbols
-#   OUTDIR/config.mk   LIBS
+#   OUTDIR/config.mk   LIBS (and FUSE_CFLAGS/FUSE_LIBS for the faultfs test tool)
 #   OUTDIR/config.txt  the one line make prints: what the build has
 #   OUTDIR/config.err  present only when the build must not go on
 # The Makefile runs this on every invocation (a few pkg-config calls), so a
@@ -26,6 +26,15 @@ probe HAVE_LIBURING liburing liburing-dev io_uring
 probe HAVE_XXHASH libxxhash libxxhash-dev xxHash
 probe HAVE_SQLITE3 sqlite3 libsqlite3-dev SQLite
 echo "LIBS :=$libs" > "$m"
+# libfuse3 is for the test tool faultfs only, not for fastcp: not in "with".
+if pkg-config --exists fuse3 2>/dev/null; then
+	echo "#define HAVE_FUSE3 1" >> "$h"
+	echo "FUSE_CFLAGS := $(pkg-config --cflags fuse3)" >> "$m"
+	echo "FUSE_LIBS := $(pkg-config --libs fuse3)" >> "$m"
+else
+	echo "/* #undef HAVE_FUSE3 */" >> "$h"
+	without="$without, the faultfs test tool (libfuse3-dev not installed; its tests skip)"
+fi
 
 line="fastcp: built"
 [ -n "$with" ] && line="$line with ${with#, }"
