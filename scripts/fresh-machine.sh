@@ -34,6 +34,11 @@ fail() {
 }
 
 [ "$(id -u)" = 0 ] || { echo "fresh-machine: needs root (debootstrap, chroot, mounts)" >&2; exit 2; }
+# debootstrap is the one tool a machine that ran the README may lack.
+command -v debootstrap >/dev/null ||
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -q debootstrap >/dev/null 2>&1 ||
+	{ apt-get update -q >/dev/null 2>&1 &&
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -q debootstrap >/dev/null 2>&1; }
 for c in debootstrap git chroot mount umount; do
 	command -v "$c" >/dev/null || { echo "fresh-machine: '$c' is not installed" >&2; exit 2; }
 done
