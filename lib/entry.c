@@ -89,6 +89,7 @@ static struct fcp_dir *dir_node(struct fcp_entry *e, int sfd, int dfd, bool crea
 	nd->dst_ino = dst_st.stx_ino;
 	/* New inodes get our euid/egid only if nothing is inherited: a
 	 * setgid directory (made inside a setgid parent) passes its group. */
+	nd->made = created;
 	nd->created = created && dst_st.stx_gid == e->job->egid && !(dst_st.stx_mode & S_ISGID);
 	/* A directory made here inherited its parent's default ACL and hands
 	 * it on (its own source ACLs arrive only when it is finished); one

@@ -48,6 +48,8 @@ struct fcp_dir {
 	bool gives_acl;           /* new inodes in dst_fd inherit a default ACL */
 	bool created;             /* made by this job: new inodes in it get our
 				     euid/egid (no setgid directory to inherit from) */
+	bool made;                /* made by this job at all (else it was there
+				     before, and keeps its mode unless modes are kept) */
 	bool hidden;              /* made by this job where nobody sees it yet (in
 				     or as a root copy under hidden_name): new
 				     files get their final names at once */

@@ -158,11 +158,14 @@ void fcp_meta_copy(struct fcp_job *job, struct fcp_at src, struct fcp_at dst,
 	if (keep & FCP_PRESERVE_XATTR)
 		acl = fcp_meta_copy_xattrs(job, src, dst, d, name);
 	/* As cp: without mode preservation a copy gets a new file's default
-	 * mode (execute bits only for directories). */
+	 * mode (execute bits only for directories), and a directory that was
+	 * there already keeps its own: widening it would open to others what
+	 * its owner had closed. */
 	if (!(keep & FCP_PRESERVE_MODE))
 		mode = (S_ISDIR(st->stx_mode) ? 0777 : 0666) & ~job->umask;
 	/* Created with these very bits (fcp_meta_create_mode): nothing to do. */
-	if (!lnk && !(dst.mode && dst.mode == mode && !acl)) {
+	if (!lnk && !(dst.mode && dst.mode == mode && !acl) &&
+	    !(dst.existed && !(keep & FCP_PRESERVE_MODE))) {
 		r = set_mode(dst, mode);
 		if (r < 0)
 			warn(job, FCP_WARN_MODE, d, name, r);

@@ -20,6 +20,8 @@ struct fcp_at {
 	bool inherited; /* a new inode that got ACLs from its directory's
 			   default ACL: those the source lacks are removed */
 	mode_t mode;    /* exact permission bits it was created with (0: unknown) */
+	bool existed;   /* there before this job (a directory copied into):
+			   without mode preservation it keeps its own mode */
 };
 #define FCP_AT_FD(f) ((struct fcp_at){ .fd = (f), .dirfd = -1, .name = NULL })
 #define FCP_AT_NAME(d, n) ((struct fcp_at){ .fd = -1, .dirfd = (d), .name = (n) })
