@@ -149,11 +149,23 @@ mode_t fcp_meta_create_mode(const struct fcp_job *job, const struct statx *st,
 	return want;
 }
 
-static int set_owner(struct fcp_at dst, const struct statx *st)
+static int chown_at(struct fcp_at dst, uid_t uid, gid_t gid)
 {
 	if (dst.fd >= 0)
-		return fcp_sys_fchown(dst.fd, st->stx_uid, st->stx_gid);
-	return fcp_sys_fchownat(dst.dirfd, dst.name, st->stx_uid, st->stx_gid, AT_SYMLINK_NOFOLLOW);
+		return fcp_sys_fchown(dst.fd, uid, gid);
+	return fcp_sys_fchownat(dst.dirfd, dst.name, uid, gid, AT_SYMLINK_NOFOLLOW);
+}
+
+/* Owner and group; where the owner cannot be given (not root), the group
+ * still can if we are a member of it, as cp does. The result is the full
+ * change's: the owner is lost either way. */
+static int set_owner(struct fcp_at dst, const struct statx *st)
+{
+	int r = chown_at(dst, st->stx_uid, st->stx_gid);
+
+	if (r == -EPERM || r == -EINVAL)
+		chown_at(dst, (uid_t)-1, st->stx_gid);
+	return r;
 }
 
 static int set_mode(struct fcp_at dst, mode_t mode)
