@@ -58,6 +58,7 @@ struct small {
 	char *buf;
 	struct fcp_tmp tmp;
 	bool linked;             /* unnamed, and linked under its name */
+	bool commit_again;       /* closed, but the rename found its name taken */
 	int link_err;            /* why io_uring could not link it */
 	char link_path[32];      /* linkat's old path for an unnamed one */
 };
@@ -221,8 +222,12 @@ static void on_cqe(struct small *s, unsigned tag, int res)
 		s->out = -1;
 		break;
 	case T_RENAME:
-		if (res < 0 && !s->err)
-			s->err = res == -ENOTEMPTY || res == -EEXIST ? -EISDIR : res;
+		/* The name is taken (or the filesystem takes no rename flags):
+		 * the synchronous commit looks at what is there first. */
+		if (res == -EEXIST || res == -EINVAL)
+			s->commit_again = true;
+		else if (res < 0 && !s->err)
+			s->err = res == -ENOTEMPTY ? -EISDIR : res;
 		break;
 	case T_LINK:
 		s->linked = res >= 0;
@@ -419,7 +424,8 @@ static void rounds_data(struct fcp_worker *w, struct io_uring *ring, struct fcp_
 			io_uring_prep_close(c, s->out);
 			io_uring_sqe_set_flags(c, IOSQE_IO_LINK);
 			io_uring_prep_renameat(sqe_for(ring, i, T_RENAME), d->dst_fd,
-					       s->tmp.name, d->dst_fd, s->name, 0);
+					       s->tmp.name, d->dst_fd, s->name,
+					       RENAME_NOREPLACE);
 			k += 2;
 		}
 		io_uring_prep_close(sqe_for(ring, i, T_CLOSE_IN), s->in);
@@ -437,6 +443,9 @@ static void rounds_data(struct fcp_worker *w, struct io_uring *ring, struct fcp_
 			give_back(w, d, s);
 			continue;
 		}
+		if (s->commit_again && !s->err &&
+		    (s->err = fcp_dest_commit(job, d, s->tmp.name, s->name)) < 0)
+			s->tmp.name[0] = 0; /* removed by the commit */
 		if (s->err) {
 			fail(w, d, s, s->err == -EISDIR ? "cannot overwrite directory with"
 							: "cannot write copy of");

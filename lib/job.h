@@ -14,6 +14,7 @@
 
 #include "fastcp.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <sys/stat.h>
@@ -174,6 +175,12 @@ void fcp_batch_copy(struct fcp_worker *w, struct fcp_item *it);
 
 /* report.c: per-item errors and once-per-kind warnings. */
 void fcp_report_error(struct fcp_job *job, const char *what, const char *path, int err);
+/* A failed item that fastcp would not do: `fastcp: <what> '<path>' with
+ * <with>; <advice>`. Counts one failure; the caller then returns
+ * FCP_ERR_REFUSED, which the failure reports on the way up ignore. */
+void fcp_report_refused(struct fcp_job *job, const char *what, const char *path,
+			const char *with, const char *advice);
+#define FCP_ERR_REFUSED (-ENOTUNIQ) /* an errno no call behind a copy returns */
 void fcp_report_errorf(struct fcp_job *job, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void fcp_report_warn(struct fcp_job *job, enum fcp_warn_kind kind, const char *path, int err);

@@ -38,6 +38,17 @@ void fcp_report_error(struct fcp_job *job, const char *what, const char *path, i
 	pthread_mutex_unlock(&job->err_lock);
 }
 
+void fcp_report_refused(struct fcp_job *job, const char *what, const char *path,
+			const char *with, const char *advice)
+{
+	pthread_mutex_lock(&job->err_lock);
+	fprintf(job->err, "fastcp: %s '", what);
+	put_path(job->err, path);
+	fprintf(job->err, "' with %s; %s\n", with, advice);
+	pthread_mutex_unlock(&job->err_lock);
+	atomic_fetch_add(&job->c.failed, 1);
+}
+
 void fcp_report_errorf(struct fcp_job *job, const char *fmt, ...)
 {
 	va_list ap;
@@ -63,6 +74,8 @@ void fcp_job_stop(struct fcp_job *job, int err)
 
 void fcp_report_failed(struct fcp_job *job, const char *what, const char *path, int err)
 {
+	if (err == FCP_ERR_REFUSED)
+		return; /* said and counted where it was refused */
 	if (err == -ENOSPC || err == -EDQUOT)
 		fcp_job_stop(job, err);
 	fcp_report_error(job, what, path, err);

@@ -23,12 +23,13 @@ setfacl -m g::rwx,m::r s/b
 setfacl -m u:65534:rwx s/d
 check_eq "$(stat -c %a s/a s/b s/d s/p | tr '\n' ' ')" "660 640 770 660 " "source modes (the mask)"
 
-for path in "" --no-io-uring; do
+for path in --reflink=never --no-io-uring; do
 	rm -rf c
-	run_fcp ${path:+"$path"} --no-preserve=xattr s c
+	run_fcp -v "$path" --no-preserve=xattr s c
 	check_rc 0
+	[ "$path" = --no-io-uring ] || check_grep "io_uring\)" "$T/all" "the io_uring path was not taken"
 	check_eq "$(stat -c %a c/a c/b c/d c/p | tr '\n' ' ')" "640 640 750 640 " \
-		"group bits without the ACL ${path:-(io_uring)}"
+		"group bits without the ACL $path"
 	[ -z "$(getfacl -cs c/a c/d 2>/dev/null)" ] || fail "ACL copied with --no-preserve=xattr"
 done
 

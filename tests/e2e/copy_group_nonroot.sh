@@ -23,14 +23,15 @@ chown -h 0:100 s/l
 chown 0:65533 s/other
 chmod -R go+rX s
 
-for path in "" --no-io-uring; do
+for path in --reflink=never --no-io-uring; do
 	rm -rf dst && mkdir dst && chown 65534:65534 dst
 	FCP_WRAP="setpriv --reuid=65534 --regid=65534 --groups=100" \
-		run_fcp ${path:+"$path"} s dst/c
+		run_fcp -v "$path" s dst/c
 	check_rc 0
+	[ "$path" = --no-io-uring ] || check_grep "io_uring\)" "$T/all" "the io_uring path was not taken"
 	check_eq "$(stat -c %n:%u:%g dst/c dst/c/f dst/c/sg dst/c/d dst/c/d/x dst/c/l dst/c/p | tr '\n' ' ')" \
 		"dst/c:65534:100 dst/c/f:65534:100 dst/c/sg:65534:100 dst/c/d:65534:100 dst/c/d/x:65534:100 dst/c/l:65534:100 dst/c/p:65534:100 " \
-		"owner:group of the copies ${path:-(io_uring)}"
+		"owner:group of the copies $path"
 	check_eq "$(stat -c %g dst/c/other)" 65534 "a group the user is not in"
 	check_eq "$(stat -c %a dst/c/sg)" 755 "setgid bit after the owner was lost"
 done
