@@ -284,7 +284,10 @@ static bool eligible(const struct fcp_job *job, const struct small *s)
 }
 
 /* Rounds 1 and 2: open each source, then stat what was opened, so that
- * data and metadata always come from the same inode. */
+ * data and metadata always come from the same inode, and anything but a
+ * regular file (swapped in since getdents) goes back unread (eligible()).
+ * O_NONBLOCK and O_NOCTTY as in entry.c: such a file never blocks the
+ * batch nor becomes our terminal. */
 static void rounds_open(struct io_uring *ring, struct fcp_job *job, struct fcp_dir *d,
 			struct small *f, int n)
 {
@@ -292,7 +295,7 @@ static void rounds_open(struct io_uring *ring, struct fcp_job *job, struct fcp_d
 
 	for (int i = 0; i < n; i++)
 		io_uring_prep_openat(sqe_for(ring, i, T_OPEN_IN), d->src_fd, f[i].name,
-				     O_RDONLY | O_NONBLOCK | O_CLOEXEC | nofollow |
+				     O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC | nofollow |
 				     (job->is_root ? O_NOATIME : 0), 0);
 	ring_run(ring, n, f, on_cqe);
 	for (int i = 0; i < n; i++)

@@ -259,8 +259,10 @@ static void copy_other(struct fcp_entry *e)
  * it handled the entry, 0 when the entry must go the stat-by-name way. */
 static int try_open_regular(struct fcp_entry *e)
 {
-	/* O_NONBLOCK: a FIFO swapped in since getdents must not block us. */
-	int flags = O_RDONLY | O_NONBLOCK | (following(e->job) ? 0 : O_NOFOLLOW) |
+	/* A FIFO or device swapped in since getdents must neither block us
+	 * (O_NONBLOCK) nor become our controlling terminal (O_NOCTTY); its
+	 * type is checked below before anything reads it. */
+	int flags = O_RDONLY | O_NONBLOCK | O_NOCTTY | (following(e->job) ? 0 : O_NOFOLLOW) |
 		    (e->job->is_root ? O_NOATIME : 0);
 	int fd = fcp_sys_openat(e->d->src_fd, e->name, flags, 0), r;
 
@@ -299,8 +301,10 @@ static void dispatch(struct fcp_entry *e, unsigned char d_type)
 		copy_dir(e);
 		return;
 	case S_IFREG:
+		/* Regular by name, something else once opened, twice over: it
+		 * is being swapped back and forth; nothing reliable to copy. */
 		if (!try_open_regular(e))
-			fcp_entry_fail(e, "cannot open", -ELOOP);
+			fcp_entry_fail(e, "changed type while being copied, not copied:", 0);
 		return;
 	case S_IFLNK:
 		if (e->job->o->symlinks == FCP_SYMLINKS_SKIP) {
