@@ -79,4 +79,24 @@ for path in --reflink=never --no-io-uring; do
 	check_eq "$(cat c/tree/plain)" ok
 	check_no_temp c
 done
+# A destination whose rename takes no flags (NFS, 9p, sshfs: faultfs
+# --no-rename-flags): the commit's first rename (RENAME_NOREPLACE) is
+# refused with EINVAL, and the file must still replace an old regular file
+# and still not a FIFO.
+mkdir -p back/c nf/s
+printf 'new\n' >nf/s/f
+printf 'n2\n' >nf/s/g
+printf 'n3\n' >nf/s/h
+faultfs_mount "$T/back" "$T/mnt" --no-rename-flags
+mkfifo mnt/c/h || skip "faultfs cannot make a FIFO"
+for path in --reflink=never --no-io-uring; do
+	printf 'old\n' >mnt/c/f
+	rm -f mnt/c/g
+	run_fcp "$path" -T nf/s mnt/c
+	check_rc 1 "onto a destination without rename flags $path"
+	check_grep "$(printf "$MSG" mnt/c/h "a regular file")" "$T/err"
+	check_eq "$(cat mnt/c/f mnt/c/g | tr '\n' ' ')" "new n2 " "files replaced and made $path"
+	check_eq "$(stat -c %F mnt/c/h)" fifo
+	check_no_temp mnt/c
+done
 echo "special destinations ok"
