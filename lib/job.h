@@ -14,7 +14,6 @@
 
 #include "fastcp.h"
 
-#include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <sys/stat.h>
@@ -181,10 +180,11 @@ void fcp_batch_copy(struct fcp_worker *w, struct fcp_item *it);
 void fcp_report_error(struct fcp_job *job, const char *what, const char *path, int err);
 /* A failed item that fastcp would not do: `fastcp: <what> '<path>' with
  * <with>; <advice>`. Counts one failure; the caller then returns
- * FCP_ERR_REFUSED, which the failure reports on the way up ignore. */
+ * FCP_ERR_REFUSED (not an errno), which the failure reports on the way up
+ * ignore. */
 void fcp_report_refused(struct fcp_job *job, const char *what, const char *path,
 			const char *with, const char *advice);
-#define FCP_ERR_REFUSED (-ENOTUNIQ) /* an errno no call behind a copy returns */
+#define FCP_ERR_REFUSED (-0x10002)
 void fcp_report_errorf(struct fcp_job *job, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* A failure that concerns two paths: "fastcp: WHAT 'a' BETWEEN 'b'"
