@@ -224,7 +224,7 @@ static void on_cqe(struct small *s, unsigned tag, int res)
 	case T_RENAME:
 		/* The name is taken (or the filesystem takes no rename flags):
 		 * the synchronous commit looks at what is there first. */
-		if (res == -EEXIST || res == -EINVAL)
+		if (res == -EEXIST || res == -EINVAL || res == -ENOSYS)
 			s->commit_again = true;
 		else if (res < 0 && !s->err)
 			s->err = res == -ENOTEMPTY ? -EISDIR : res;
@@ -450,6 +450,12 @@ static void rounds_data(struct fcp_worker *w, struct io_uring *ring, struct fcp_
 			io_uring_sqe_set_flags(l, IOSQE_IO_LINK);
 			io_uring_prep_close(sqe_for(ring, i, T_CLOSE_OUT), s->out);
 			k += 2;
+		} else if (atomic_load(&job->rename_flags_refused)) {
+			/* No rename without replacement here: the synchronous
+			 * commit looks at the name, then renames. */
+			io_uring_prep_close(sqe_for(ring, i, T_CLOSE_OUT), s->out);
+			s->commit_again = true;
+			k++;
 		} else {
 			/* Linked: the rename runs only if the close succeeded. */
 			struct io_uring_sqe *c = sqe_for(ring, i, T_CLOSE_OUT);

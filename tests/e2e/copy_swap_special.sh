@@ -67,7 +67,10 @@ FCP_TIMEOUT=20
 for i in $(seq 1 30); do
 	path=--reflink=never
 	[ $((i % 2)) = 0 ] && path=--no-io-uring
-	run_fcp -j 2 "$path" s "d$i"
+	# Into a directory that exists: a failed item leaves the rest in place
+	# (a new root copy with one would keep its temporary name).
+	mkdir "d$i"
+	run_fcp -j 2 "$path" -T s "d$i"
 	[ "$RC" = 0 ] || [ "$RC" = 1 ] || fail "exit $RC"
 	[ "$RC" = 0 ] || check_grep "'s/[fpgz]'" "$T/err" "exit 1 without a message"
 	for pair in $pairs; do
