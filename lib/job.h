@@ -51,6 +51,8 @@ struct fcp_dir {
 	bool existed;             /* in the destination before this job */
 	bool created;             /* made by this job: new inodes in it get our
 				     euid/egid (no setgid directory to inherit from) */
+	bool made;                /* made by this job at all (else it was there
+				     before, and keeps its mode unless modes are kept) */
 	bool hidden;              /* made by this job where nobody sees it yet (in
 				     or as a root copy under hidden_name): new
 				     files get their final names at once */
@@ -184,6 +186,13 @@ void fcp_batch_copy(struct fcp_worker *w, struct fcp_item *it);
  * failed as such. Reported as "file shrank while being copied". */
 #define FCP_ESHRANK (-0x10001)
 void fcp_report_error(struct fcp_job *job, const char *what, const char *path, int err);
+/* A failed item that fastcp would not do: `fastcp: <what> '<path>' with
+ * <with>; <advice>`. Counts one failure; the caller then returns
+ * FCP_ERR_REFUSED (not an errno), which the failure reports on the way up
+ * ignore. */
+void fcp_report_refused(struct fcp_job *job, const char *what, const char *path,
+			const char *with, const char *advice);
+#define FCP_ERR_REFUSED (-0x10002)
 void fcp_report_errorf(struct fcp_job *job, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* A failure that concerns two paths: "fastcp: WHAT 'a' BETWEEN 'b'"

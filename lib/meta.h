@@ -20,6 +20,8 @@ struct fcp_at {
 	bool inherited; /* a new inode that got ACLs from its directory's
 			   default ACL: those the source lacks are removed */
 	mode_t mode;    /* exact permission bits it was created with (0: unknown) */
+	bool existed;   /* there before this job (a directory copied into):
+			   without mode preservation it keeps its own mode */
 };
 #define FCP_AT_FD(f) ((struct fcp_at){ .fd = (f), .dirfd = -1, .name = NULL })
 #define FCP_AT_NAME(d, n) ((struct fcp_at){ .fd = -1, .dirfd = (d), .name = (n) })
@@ -50,8 +52,9 @@ mode_t fcp_meta_create_mode(const struct fcp_job *job, const struct statx *st,
 			    const struct fcp_dir *d);
 
 /* Copy every xattr of src onto dst; warnings as above. True if an access
- * ACL was set (which moves the mode's group bits). */
+ * ACL was set (which moves the mode's group bits); *lost_acl if src has one
+ * that dst did not take. */
 bool fcp_meta_copy_xattrs(struct fcp_job *job, struct fcp_at src, struct fcp_at dst,
-			  struct fcp_dir *d, const char *name);
+			  struct fcp_dir *d, const char *name, bool *lost_acl);
 
 #endif

@@ -254,6 +254,7 @@ static void dir_finish(struct fcp_worker *w, struct fcp_dir *d)
 	if (!d->is_top && d->dst_fd >= 0) {
 		struct fcp_at dst = FCP_AT_FD(d->dst_fd);
 		dst.inherited = d->created && d->parent->gives_acl;
+		dst.existed = !d->made;
 		fcp_meta_copy(job, FCP_AT_FD(d->src_fd), dst, &d->st, d, NULL);
 		int r = job->o->fsync ? fcp_sys_fsync(d->dst_fd) : 0;
 		if (r < 0)
