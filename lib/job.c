@@ -95,8 +95,8 @@ static long raise_fd_limit(void)
 }
 
 /*
- * Descriptors, budgeted so that the limit is never met. Reserved: stdio
- * and whatever the caller holds, and per SOURCE its destination parent,
+ * Descriptors, budgeted so that the limit is never met. Reserved: those
+ * open already (stdio, inherited, the caller's) and a few more, and per SOURCE its destination parent,
  * the root copy kept for hard links and the root's two. A worker holds at
  * most its ring, a large file still landing, two pinned directories and a
  * re-open's pieces, and the sources and copies of one io_uring batch.
@@ -107,9 +107,27 @@ static long raise_fd_limit(void)
 #define FDS_RESERVED 16
 #define FDS_PER_WORKER 10
 
+/* Descriptors open already (inherited, or the caller's), as a reserve. */
+static int fds_open_now(void)
+{
+	int fd = fcp_sys_openat(AT_FDCWD, "/proc/self/fd", O_RDONLY | O_DIRECTORY, 0), n = 0;
+	DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
+	struct dirent *de;
+
+	if (!dir) {
+		if (fd >= 0)
+			close(fd);
+		return 0;
+	}
+	while (fcp_sys_readdir(dir, &de) > 0)
+		n += de->d_name[0] != '.';
+	closedir(dir);
+	return n;
+}
+
 static void budget_fds(struct fcp_job *job, int *threads, int nsrc)
 {
-	long avail = raise_fd_limit() - FDS_RESERVED - 4L * nsrc;
+	long avail = raise_fd_limit() - fds_open_now() - FDS_RESERVED - 4L * nsrc;
 	long workers = avail * 3 / 4, most = workers / (FDS_PER_WORKER + 2);
 	int batch = FCP_BATCH_MAX;
 
