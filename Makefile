@@ -67,6 +67,11 @@ check: deps
 
 test: check
 
+# The tests again under ASan+UBSan, and the stress test under TSan (mk/sanitize.sh).
+.PHONY: check-sanitize
+check-sanitize: all
+	@sh mk/sanitize.sh
+
 install: build/fastcp build/fastcp-bench
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 755 build/fastcp build/fastcp-bench $(DESTDIR)$(PREFIX)/bin/
