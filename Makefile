@@ -12,6 +12,7 @@ VERSION := 0.1.0
 
 # Debian packages: build tools, optional libraries, and what the tests use.
 DEB_PKGS := gcc make pkg-config liburing-dev libxxhash-dev libsqlite3-dev \
+            libfuse3-dev fuse3 \
             xfsprogs btrfs-progs attr acl rsync e2fsprogs util-linux libxml2-utils strace
 
 LIB_SRC  := $(wildcard lib/*.c)
@@ -24,6 +25,10 @@ TOOL_SRC := $(wildcard tests/lib/*.c)
 TOOL_BIN := $(TOOL_SRC:%.c=build/%)
 
 -include build/config.mk
+# faultfs needs libfuse3 (FUSE_LIBS from the probe); without it, not built.
+ifeq ($(FUSE_LIBS),)
+TOOL_BIN := $(filter-out build/tests/lib/faultfs,$(TOOL_BIN))
+endif
 
 .PHONY: all deps demo check test install clean
 all: build/fastcp build/fastcp-bench $(UNIT_BIN) $(TOOL_BIN)
@@ -53,6 +58,10 @@ build/tests/unit/%: tests/unit/%.c build/libfastcp.a build/config.h
 build/tests/lib/%: tests/lib/%.c build/config.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIBS)
+
+build/tests/lib/faultfs: tests/lib/faultfs.c build/config.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(FUSE_CFLAGS) $(LDFLAGS) -o $@ $< $(FUSE_LIBS)
 
 deps:
 	@sh mk/deps.sh $(DEB_PKGS)

@@ -41,7 +41,7 @@ struct fcp_bigfile {
 	atomic_int next;        /* the next chunk nobody took yet */
 	atomic_int runners;     /* runners not finished yet */
 	atomic_int err;         /* first error, 0 if none */
-	atomic_llong eof;       /* where the source ended, if early */
+	atomic_llong eof;       /* where the source ended, if early: it shrank */
 	atomic_ullong bytes;
 	struct fcp_tmp tmp;
 	char names[];
@@ -107,7 +107,7 @@ static void land_last(struct fcp_worker *w, struct fcp_bigfile *b)
 	off_t eof = atomic_load(&b->eof);
 
 	if (!err && eof < b->x.size)
-		err = fcp_sys_ftruncate(b->x.out, eof);
+		err = FCP_ESHRANK;
 	atomic_fetch_add(&b->e.job->c.bytes, atomic_load(&b->bytes));
 	b->e.w = w;
 	/* The directory may have given its descriptors back meanwhile. */

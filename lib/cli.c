@@ -6,6 +6,7 @@
  */
 #include "fastcp.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -112,6 +113,24 @@ static int preserve_bits(const char *list)
 	return bits;
 }
 
+/* A count in [min, max] written in decimal digits only: no sign, space,
+ * base prefix or trailing garbage, and no value that overflows (strtol
+ * would have cut 4294967297 to 1 through the int). */
+static int parse_count(const char *arg, long min, long max, int *out)
+{
+	char *end;
+	long v;
+
+	if (*arg < '0' || *arg > '9')
+		return -1;
+	errno = 0;
+	v = strtol(arg, &end, 10);
+	if (errno || *end || v < min || v > max)
+		return -1;
+	*out = (int)v;
+	return 0;
+}
+
 static int parse_word(const char *arg, const char *const *words, int n)
 {
 	for (int i = 0; i < n; i++)
@@ -128,7 +147,6 @@ static int parse_one(int c, const char *arg, struct fcp_options *o)
 		       FCP_DIRECT_ALWAYS == (int)FCP_REFLINK_ALWAYS &&
 		       FCP_DIRECT_NEVER == (int)FCP_REFLINK_NEVER, "when[] serves both enums");
 	int v;
-	char *end;
 
 	switch (c) {
 	case 'a': case 'r': case 'R': break;
@@ -161,8 +179,7 @@ static int parse_one(int c, const char *arg, struct fcp_options *o)
 		o->preserve = c == OPT_PRESERVE ? o->preserve | v : o->preserve & ~v;
 		break;
 	case 'j':
-		v = (int)strtol(arg, &end, 10);
-		if (*end || v < 1 || v > 1024)
+		if (parse_count(arg, 1, 1024, &v) < 0)
 			return bad("invalid thread count '%s' (1 to 1024)", arg);
 		o->threads = v;
 		break;
@@ -178,9 +195,12 @@ int fcp_cli_parse(int argc, char **argv, struct fcp_options *o, char ***srcs, in
 	int c, r;
 	bool version = false;
 
-	optind = 1;
+	/* 0, not 1: GNU getopt then starts afresh (a second parse in one
+	 * process), permutation state included. Options may follow the
+	 * operands, as in cp ("fastcp a b -v"); "--" ends them. */
+	optind = 0;
 	opterr = 0; /* our own messages, without the program's path */
-	while ((c = getopt_long(argc, argv, "+:arRTPLvj:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":arRTPLvj:", longopts, NULL)) != -1) {
 		if (c == OPT_HELP) {
 			fputs(usage_text, stdout);
 			return -1;
@@ -210,6 +230,12 @@ int fcp_cli_parse(int argc, char **argv, struct fcp_options *o, char ***srcs, in
 		return bad("missing destination file operand after '%s'", argv[optind]);
 	if (o->no_target_dir && argc - optind > 2)
 		return bad("extra operand '%s'", argv[optind + 2]);
+	/* An unset variable in a script ("fastcp $SRC $DEST") must not
+	 * become "." and merge a tree into the current directory. */
+	for (int i = optind; i < argc; i++)
+		if (!argv[i][0])
+			return bad("empty %s operand ''",
+				   i == argc - 1 ? "destination" : "source");
 	*srcs = argv + optind;
 	*nsrc = argc - optind - 1;
 	*dst = argv[argc - 1];

@@ -246,7 +246,7 @@ void fcp_dest_discard(struct fcp_job *job, struct fcp_dir *d, const char *name)
 	/* A leftover in the destination fails the job, even where the
 	 * item it belonged to did not (the probe's throwaway link). */
 	if (r < 0 && r != -ENOENT)
-		fcp_report_failed_in(job, "cannot remove unfinished file", d, name, true, r);
+		fcp_report_leftover_in(job, "cannot remove unfinished file", d, name, r);
 }
 
 bool fcp_dest_has_default_acl(int dirfd)
@@ -312,7 +312,7 @@ void fcp_dest_unhide(struct fcp_job *job, struct fcp_dir *d)
 	if (r == 0)
 		return;
 	/* Someone made the name while the copy was made: neither is lost. */
-	fcp_report_failed_in(job, "cannot give the finished copy its name", p, d->dst_name, true, r);
+	fcp_report_leftover_in(job, "cannot give the finished copy its name", p, d->dst_name, r);
 	left = fcp_dir_dst_path(p, d->hidden_name);
 	fcp_report_errorf(job, "the copy is left as '%s'", left ? left : d->hidden_name);
 	free(left);

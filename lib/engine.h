@@ -75,8 +75,9 @@ struct fcp_engine {
 	/* Whole-file engines (clone) copy everything, holes included, in one
 	 * call and ignore off/len. */
 	bool whole_file;
-	/* Copy [off, off+len) to the same offsets; returns bytes copied (short
-	 * only at end of file) or -errno. */
+	/* Copy [off, off+len) to the same offsets; returns bytes copied or
+	 * -errno. A count may be short (the caller asks again for the rest);
+	 * 0 only at end of file, never for a read error (that is -errno). */
 	ssize_t (*copy)(struct fcp_xfer *x, off_t off, size_t len);
 };
 
@@ -107,13 +108,15 @@ int fcp_engine_plan(struct fcp_job *job, uint64_t src_dev, uint64_t dst_dev,
 ssize_t fcp_data_clone(struct fcp_xfer *x, bool *cloned);
 
 /* Copy the data of x with the planned copying engines (not the clone),
- * keeping holes. Returns bytes of data copied or -errno. */
+ * keeping holes. Returns bytes of data copied or -errno; FCP_ESHRANK if
+ * the source ends before its size (a size of 0 means "read to the end"). */
 ssize_t fcp_data_copy(struct fcp_xfer *x);
 
 /*
  * Copy the data extents of [off, end) only, with the range engines (a
  * chunk of a large file; the caller sets the size). If the source ends
- * early, *eof is lowered to where it ended. Returns bytes or -errno.
+ * early, *eof is lowered to where it ended (the caller fails the file
+ * with FCP_ESHRANK). Returns bytes or -errno.
  */
 ssize_t fcp_data_copy_chunk(struct fcp_xfer *x, off_t off, off_t end, off_t *eof);
 

@@ -33,11 +33,13 @@ static ssize_t range_copy(struct fcp_xfer *x, off_t off, size_t len)
 			/* End of file came early: the file shrank, or it is
 			 * one whose data copy_file_range cannot see (procfs
 			 * and sysfs answered 0 on some kernels since Linux
-			 * 5.3). One byte read tells; if there is more, plain
-			 * reads take the rest. */
+			 * 5.3), or a read error the kernel's splice fallback
+			 * answered with 0 (FUSE). One byte read tells; if
+			 * there is more, plain reads take the rest. */
 			char c;
-			if (fcp_sys_pread(x->in, &c, 1, in_off) > 0)
-				return done ? (ssize_t)done : -EINVAL;
+			ssize_t r = fcp_sys_pread(x->in, &c, 1, in_off);
+			if (r != 0)
+				return done ? (ssize_t)done : r > 0 ? -EINVAL : r;
 			break;
 		}
 		done += n;

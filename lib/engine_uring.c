@@ -328,6 +328,28 @@ static void round_prefetch(struct io_uring *ring, const struct fcp_job *job, str
 		ring_run(ring, k, f, on_cqe);
 }
 
+/*
+ * The read of s came back short. That is not the end of the file: a FUSE
+ * file in direct_io mode, a network filesystem or a read error at an
+ * offset answers with what it has so far. Read the rest of this one file
+ * synchronously, up to the byte past its size again. A file that ends
+ * before its size shrank since its stat; an error is this file's, and is
+ * reported as the synchronous path would.
+ */
+static void finish_read(struct small *s)
+{
+	size_t size = s->st.stx_size;
+	ssize_t r = fcp_sys_pread_full(s->in, s->buf + s->got, size + 1 - s->got, s->got);
+
+	if (r < 0) {
+		s->err = (int)r;
+		return;
+	}
+	s->got += r;
+	if ((size_t)s->got < size)
+		s->err = FCP_ESHRANK;
+}
+
 /* Round 3: create every temporary file and read every source. */
 static void round_read(struct fcp_worker *w, struct io_uring *ring, struct fcp_dir *d,
 		       struct small *f, int n)
@@ -367,6 +389,13 @@ static void round_read(struct fcp_worker *w, struct io_uring *ring, struct fcp_d
 		if (!s->back && s->err) {
 			fail(w, d, s, "cannot create copy of");
 			continue;
+		}
+		if (!s->back && s->got < (ssize_t)s->st.stx_size) {
+			finish_read(s);
+			if (s->err) {
+				fail(w, d, s, "cannot copy");
+				continue;
+			}
 		}
 		if (!s->back && s->got > (ssize_t)s->st.stx_size)
 			s->back = true;

@@ -40,17 +40,45 @@ static bool following(const struct fcp_job *job)
  * each time, without end. One walk up the ancestors asks both; a loop is
  * named first.
  */
-static const char *cycle(const struct fcp_dir *d, const struct statx *st)
+static const char *cycle(const struct fcp_dir *d, const struct statx *st,
+			 const struct fcp_dir **ancestor)
 {
 	const char *why = NULL;
 
+	*ancestor = NULL;
 	for (; d && !d->is_top; d = d->parent) {
-		if (fcp_statx_same_inode(&d->st, st))
+		if (fcp_statx_same_inode(&d->st, st)) {
+			*ancestor = d;
 			return "symlink loop at";
+		}
 		if (!why && d->dst_ino == st->stx_ino && d->dst_dev == fcp_statx_dev(st))
 			why = "cannot copy the destination into itself:";
 	}
 	return why;
+}
+
+/* A directory that is its own ancestor, reached without a symlink, is a
+ * directory bind-mounted inside itself: no errno says so (ELOOP reads "Too
+ * many levels of symbolic links"), so the message does, as du's and
+ * find's do. Returns false for a symlink loop, after reporting nothing. */
+static bool filesystem_loop(struct fcp_entry *e, const struct fcp_dir *ancestor)
+{
+	struct statx st;
+	char *p, *q;
+
+	if (!ancestor)
+		return false;
+	/* Under -L the entry may be a symlink after all. */
+	if (following(e->job) &&
+	    (fcp_sys_statx(e->d->src_fd, e->name, AT_SYMLINK_NOFOLLOW, STATX_TYPE, &st) < 0 ||
+	     S_ISLNK(st.stx_mode)))
+		return false;
+	p = fcp_dir_src_path(e->d, e->name);
+	q = fcp_dir_src_path(ancestor, NULL);
+	fcp_report_failed_pair(e->job, "filesystem loop detected:", p, "is the same directory as", q);
+	free(p);
+	free(q);
+	return true;
 }
 
 /* The node of a directory whose source (sfd) and copy (dfd) are open. */
@@ -109,10 +137,12 @@ static void copy_dir(struct fcp_entry *e)
 	char hidden_name[FCP_TMPNAME_MAX];
 	bool created;
 	const char *why;
+	const struct fcp_dir *ancestor;
 	int sfd, dfd;
 
-	if ((why = cycle(e->d, &e->st))) {
-		fcp_entry_fail(e, why, -ELOOP);
+	if ((why = cycle(e->d, &e->st, &ancestor))) {
+		if (!filesystem_loop(e, ancestor))
+			fcp_entry_fail(e, why, -ELOOP);
 		return;
 	}
 	sfd = fcp_sys_openat(e->d->src_fd, e->name,

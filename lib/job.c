@@ -11,6 +11,7 @@
 #include "engine.h"
 #include "job.h"
 #include "links.h"
+#include "operands.h"
 #include "sys.h"
 
 #include <dirent.h>
@@ -251,20 +252,50 @@ static void top_release(struct top *t)
 	free(t->root.dst_abs);
 }
 
-static char *join(const char *a, const char *b)
+/* What cp calls a file of each type, for "cannot create regular file". */
+static const char *kind_name(mode_t mode)
 {
-	char *s = malloc(strlen(a) + strlen(b) + 2);
-	if (s)
-		sprintf(s, "%s%s%s", a, strcmp(a, "/") ? "/" : "", b);
-	return s;
+	return S_ISREG(mode) ? "regular file" : S_ISLNK(mode) ? "symbolic link" : "special file";
+}
+
+/* Whether the copy of src (sst) to name in dst must be refused though it
+ * can be made: returns true after reporting why. dstx is what is at the
+ * destination now, or NULL. */
+static bool refused(struct fcp_job *job, const struct fcp_operand *op, const char *dst, bool into,
+		    const struct statx *sst, const struct statx *dstx, const char *name)
+{
+	const char *src = op->src;
+	size_t n = strlen(dst);
+	char *path;
+
+	/* "fastcp f newdir/": the slash says DEST is a directory; there is
+	 * none, and a file is no directory to create (cp's answer). */
+	if (!into && n && dst[n - 1] == '/' && !S_ISDIR(sst->stx_mode)) {
+		fcp_report_errorf(job, "cannot create %s '%s': %s", kind_name(sst->stx_mode), dst,
+				  strerror(ENOTDIR));
+	} else if (dstx && same_target(src, sst, dstx)) {
+		fcp_report_errorf(job, "'%s' and '%s' are the same file", src, dst);
+	} else if (!S_ISDIR(sst->stx_mode) && fcp_operand_just_created(op, dstx)) {
+		/* A file of the same name as an earlier operand: the first
+		 * stays, as in cp, whichever worker would have been faster. */
+		path = fcp_path_join(dst, name);
+		fcp_report_errorf(job, "will not overwrite just-created '%s' with '%s'",
+				  path ? path : name, src);
+		free(path);
+	} else {
+		return false;
+	}
+	atomic_fetch_add(&job->c.failed, 1);
+	return true;
 }
 
 /* Resolve one SOURCE into a top pseudo-directory and its entry item.
  * Returns the item, or NULL after reporting why it cannot be copied. */
-static struct fcp_item *prepare(struct fcp_job *job, const char *src, const char *dst, bool into,
-				struct top *t)
+static struct fcp_item *prepare(struct fcp_job *job, const struct fcp_operand *op, const char *dst,
+				bool into, struct top *t)
 {
 	int sflags = job->o->symlinks == FCP_SYMLINKS_FOLLOW ? 0 : AT_SYMLINK_NOFOLLOW;
+	const char *src = op->src;
 	struct placement p = place(src, dst, into);
 	struct statx sst, dstx;
 	struct fcp_item *it = NULL;
@@ -291,15 +322,12 @@ static struct fcp_item *prepare(struct fcp_job *job, const char *src, const char
 		atomic_fetch_add(&job->c.failed, 1);
 		goto out;
 	}
-	if (fcp_sys_statx(pfd, p.name, AT_SYMLINK_NOFOLLOW, STATX_BASIC_STATS, &dstx) == 0 &&
-	    same_target(src, &sst, &dstx)) {
-		fcp_report_errorf(job, "'%s' and '%s' are the same file", src, dst);
-		atomic_fetch_add(&job->c.failed, 1);
+	r = fcp_sys_statx(pfd, p.name, AT_SYMLINK_NOFOLLOW, STATX_BASIC_STATS, &dstx);
+	if (refused(job, op, dst, into, &sst, r == 0 ? &dstx : NULL, p.name))
 		goto out;
-	}
 	t->root.src_arg = src;
 	t->root.src_abs = realpath(src, real) ? strdup(real) : NULL;
-	t->root.dst_abs = realpath(p.parent, real) ? join(real, p.name) : NULL;
+	t->root.dst_abs = realpath(p.parent, real) ? fcp_path_join(real, p.name) : NULL;
 	t->dir.root = &t->root;
 	t->dir.is_top = true;
 	t->dir.name = "";
@@ -345,6 +373,53 @@ static void collect(struct fcp_job *job, struct fcp_stats *s)
 		s->warnings[k] = c->warnings[k];
 }
 
+/* The operands, with their repeats and rounds where several go into DEST
+ * (operands.h). Returns the last round, or -ENOMEM. */
+static int plan(struct fcp_job *job, struct fcp_operand *ops, char *const *srcs, int nsrc,
+		const char *dst, bool into)
+{
+	int sflags = job->o->symlinks == FCP_SYMLINKS_FOLLOW ? 0 : AT_SYMLINK_NOFOLLOW;
+
+	for (int i = 0; i < nsrc; i++) {
+		ops[i].src = srcs[i];
+		if (!into || nsrc < 2)
+			continue;
+		struct placement p = place(srcs[i], dst, true);
+		free(p.parent);
+		ops[i].name = p.name;
+		ops[i].stat_ok = fcp_sys_statx(AT_FDCWD, srcs[i], sflags, STATX_BASIC_STATS,
+					       &ops[i].st) == 0;
+	}
+	return into && nsrc > 1 ? fcp_operands_plan(job, ops, nsrc, dst) : 0;
+}
+
+static void free_operands(struct fcp_operand *ops, int n)
+{
+	for (int i = 0; ops && i < n; i++)
+		free(ops[i].name);
+	free(ops);
+}
+
+/* Copy the operands of one round, all at once. Returns the workers used. */
+static int run_round(struct fcp_job *job, const struct fcp_operand *ops, int nsrc,
+		     const char *dst, bool into, struct top *tops, int round)
+{
+	for (int i = 0; i < nsrc; i++) {
+		struct fcp_item *it;
+
+		if (ops[i].repeat || ops[i].round != round)
+			continue;
+		if (round > 0 && atomic_load(&job->stop)) { /* a signal, a full DEST */
+			atomic_fetch_add(&job->c.not_copied, 1);
+			continue;
+		}
+		it = prepare(job, &ops[i], dst, into, &tops[i]);
+		if (it)
+			fcp_sched_push_initial(job, it);
+	}
+	return fcp_sched_run(job);
+}
+
 /* Decide "copy into DEST" or "DEST is the copy"; -1 after a message. */
 static int decide_into(struct fcp_job *job, int nsrc, const char *dst)
 {
@@ -358,6 +433,19 @@ static int decide_into(struct fcp_job *job, int nsrc, const char *dst)
 		return -1;
 	}
 	return is_dir;
+}
+
+/* "" would be taken as "." (dirname and basename of an empty path): an
+ * unset variable would merge a tree into the current directory. The
+ * command line refuses it first; this guards the other callers. */
+static bool empty_operand(struct fcp_job *job, char *const *srcs, int nsrc, const char *dst)
+{
+	for (int i = 0; i <= nsrc; i++)
+		if (!(i < nsrc ? srcs[i] : dst)[0]) {
+			fcp_report_errorf(job, "empty %s operand ''", i < nsrc ? "source" : "destination");
+			return true;
+		}
+	return false;
 }
 
 /* SIGINT, SIGTERM, SIGHUP: start nothing new, let what is in flight land
@@ -397,11 +485,14 @@ int fcp_job_run(const struct fcp_options *o, char *const *srcs, int nsrc, const 
 	struct sigaction old_actions[3];
 	struct timespec t0, t1;
 	struct top *tops;
-	int into, threads;
+	struct fcp_operand *ops;
+	int into, threads, last;
 
 	memset(stats, 0, sizeof(*stats));
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	pthread_mutex_init(&job.err_lock, NULL);
+	if (empty_operand(&job, srcs, nsrc, dst))
+		return FCP_EXIT_USAGE;
 	job.is_root = geteuid() == 0;
 	job.pid = getpid();
 	atomic_init(&job.uring_ok, true);
@@ -416,20 +507,22 @@ int fcp_job_run(const struct fcp_options *o, char *const *srcs, int nsrc, const 
 	if (into < 0)
 		return FCP_EXIT_PARTIAL;
 	tops = calloc(nsrc, sizeof(*tops));
-	if (!tops || fcp_sched_create(&job, threads) < 0 || fcp_hl_init(&job) < 0) {
+	ops = calloc(nsrc, sizeof(*ops));
+	if (!tops || !ops || fcp_sched_create(&job, threads) < 0 || fcp_hl_init(&job) < 0 ||
+	    (last = plan(&job, ops, srcs, nsrc, dst, into)) < 0) {
 		fcp_report_errorf(&job, "out of memory");
+		free_operands(ops, nsrc);
 		free(tops);
 		fcp_sched_destroy(&job);
 		return FCP_EXIT_PARTIAL;
 	}
-	for (int i = 0; i < nsrc; i++) {
-		struct fcp_item *it = prepare(&job, srcs[i], dst, into, &tops[i]);
-		if (it)
-			fcp_sched_push_initial(&job, it);
-	}
+	for (int i = 0; i < nsrc; i++)
+		tops[i].dir.dst_fd = tops[i].root.dst_fd = -1; /* not prepared */
 	catch_signals(&job, old_actions);
-	stats->threads = fcp_sched_run(&job);
+	for (int round = 0; round <= last; round++)
+		stats->threads = run_round(&job, ops, nsrc, dst, into, tops, round);
 	catch_signals(NULL, old_actions);
+	free_operands(ops, nsrc);
 	stats->signal = caught;
 	for (int i = 0; i < nsrc; i++) {
 		/* --fsync: the entries made in DEST itself are durable too. */

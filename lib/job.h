@@ -193,15 +193,29 @@ void fcp_chunk_writeback(struct fcp_worker *w, struct fcp_item *it);
 void fcp_batch_copy(struct fcp_worker *w, struct fcp_item *it);
 
 /* report.c: per-item errors and once-per-kind warnings. */
+/* Not an errno: the source ended before the size it had when it was
+ * opened. Its copy would be shorter than the file was: a changed source,
+ * failed as such. Reported as "file shrank while being copied". */
+#define FCP_ESHRANK (-0x10001)
 void fcp_report_error(struct fcp_job *job, const char *what, const char *path, int err);
 void fcp_report_errorf(struct fcp_job *job, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* A failure that concerns two paths: "fastcp: WHAT 'a' BETWEEN 'b'"
+ * (paths escaped as in fcp_report_error). Counts one failure. */
+void fcp_report_failed_pair(struct fcp_job *job, const char *what, const char *a,
+			    const char *between, const char *b);
 void fcp_report_warn(struct fcp_job *job, enum fcp_warn_kind kind, const char *path, int err);
 /* Start nothing new from now on (destination full, interrupted); err says
  * why, and is readable by anyone who sees job->stop. */
 void fcp_job_stop(struct fcp_job *job, int err);
-/* An item failed with err; ENOSPC stops new items. Always counts one failure. */
+/* An item failed with err. ENOSPC, EDQUOT and EROFS stop new items; the
+ * first is reported and counted as failed, the same errno again only
+ * counted as not copied. */
 void fcp_report_failed(struct fcp_job *job, const char *what, const char *path, int err);
+/* Something of this job is left at name in d (NULL: d itself), under
+ * its copy's path: always reported, counted as failed. */
+void fcp_report_leftover_in(struct fcp_job *job, const char *what, const struct fcp_dir *d,
+			    const char *name, int err);
 /* The same for entry name of d (NULL: d itself), named by its source path,
  * or by its copy's path when dst (where the obstacle is). */
 void fcp_report_failed_in(struct fcp_job *job, const char *what, const struct fcp_dir *d,

@@ -323,6 +323,11 @@ int fcp_hl_link(struct fcp_worker *w, struct fcp_hl_entry *e, struct fcp_dir *d,
 	fcp_sys_close(from);
 	if (r == 0 && at == tmp)
 		r = fcp_dest_commit(job, d, tmp, dst_name);
+	/* Where dst_name already was this very inode (two merged sources
+	 * that share a hard link under the same name), rename(2) succeeds
+	 * without doing anything and tmp stays: it is removed here. */
+	if (r == 0 && at == tmp)
+		fcp_dest_discard(job, d, tmp);
 	if (r == 0)
 		atomic_fetch_add(&job->c.hardlinks, 1);
 	return r;

@@ -26,16 +26,34 @@ static void put_path(FILE *f, const char *path)
 	}
 }
 
+static const char *err_text(int err)
+{
+	return err == FCP_ESHRANK ? "file shrank while being copied" : strerror(-err);
+}
+
 void fcp_report_error(struct fcp_job *job, const char *what, const char *path, int err)
 {
 	pthread_mutex_lock(&job->err_lock);
 	fprintf(job->err, "fastcp: %s '", what);
 	put_path(job->err, path ? path : "?");
 	if (err)
-		fprintf(job->err, "': %s\n", strerror(-err));
+		fprintf(job->err, "': %s\n", err_text(err));
 	else
 		fputs("'\n", job->err);
 	pthread_mutex_unlock(&job->err_lock);
+}
+
+void fcp_report_failed_pair(struct fcp_job *job, const char *what, const char *a,
+			    const char *between, const char *b)
+{
+	pthread_mutex_lock(&job->err_lock);
+	fprintf(job->err, "fastcp: %s '", what);
+	put_path(job->err, a ? a : "?");
+	fprintf(job->err, "' %s '", between);
+	put_path(job->err, b ? b : "?");
+	fputs("'\n", job->err);
+	pthread_mutex_unlock(&job->err_lock);
+	atomic_fetch_add(&job->c.failed, 1);
 }
 
 void fcp_report_errorf(struct fcp_job *job, const char *fmt, ...)
@@ -61,12 +79,40 @@ void fcp_job_stop(struct fcp_job *job, int err)
 	atomic_store(&job->stop, true);
 }
 
+/* Refusals that every later write to the destination would meet too. */
+static bool stops_job(int err)
+{
+	return err == -ENOSPC || err == -EDQUOT || err == -EROFS;
+}
+
 void fcp_report_failed(struct fcp_job *job, const char *what, const char *path, int err)
 {
-	if (err == -ENOSPC || err == -EDQUOT)
-		fcp_job_stop(job, err);
+	int none = 0;
+
+	if (stops_job(err) && !atomic_compare_exchange_strong(&job->stop_errno, &none, err) &&
+	    none == err) {
+		/* The refusal that stopped the job, met again by an item that
+		 * was in flight: one line has said it (not 5,000), and the
+		 * item counts with the ones not copied. */
+		atomic_fetch_add(&job->c.not_copied, 1);
+		return;
+	}
+	if (stops_job(err))
+		atomic_store(&job->stop, true);
 	fcp_report_error(job, what, path, err);
 	atomic_fetch_add(&job->c.failed, 1);
+}
+
+void fcp_report_leftover_in(struct fcp_job *job, const char *what, const struct fcp_dir *d,
+			    const char *name, int err)
+{
+	char *p = fcp_dir_dst_path(d, name);
+
+	if (stops_job(err))
+		fcp_job_stop(job, err);
+	fcp_report_error(job, what, p, err);
+	atomic_fetch_add(&job->c.failed, 1);
+	free(p);
 }
 
 void fcp_report_failed_in(struct fcp_job *job, const char *what, const struct fcp_dir *d,
@@ -89,12 +135,17 @@ static const char *warn_name[FCP_WARN_KINDS] = {
 
 void fcp_report_warn(struct fcp_job *job, enum fcp_warn_kind kind, const char *path, int err)
 {
+	/* The directories finished after a read-only or full destination
+	 * stopped the job cannot take their metadata either: the failure
+	 * has said so, and what was not copied is counted. */
+	if (stops_job(err) && atomic_load(&job->stop_errno) == err)
+		return;
 	if (atomic_fetch_add(&job->c.warnings[kind], 1) != 0)
 		return;
 	pthread_mutex_lock(&job->err_lock);
 	fprintf(job->err, "fastcp: warning: cannot preserve %s of '", warn_name[kind]);
 	put_path(job->err, path ? path : "?");
-	fprintf(job->err, "': %s (further ones only counted)\n", strerror(-err));
+	fprintf(job->err, "': %s (further ones only counted)\n", err_text(err));
 	pthread_mutex_unlock(&job->err_lock);
 }
 

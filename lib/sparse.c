@@ -5,11 +5,20 @@
  * covers its size has no holes worth finding, so it is copied as one extent
  * without the two extra lseek calls per file. Files that report size 0 may
  * still have content (procfs, sysfs): they are read until end of file.
+ * Any other file that ends before its size fails with FCP_ESHRANK: its
+ * copy would be silently shorter than the file it was taken for. Only on
+ * the kernel's own filesystems, whose sizes are nominal (sysfs says 4096
+ * for a 20-byte attribute), does the copy end where the file did, as cp's.
  */
 #include "engine.h"
 #include "sys.h"
 
 #include <errno.h>
+#include <linux/magic.h>
+
+#ifndef CONFIGFS_MAGIC
+#define CONFIGFS_MAGIC 0x62656570 /* not in every linux/magic.h */
+#endif
 
 bool fcp_engine_fallback_err(int err)
 {
@@ -62,7 +71,8 @@ int fcp_engine_plan(struct fcp_job *job, uint64_t src_dev, uint64_t dst_dev,
 
 /* Copy one extent, moving down the engine list on "not here" errors.
  * *i is the current engine and stays advanced for the following extents.
- * Returns bytes copied (short = the source ended early) or -errno. */
+ * An engine's count may be short (a short read is not the end); only 0
+ * is. Returns bytes copied (short = the source ended early) or -errno. */
 static ssize_t copy_extent(struct fcp_xfer *x, const struct fcp_engine **list, int n, int *i,
 			   off_t off, size_t len)
 {
@@ -105,6 +115,21 @@ static ssize_t copy_stream(struct fcp_xfer *x)
 	}
 }
 
+/* No data after some offset below end: a hole up to end, unless the file
+ * shrank below end since its stat; then *eof is lowered to its size. One
+ * fstat, for sparse files only. */
+static int hole_to_end(struct fcp_xfer *x, off_t end, off_t *eof)
+{
+	struct statx st;
+	int r = fcp_sys_fstatx(x->in, &st);
+
+	if (r < 0)
+		return r;
+	if ((off_t)st.stx_size < end && (off_t)st.stx_size < *eof)
+		*eof = (off_t)st.stx_size;
+	return 0;
+}
+
 /* Copy the data extents of [off, end) with engines list[*i..n). If the
  * source ends early, *eof is set to where it ended. */
 static ssize_t copy_span(struct fcp_xfer *x, const struct fcp_engine **list, int n, int *i,
@@ -118,8 +143,10 @@ static ssize_t copy_span(struct fcp_xfer *x, const struct fcp_engine **list, int
 		off_t hole = end;
 		ssize_t r;
 
-		if (data == -ENXIO)
-			break; /* only a hole remains */
+		if (data == -ENXIO) {
+			int t = hole_to_end(x, end, eof);
+			return t < 0 ? t : total;
+		}
 		if (data < 0)
 			return data;
 		if (data >= end)
@@ -145,6 +172,19 @@ static ssize_t copy_span(struct fcp_xfer *x, const struct fcp_engine **list, int
 	return total;
 }
 
+/* Is the size of fd's file only nominal (a kernel filesystem)? Asked
+ * only of a file that ended early, so it costs nothing in the common case. */
+static bool nominal_size(int fd)
+{
+	long type;
+
+	if (fcp_sys_fs_type(fd, &type) < 0)
+		return false;
+	return type == SYSFS_MAGIC || type == CONFIGFS_MAGIC || type == PROC_SUPER_MAGIC ||
+	       type == DEBUGFS_MAGIC || type == TRACEFS_MAGIC || type == SECURITYFS_MAGIC ||
+	       type == CGROUP_SUPER_MAGIC || type == CGROUP2_SUPER_MAGIC;
+}
+
 static ssize_t copy_extents(struct fcp_xfer *x, const struct fcp_engine **list, int n, int i)
 {
 	off_t eof = x->size;
@@ -158,10 +198,13 @@ static ssize_t copy_extents(struct fcp_xfer *x, const struct fcp_engine **list, 
 	if (x->allocated < (uint64_t)x->size && (t = fcp_sys_ftruncate(x->out, x->size)) < 0)
 		return t;
 	total = copy_span(x, list, n, &i, 0, x->size, &eof);
-	/* A source that shrank under us: the copy ends where it did. */
-	if (total >= 0 && eof < x->size && (t = fcp_sys_ftruncate(x->out, eof)) < 0)
-		return t;
-	return total;
+	if (total < 0 || eof == x->size)
+		return total;
+	/* The source ended early: it shrank under us, or its size means
+	 * nothing (then the copy ends where it did). */
+	if (!nominal_size(x->in))
+		return FCP_ESHRANK;
+	return (t = fcp_sys_ftruncate(x->out, eof)) < 0 ? t : total;
 }
 
 /* The plan of x in list (n engines); returns the index of its first

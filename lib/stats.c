@@ -17,6 +17,12 @@ static void human(double bytes, char *buf, size_t len)
 	snprintf(buf, len, u ? "%.1f %s" : "%.0f %s", bytes, unit[u]);
 }
 
+/* The plural ending that agrees with n ("1 file", "2 files"). */
+static const char *s_(uint64_t n)
+{
+	return n == 1 ? "" : "s";
+}
+
 void fcp_stats_print(const struct fcp_stats *s, FILE *f)
 {
 	double secs = s->seconds > 1e-6 ? s->seconds : 1e-6;
@@ -24,15 +30,17 @@ void fcp_stats_print(const struct fcp_stats *s, FILE *f)
 
 	human((double)s->bytes, size, sizeof(size));
 	human(s->bytes / secs, rate, sizeof(rate));
-	fprintf(f, "fastcp: copied %llu files (%s), %llu directories, %llu symlinks, "
-		   "%llu hard links, %llu special files in %.2f s: %s/s, %.0f files/s "
-		   "(%d threads, %s)\n",
-		(unsigned long long)s->files, size, (unsigned long long)s->dirs,
-		(unsigned long long)s->symlinks, (unsigned long long)s->hardlinks,
-		(unsigned long long)s->specials, s->seconds, rate, s->files / secs, s->threads,
-		s->io_path ? s->io_path : "sync");
+	fprintf(f, "fastcp: copied %llu file%s (%s), %llu director%s, %llu symlink%s, "
+		   "%llu hard link%s, %llu special file%s in %.2f s: %s/s, %.0f files/s "
+		   "(%d thread%s, %s)\n",
+		(unsigned long long)s->files, s_(s->files), size, (unsigned long long)s->dirs,
+		s->dirs == 1 ? "y" : "ies", (unsigned long long)s->symlinks, s_(s->symlinks),
+		(unsigned long long)s->hardlinks, s_(s->hardlinks),
+		(unsigned long long)s->specials, s_(s->specials), s->seconds, rate,
+		s->files / secs, s->threads, s_(s->threads), s->io_path ? s->io_path : "sync");
 	if (s->cloned_files)
-		fprintf(f, "fastcp: %llu files cloned (reflink)\n", (unsigned long long)s->cloned_files);
+		fprintf(f, "fastcp: %llu file%s cloned (reflink)\n",
+			(unsigned long long)s->cloned_files, s_(s->cloned_files));
 	if (s->symlinks || s->skipped)
 		fprintf(f, "fastcp: symlinks: %llu internal, %llu external; %llu relative, "
 			   "%llu absolute; %llu rewritten, %llu skipped\n",
@@ -41,19 +49,36 @@ void fcp_stats_print(const struct fcp_stats *s, FILE *f)
 			(unsigned long long)s->links_rewritten, (unsigned long long)s->skipped);
 }
 
+/* Extended attributes, ACLs and labels are counted one by one (a file
+ * may have several), the other kinds once per item. */
+static void print_warning(FILE *f, enum fcp_warn_kind k, uint64_t n)
+{
+	static const char *const one[FCP_WARN_KINDS] = {
+		[FCP_WARN_XATTR] = "extended attribute", [FCP_WARN_ACL] = "ACL",
+		[FCP_WARN_LABEL] = "security label",
+	};
+
+	if (one[k])
+		fprintf(f, "fastcp: warning: %llu %s%s not preserved\n", (unsigned long long)n,
+			one[k], s_(n));
+	else
+		fprintf(f, "fastcp: warning: %s not preserved on %llu item%s\n",
+			fcp_warn_kind_name(k), (unsigned long long)n, s_(n));
+}
+
 /* The lines that must be seen even without --stats. */
 void fcp_stats_print_problems(const struct fcp_stats *s, FILE *f)
 {
 	for (int k = 0; k < FCP_WARN_KINDS; k++)
 		if (s->warnings[k])
-			fprintf(f, "fastcp: warning: %s not preserved on %llu items\n",
-				fcp_warn_kind_name(k), (unsigned long long)s->warnings[k]);
+			print_warning(f, k, s->warnings[k]);
 	if (s->failed)
-		fprintf(f, "fastcp: %llu items failed\n", (unsigned long long)s->failed);
+		fprintf(f, "fastcp: %llu item%s failed\n", (unsigned long long)s->failed,
+			s_(s->failed));
 	if (s->signal)
 		fprintf(f, "fastcp: interrupted by signal %d: nothing new was started, "
 			   "nothing partial was left\n", s->signal);
 	if (s->not_copied)
-		fprintf(f, "fastcp: %llu items not copied (a directory not started counts as one)\n",
-			(unsigned long long)s->not_copied);
+		fprintf(f, "fastcp: %llu item%s not copied (a directory not started counts as one)\n",
+			(unsigned long long)s->not_copied, s_(s->not_copied));
 }

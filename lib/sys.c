@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/xattr.h>
 #include <time.h>
@@ -197,6 +198,19 @@ off_t fcp_sys_lseek(int fd, off_t off, int whence)
 
 int fcp_sys_ftruncate(int fd, off_t len) { RET(ftruncate(fd, len)); }
 int fcp_sys_fsync(int fd) { RET(fsync(fd)); }
+
+int fcp_sys_fs_type(int fd, long *type)
+{
+	struct statfs sf;
+	int r;
+
+	while ((r = fstatfs(fd, &sf)) < 0 && errno == EINTR)
+		;
+	if (r < 0)
+		return -errno;
+	*type = (long)sf.f_type;
+	return 0;
+}
 int fcp_sys_writeback_start(int fd, off_t off, off_t len)
 {
 	RET(sync_file_range(fd, off, len, SYNC_FILE_RANGE_WRITE));

@@ -38,6 +38,8 @@ int fcp_sys_ficlone(int dst, int src);
 off_t fcp_sys_lseek(int fd, off_t off, int whence);
 int fcp_sys_ftruncate(int fd, off_t len);
 int fcp_sys_fsync(int fd);
+/* The filesystem type of fd (statfs f_type, a *_MAGIC of linux/magic.h). */
+int fcp_sys_fs_type(int fd, long *type);
 /* Start writing back [off, off+len) of fd (0 = to the end); does not wait. */
 int fcp_sys_writeback_start(int fd, off_t off, off_t len);
 int fcp_sys_fdatasync(int fd);

@@ -310,7 +310,11 @@ static char *chain_path(const struct fcp_dir *d, const char *name, bool dst)
 		size_t n = strlen(s);
 		if (!n)
 			continue;
-		if (*end)
+		/* A command-line path may end in slashes ("out/"): one
+		 * separates, never two ("out//d"). */
+		while (n > 1 && s[n - 1] == '/' && s[n - 2] == '/')
+			n--;
+		if (*end && s[n - 1] != '/')
 			*--end = '/';
 		end -= n;
 		memcpy(end, s, n);

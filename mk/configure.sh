@@ -19,4 +19,13 @@ probe HAVE_LIBURING liburing "io_uring engine for small files"
 probe HAVE_XXHASH libxxhash "content hashing"
 probe HAVE_SQLITE3 sqlite3 "hash manifest"
 echo "LIBS :=$libs" > "$m"
+# libfuse3 is for the test tool faultfs only, not for fastcp.
+if pkg-config --exists fuse3 2>/dev/null; then
+	echo "#define HAVE_FUSE3 1" >> "$h"
+	echo "FUSE_CFLAGS := $(pkg-config --cflags fuse3)" >> "$m"
+	echo "FUSE_LIBS := $(pkg-config --libs fuse3)" >> "$m"
+else
+	echo "/* #undef HAVE_FUSE3 */" >> "$h"
+	echo "fastcp: building without fuse3 (faultfs test tool; its tests skip)" >&2
+fi
 mv "$h" "$out/config.h"; mv "$m" "$out/config.mk"

@@ -156,6 +156,13 @@ t_mount_fs() {
 	t_mounts_+=("$dir")
 }
 
+# t_bind DIR MOUNTPOINT: bind-mount DIR on MOUNTPOINT, unmounted at exit.
+t_bind() {
+	need_root "bind mounts need root"
+	mount --bind "$1" "$2" 2>/dev/null || skip "cannot bind-mount $1 on $2"
+	t_mounts_+=("$(cd "$2" && pwd)")
+}
+
 # ---- the sample tree ----
 
 # Fixed times, with nanoseconds, so two builds of a tree compare equal.
@@ -298,4 +305,28 @@ t_mktree() {
 		chmod 0500 modes/readonly_dir
 	) || fail "t_mktree: building the sample tree failed"
 	t_settimes_ "$root"
+}
+
+# faultfs_mount BACKING MNT [OPTIONS...]: mount the fault-injecting
+# passthrough of BACKING on MNT (tests/lib/faultfs.c: --match, --eio-at,
+# --short, --delay-ms, --enospc-after, --edquot-after, --no-rename-flags), in
+# the background; returns once it is mounted, unmounted again at exit. Skips
+# where FUSE or the tool is missing.
+faultfs_mount() {
+	local backing=$1 mnt=$2 pid i
+	shift 2
+	need_root "mounting faultfs needs root"
+	[ -c /dev/fuse ] || skip "no /dev/fuse (FUSE not available here)"
+	[ -x "$TOOLS/faultfs" ] || skip "faultfs not built (libfuse3-dev missing?)"
+	mkdir -p "$mnt" && mnt=$(realpath "$mnt") || fail "faultfs_mount: mkdir $mnt"
+	"$TOOLS/faultfs" "$@" "$backing" "$mnt" >>"$T/faultfs.log" 2>&1 &
+	pid=$!
+	t_mounts_+=("$mnt")
+	for ((i = 0; i < 100; i++)); do
+		grep -qs " $mnt fuse" /proc/self/mounts && return 0
+		kill -0 "$pid" 2>/dev/null || { cat "$T/faultfs.log"; skip "faultfs failed to mount $mnt"; }
+		sleep 0.05
+	done
+	kill "$pid" 2>/dev/null
+	fail "faultfs did not mount $mnt within 5 s"
 }

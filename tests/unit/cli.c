@@ -2,8 +2,26 @@
 #include "check.h"
 #include "fastcp.h"
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <unistd.h>
+
+/* fcp_cli_parse with its usage messages (on fd 2) sent to /dev/null, so
+ * that the log shows only the checks that failed. */
+static int quiet_parse(int argc, char **argv, struct fcp_options *o, char ***srcs, int *nsrc,
+		       char **dst)
+{
+	int saved = dup(2), null = open("/dev/null", O_WRONLY), r;
+
+	fflush(stderr);
+	dup2(null, 2);
+	r = fcp_cli_parse(argc, argv, o, srcs, nsrc, dst);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	close(null);
+	return r;
+}
 
 static int parse(struct fcp_options *o, char **argv)
 {
@@ -13,15 +31,31 @@ static int parse(struct fcp_options *o, char **argv)
 	while (argv[argc])
 		argc++;
 	fcp_options_init(o);
-	return fcp_cli_parse(argc, argv, o, &srcs, &nsrc, &dst) ? -1 : nsrc;
+	return quiet_parse(argc, argv, o, &srcs, &nsrc, &dst) ? -1 : nsrc;
+}
+
+/* The exit code of a parse (0, FCP_EXIT_USAGE, or -1 for --help), and on
+ * success the first source and the destination. */
+static const char *first_src, *dest;
+static int parse_rc(char **argv)
+{
+	struct fcp_options o;
+	char **srcs = NULL;
+	int argc = 0, nsrc, r;
+
+	while (argv[argc])
+		argc++;
+	fcp_options_init(&o);
+	first_src = dest = NULL;
+	r = quiet_parse(argc, argv, &o, &srcs, &nsrc, (char **)&dest);
+	if (r == 0)
+		first_src = srcs[0];
+	return r;
 }
 
 int main(void)
 {
 	struct fcp_options o;
-
-	/* Usage errors print to stderr; keep the test log readable. */
-	freopen("/dev/null", "w", stderr);
 
 	CHECK(parse(&o, (char *[]){ "fastcp", "a", "b", NULL }) == 1);
 	CHECK(o.preserve == FCP_PRESERVE_ALL && o.reflink == FCP_REFLINK_AUTO);
@@ -67,5 +101,45 @@ int main(void)
 	CHECK(parse(&o, (char *[]){ "fastcp", "--direct-read", "never", "a", "b", NULL }) == 1);
 	CHECK(o.direct_read == FCP_DIRECT_NEVER);
 	CHECK(parse(&o, (char *[]){ "fastcp", "--direct-read=sometimes", "a", "b", NULL }) < 0);
+
+	/* Numbers out of range or with garbage are usage errors, never
+	 * wrapped or cut: 4294967297 is 2^32 + 1, once taken as 1. */
+	CHECK(parse_rc((char *[]){ "fastcp", "-j", "4294967297", "a", "b", NULL }) == FCP_EXIT_USAGE);
+	CHECK(parse_rc((char *[]){ "fastcp", "-j", "99999999999999999999999", "a", "b", NULL }) == FCP_EXIT_USAGE);
+	CHECK(parse_rc((char *[]){ "fastcp", "-j", "-1", "a", "b", NULL }) == FCP_EXIT_USAGE);
+	CHECK(parse_rc((char *[]){ "fastcp", "-j", "1025", "a", "b", NULL }) == FCP_EXIT_USAGE);
+	CHECK(parse_rc((char *[]){ "fastcp", "-j", "", "a", "b", NULL }) == FCP_EXIT_USAGE);
+	CHECK(parse_rc((char *[]){ "fastcp", "-j", "4x", "a", "b", NULL }) == FCP_EXIT_USAGE);
+	CHECK(parse_rc((char *[]){ "fastcp", "-j", " 4", "a", "b", NULL }) == FCP_EXIT_USAGE);
+	CHECK(parse_rc((char *[]){ "fastcp", "--threads=0x10", "a", "b", NULL }) == FCP_EXIT_USAGE);
+	CHECK(parse(&o, (char *[]){ "fastcp", "-j1024", "a", "b", NULL }) == 1 && o.threads == 1024);
+	CHECK(parse(&o, (char *[]){ "fastcp", "-j", "1", "a", "b", NULL }) == 1 && o.threads == 1);
+
+	/* Options after the operands are options, as GNU getopt permutes. */
+	CHECK(parse(&o, (char *[]){ "fastcp", "a", "b", "-v", NULL }) == 1 && o.verbose == 1);
+	CHECK(parse_rc((char *[]){ "fastcp", "a", "b", "-v", NULL }) == 0);
+	CHECK_STR(first_src, "a");
+	CHECK_STR(dest, "b");
+	CHECK(parse(&o, (char *[]){ "fastcp", "a", "-T", "b", NULL }) == 1 && o.no_target_dir);
+	CHECK(parse(&o, (char *[]){ "fastcp", "a", "b", "-j", "2", NULL }) == 1 && o.threads == 2);
+	CHECK(parse_rc((char *[]){ "fastcp", "a", "b", "--bogus", NULL }) == FCP_EXIT_USAGE);
+	CHECK(parse_rc((char *[]){ "fastcp", "a", "b", "-x", NULL }) == FCP_EXIT_USAGE);
+	CHECK(parse_rc((char *[]){ "fastcp", "a", "b", "-j", NULL }) == FCP_EXIT_USAGE);
+	/* "--" ends the options: what follows is an operand, dashes or not. */
+	CHECK(parse_rc((char *[]){ "fastcp", "--", "a", "-v", NULL }) == 0);
+	CHECK_STR(first_src, "a");
+	CHECK_STR(dest, "-v");
+	CHECK(parse(&o, (char *[]){ "fastcp", "-v", "a", "--", "-b", "--c", NULL }) == 2);
+	CHECK(o.verbose == 1);
+	/* A parse may follow another (getopt's state is reset). */
+	CHECK(parse(&o, (char *[]){ "fastcp", "x", "--bogus", NULL }) < 0);
+	CHECK(parse(&o, (char *[]){ "fastcp", "a", "b", "-v", NULL }) == 1 && o.verbose == 1);
+
+	/* An empty operand (an unset variable) is bad usage, not "." */
+	CHECK(parse_rc((char *[]){ "fastcp", "a", "", NULL }) == FCP_EXIT_USAGE);
+	CHECK(parse_rc((char *[]){ "fastcp", "", "b", NULL }) == FCP_EXIT_USAGE);
+	CHECK(parse_rc((char *[]){ "fastcp", "a", "", "c", NULL }) == FCP_EXIT_USAGE);
+	CHECK(parse_rc((char *[]){ "fastcp", "-T", "a", "", NULL }) == FCP_EXIT_USAGE);
+	CHECK(parse_rc((char *[]){ "fastcp", "--", "", "b", NULL }) == FCP_EXIT_USAGE);
 	CHECK_DONE();
 }

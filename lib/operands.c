@@ -1,0 +1,167 @@
+/*
+ * operands.c - several SOURCEs into one DEST: repeats and rounds (see
+ * operands.h for the rules).
+ *
+ * Two sorts of an index array, so that a command line of many thousand
+ * operands (a shell glob) costs n log n: by inode to find the repeats, by
+ * name to number the rounds. Ties keep command-line order, so the first
+ * naming is the one copied and the rounds follow the command line.
+ */
+#include "operands.h"
+#include "sys.h"
+
+#include <errno.h>
+#include <libgen.h>
+#include <stdlib.h>
+#include <string.h>
+
+char *fcp_path_join(const char *dir, const char *name)
+{
+	size_t n = strlen(dir);
+	char *s;
+
+	while (n > 1 && dir[n - 1] == '/' && dir[n - 2] == '/')
+		n--;
+	s = malloc(n + strlen(name) + 2);
+	if (s)
+		sprintf(s, "%.*s%s%s", (int)n, dir, n && dir[n - 1] != '/' ? "/" : "", name);
+	return s;
+}
+
+static int cmp_u64(uint64_t a, uint64_t b)
+{
+	return a < b ? -1 : a > b;
+}
+
+static int by_inode(const void *a, const void *b, void *arg)
+{
+	const struct fcp_operand *ops = arg;
+	int i = *(const int *)a, j = *(const int *)b;
+	const struct statx *x = &ops[i].st, *y = &ops[j].st;
+	int c = (int)ops[j].stat_ok - (int)ops[i].stat_ok;
+
+	if (!c && ops[i].stat_ok)
+		c = cmp_u64(fcp_statx_dev(x), fcp_statx_dev(y));
+	if (!c && ops[i].stat_ok)
+		c = cmp_u64(x->stx_ino, y->stx_ino);
+	return c ? c : i - j;
+}
+
+static int by_name(const void *a, const void *b, void *arg)
+{
+	const struct fcp_operand *ops = arg;
+	int i = *(const int *)a, j = *(const int *)b;
+	const char *x = ops[i].name, *y = ops[j].name;
+	int c = !x || !y ? (!x) - (!y) : strcmp(x, y);
+
+	return c ? c : i - j;
+}
+
+static bool same_name(const struct fcp_operand *a, const struct fcp_operand *b)
+{
+	return a->name && b->name && !strcmp(a->name, b->name);
+}
+
+/* The directory that holds src's entry, as a statx (followed: "sym/f"
+ * and "dir/f" name one entry when sym leads to dir). */
+static bool parent_of(const char *src, struct statx *st)
+{
+	char *copy = strdup(src);
+	size_t n = copy ? strlen(copy) : 0;
+	bool ok;
+
+	while (n > 1 && copy[n - 1] == '/')
+		copy[--n] = 0;
+	ok = copy && fcp_sys_statx(AT_FDCWD, dirname(copy), 0, STATX_BASIC_STATS, st) == 0;
+	free(copy);
+	return ok;
+}
+
+/* Is b the same source as a, which has the same inode? */
+static bool same_source(const struct fcp_operand *a, const struct fcp_operand *b)
+{
+	struct statx pa, pb;
+
+	if (S_ISDIR(a->st.stx_mode))
+		return true;
+	return same_name(a, b) && parent_of(a->src, &pa) &&
+	       parent_of(b->src, &pb) && fcp_statx_same_inode(&pa, &pb);
+}
+
+/* Mark every operand that names an earlier one's source again. */
+static void find_repeats(struct fcp_operand *ops, const int *idx, int n)
+{
+	for (int s = 0, e; s < n; s = e) {
+		const struct fcp_operand *first = &ops[idx[s]];
+
+		for (e = s + 1; e < n && first->stat_ok && ops[idx[e]].stat_ok &&
+				fcp_statx_same_inode(&first->st, &ops[idx[e]].st);
+		     e++)
+			;
+		/* Compared with the earlier ones that are not repeats: a run
+		 * of one inode is mostly the same entry named n times. */
+		for (int j = s + 1; j < e; j++)
+			for (int k = s; k < j && !ops[idx[j]].repeat; k++)
+				if (!ops[idx[k]].repeat && same_source(&ops[idx[k]], &ops[idx[j]]))
+					ops[idx[j]].repeat = true;
+	}
+}
+
+/* Number the operands of each name in command-line order; the ones that
+ * wait remember what DEST/name was before the job. */
+static int number_rounds(struct fcp_operand *ops, const int *idx, int n, const char *dst)
+{
+	int last = 0;
+
+	for (int s = 0, e; s < n; s = e) {
+		int round = 0;
+
+		for (e = s + 1; e < n && same_name(&ops[idx[s]], &ops[idx[e]]); e++)
+			;
+		for (int j = s; j < e; j++) {
+			struct fcp_operand *op = &ops[idx[j]];
+			char *path;
+
+			if (op->repeat || !op->name)
+				continue;
+			op->round = round++;
+			if (op->round == 0)
+				continue;
+			if (!(path = fcp_path_join(dst, op->name)))
+				return -ENOMEM;
+			op->dst_existed = fcp_sys_statx(AT_FDCWD, path, AT_SYMLINK_NOFOLLOW,
+							STATX_BASIC_STATS, &op->dst_st) == 0;
+			free(path);
+		}
+		if (round - 1 > last)
+			last = round - 1;
+	}
+	return last;
+}
+
+int fcp_operands_plan(struct fcp_job *job, struct fcp_operand *ops, int n, const char *dst)
+{
+	int *idx = malloc((n ? n : 1) * sizeof(*idx)), last;
+
+	if (!idx)
+		return -ENOMEM;
+	for (int i = 0; i < n; i++)
+		idx[i] = i;
+	qsort_r(idx, n, sizeof(*idx), by_inode, ops);
+	find_repeats(ops, idx, n);
+	qsort_r(idx, n, sizeof(*idx), by_name, ops);
+	last = number_rounds(ops, idx, n, dst);
+	free(idx);
+	for (int i = 0; i < n; i++)
+		if (ops[i].repeat)
+			fcp_report_errorf(job, "warning: source %s '%s' specified more than once",
+					  S_ISDIR(ops[i].st.stx_mode) ? "directory" : "file", ops[i].src);
+	return last;
+}
+
+bool fcp_operand_just_created(const struct fcp_operand *op, const struct statx *now)
+{
+	if (op->round == 0 || !now)
+		return false;
+	return !op->dst_existed || !fcp_statx_same_inode(&op->dst_st, now);
+}

@@ -1,0 +1,47 @@
+/*
+ * operands.h - several SOURCEs copied into one DEST: the same source named
+ * twice, and different sources with the same name.
+ *
+ * The rules are GNU cp's, made deterministic for a parallel copy:
+ *  - The same source named twice is copied once, and the later naming gets
+ *    a warning: a directory under any spelling ("d d/", "d sym/", "d d/."),
+ *    a non-directory when it is the same directory entry ("f ./f"; two
+ *    hard links of one file in different directories are two sources).
+ *  - Different sources with the same name are copied one after the other,
+ *    in command-line order ("rounds"): the first of each name in round 0,
+ *    the second in round 1, and so on. Two directories so merge, the later
+ *    one's entries over the earlier's, and a non-directory is refused where
+ *    an earlier operand has just created its name (job.c).
+ * Operands with a name of their own all run at once, in round 0.
+ */
+#ifndef FCP_OPERANDS_H
+#define FCP_OPERANDS_H
+
+#include "job.h"
+
+struct fcp_operand {
+	const char *src;      /* as given on the command line */
+	char *name;           /* the copy's name in DEST (malloc'd), NULL if none */
+	struct statx st;      /* the source as it will be copied (-L or not) */
+	bool stat_ok;         /* st is valid */
+	bool repeat;          /* the same source as an earlier operand: skipped */
+	int round;            /* after how many earlier operands of this name */
+	bool dst_existed;     /* round > 0: DEST/name existed before the job, */
+	struct statx dst_st;  /* as this inode */
+};
+
+/* Find the repeats (warned about on the job's error stream) and the round
+ * of each operand; ops[i].src, name, st and stat_ok are filled in. Stats
+ * DEST/name of the operands that wait for an earlier one, to tell later
+ * what this job created. Returns the last round, or -ENOMEM. */
+int fcp_operands_plan(struct fcp_job *job, struct fcp_operand *ops, int n, const char *dst);
+
+/* Did an earlier operand of this job create what is now at DEST/name
+ * (now: its statx, or NULL when there is nothing)? */
+bool fcp_operand_just_created(const struct fcp_operand *op, const struct statx *now);
+
+/* "dir/name" for messages and lookups: a trailing slash of dir is not
+ * doubled ("out/" + "d" is "out/d"); "" + name is name. malloc'd. */
+char *fcp_path_join(const char *dir, const char *name);
+
+#endif

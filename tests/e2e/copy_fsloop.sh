@@ -1,0 +1,40 @@
+#!/bin/bash
+# A directory bind-mounted inside itself (mount --bind d d/sub) is a loop of
+# the filesystem, not of symlinks: it is reported as one ("filesystem loop
+# detected: 'd/sub' is the same directory as 'd'"), once, with exit 1, and
+# the rest of the tree is copied. Under -L a symlink to an ancestor is still
+# a symlink loop.
+. "${TESTLIB:-$(dirname "$0")/../lib}/lib.sh" || exit 1
+t_init
+need_fastcp
+need_root "a bind mount needs root"
+
+mkdir -p d/sub d/other
+printf 'x\n' >d/file
+printf 'y\n' >d/other/y
+t_bind d d/sub
+
+for opt in -P -L; do
+	rm -rf copy && mkdir copy
+	# -T into an existing directory: the files land whatever is decided
+	# about a new root copy that met an error.
+	run_fcp $opt -T d/ copy
+	check_rc 1 "bind-mount cycle ($opt)"
+	check_grep "^fastcp: filesystem loop detected: 'd/sub' is the same directory as 'd/'$" "$T/err"
+	check_nogrep "symbolic links" "$T/err"
+	check_eq "$(grep -c 'loop' "$T/err")" 1 "loop lines ($opt)"
+	check_file copy/file
+	check_file copy/other/y
+	check_no_temp copy
+done
+
+# A symlink that leads back up, followed: a symlink loop, as before.
+umount d/sub || fail "umount d/sub"
+mkdir -p l/a
+ln -s .. l/a/up
+rm -rf copy && mkdir copy
+run_fcp -L -T l copy
+check_rc 1 "symlink loop under -L"
+check_grep "symlink loop at 'l/a/up'" "$T/err"
+check_nogrep "filesystem loop" "$T/err"
+echo "filesystem loops reported as such"

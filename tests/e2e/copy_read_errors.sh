@@ -1,0 +1,149 @@
+#!/bin/bash
+# No silent data loss on a failing or odd source (issue 17, items 1 and 12),
+# on every data path: the io_uring batch (small files, --reflink=never so it
+# is taken at once), the synchronous read/write path (--no-io-uring),
+# copy_file_range (source and copy on the same faultfs mount), medium files
+# read with O_DIRECT (auto: faultfs's direct_io files are never cached; and
+# --direct-read=always), sparse files walked by extents, and large files cut
+# into chunks.
+#   - A read error (faultfs --eio-at) at the start, at 64 KiB or mid-file:
+#     exit 1, a message naming the file and the error, nothing under its
+#     final name, no temporary file left, the other files copied intact.
+#   - Short reads (--short=1000, 4096): a byte-identical copy, exit 0.
+#   - A file whose reads end before its size (--eof-at, a source that shrank
+#     after its stat): exit 1, "shrank" in the message, nothing under its
+#     final name. Except on the kernel's own filesystems, whose sizes are
+#     nominal: a sysfs attribute (size 4096) is copied to its end, as by cp.
+. "${TESTLIB:-$(dirname "$0")/../lib}/lib.sh" || exit 1
+t_init
+need_fastcp
+need_cmd cmp truncate dd
+FCP_TIMEOUT=120
+
+sysf=/sys/kernel/mm/transparent_hugepage/enabled
+if [ -r "$sysf" ] && [ "$(stat -c %s "$sysf")" -gt "$(wc -c <"$sysf")" ]; then
+	run_fcp "$sysf" "$T/sysattr"
+	check_rc 0 "sysfs attribute"
+	check cmp "$sysf" "$T/sysattr"
+else
+	note "no sysfs attribute with a nominal size here: not tried"
+fi
+
+B=$T/b  # the backing directory of every faultfs mount
+mkdir -p "$B"/small "$B"/medium "$B"/sparse "$B"/big
+mk_ok() { # DIR: files that never match the faults
+	head -c 3000 /dev/urandom >"$1/ok_1"
+	head -c 150000 /dev/urandom >"$1/ok_2"
+	for i in 3 4 5; do printf 'ok %d\n' "$i" >"$1/ok_$i"; done
+}
+for d in small medium sparse big; do mk_ok "$B/$d"; done
+head -c 4096 /dev/urandom >"$B/small/bad_4k"
+head -c 200000 /dev/urandom >"$B/small/bad_200k"
+head -c 600000 /dev/urandom >"$B/medium/ok_m"
+head -c 1048576 /dev/urandom >"$B/medium/bad_1m"
+# Data at [0, 64K) and [1M, 1M+256K) of 4 MiB; above the batch's size.
+truncate -s 4M "$B/sparse/bad_sparse"
+dd if=/dev/urandom of="$B/sparse/bad_sparse" bs=64K count=1 conv=notrunc status=none
+dd if=/dev/urandom of="$B/sparse/bad_sparse" bs=64K count=4 seek=16 conv=notrunc status=none
+# Above FCP_LARGE_MIN (64 MiB, lib/engine.h): three 32 MiB chunks.
+head -c $((70 << 20)) /dev/urandom >"$B/big/bad_big"
+[ "$(stat -c %b "$B/sparse/bad_sparse")" -lt 8192 ] || skip "no sparse files in $B"
+
+n=0
+# setup DIR KIND FAULT-OPTION...: mount faultfs with the options on $M and
+# set SRC (the source directory through it), DST (the copy) and FROM (the
+# backing of SRC). KIND: tmp (-T into an existing directory on the local
+# filesystem), new (a new root copy), same (-T into an existing directory on
+# the same mount: copy_file_range).
+setup() {
+	local dir=$1 kind=$2
+	shift 2
+	n=$((n + 1))
+	M=$T/m$n
+	faultfs_mount "$B" "$M" "$@"
+	SRC=$M/$dir FROM=$B/$dir
+	case $kind in
+	tmp) DST=$T/d$n/out; mkdir -p "$DST"; TOPT=-T ;;
+	new) DST=$T/d$n/new; mkdir -p "$T/d$n"; TOPT= ;;
+	same) mkdir -p "$B/out$n/out"; DST=$M/out$n/out; TOPT=-T ;;
+	esac
+}
+# Where the copy's files are, without going through faultfs.
+dst_backing() { case $DST in "$M"/*) echo "$B/${DST#"$M"/}" ;; *) echo "$DST" ;; esac; }
+teardown() { umount "$M" 2>/dev/null || umount -l "$M"; }
+
+# check_failed FILE WHY-REGEX: FILE failed with a message naming it; nothing
+# of it under its final name or a temporary name; the rest intact.
+check_failed() {
+	local file=$1 why=$2 d f
+	d=$(dst_backing)
+	check_rc 1 "$file"
+	check_grep "'[^']*/$file': .*$why" "$T/err" "no message naming $file with /$why/"
+	check_nogrep "^fastcp: .*'[^']*/ok_" "$T/err" "an intact file was reported"
+	# A new root copy may stay under its temporary name after a failure:
+	# then nothing of the bad file may be anywhere in it either.
+	[ -n "$(find "${d%/*}" -name "$file" -type f)" ] && fail "$file left under its final name"
+	if [ "$TOPT" = -T ] || [ -d "$d" ]; then
+		check_absent "$d/$file"
+		check_no_temp "$d"
+		for f in "$FROM"/ok_*; do
+			cmp -s "$f" "$d/${f##*/}" || fail "${f##*/} not copied intact ($file case)"
+		done
+	fi
+}
+
+# check_copied: exit 0 and every file byte-identical.
+check_copied() {
+	local d f
+	d=$(dst_backing)
+	check_rc 0 "$*"
+	check_no_temp "$d"
+	for f in "$FROM"/*; do
+		cmp "$f" "$d/${f##*/}" || fail "${f##*/} differs ($*)"
+	done
+}
+
+# The paths: directory, file (and its offsets for EIO and EOF), destination
+# kind, fastcp options.
+PATHS=(
+	"small bad_4k 0,2048 tmp --reflink=never"
+	"small bad_4k 0,2048 new --reflink=never"
+	"small bad_4k 0,2048 tmp --no-io-uring"
+	"small bad_4k 0,2048 same"
+	"small bad_200k 0,65536,100000 tmp --reflink=never"
+	"small bad_200k 0,65536,100000 new --reflink=never"
+	"small bad_200k 0,65536,100000 tmp --no-io-uring"
+	"small bad_200k 0,65536,100000 same"
+	"medium bad_1m 0,65536,524388 tmp"
+	"medium bad_1m 0,65536,524388 tmp --direct-read=always"
+	"medium bad_1m 0,65536,524388 tmp --direct-read=never"
+	"medium bad_1m 0,65536,524388 same"
+	"sparse bad_sparse 0,65536,1150000 tmp"
+	"sparse bad_sparse 0,65536,1150000 same"
+	"big bad_big 0,65536,42000000 tmp"
+	"big bad_big 0,65536,42000000 same"
+)
+
+for p in "${PATHS[@]}"; do
+	read -r dir file offs kind opts <<<"$p"
+	for off in ${offs//,/ }; do
+		note "EIO at $off: $p"
+		setup "$dir" "$kind" --match="$file" --eio-at="$off"
+		run_fcp $opts $TOPT "$SRC" "$DST"
+		check_failed "$file" "Input/output error"
+		teardown
+	done
+	note "reads end at ${offs##*,}: $p"
+	setup "$dir" "$kind" --match="$file" --eof-at="${offs##*,}"
+	run_fcp $opts $TOPT "$SRC" "$DST"
+	check_failed "$file" "shrank"
+	teardown
+	for short in 1000 4096; do
+		note "short reads of $short: $p"
+		setup "$dir" "$kind" --match='bad_*' --short="$short"
+		run_fcp $opts $TOPT "$SRC" "$DST"
+		check_copied "short $short: $p"
+		teardown
+	done
+done
+echo "read errors, short reads and shrunk files handled on every path"

@@ -1,0 +1,76 @@
+#!/bin/bash
+# faultfs (tests/lib/faultfs.c) does what each option says, so that the tests
+# built on it test fastcp, not the fault filesystem: EIO at an offset with
+# the bytes before it served, short reads reaching the reader, delays, a
+# destination that fills up (ENOSPC, EDQUOT), renames with flags refused,
+# faults limited to --match, and a plain passthrough otherwise.
+. "${TESTLIB:-$(dirname "$0")/../lib}/lib.sh" || exit 1
+t_init
+need_cmd dd cmp perl
+
+mkdir -p b
+head -c 300000 /dev/urandom >b/data
+head -c 300000 /dev/urandom >b/other
+ln b/data b/data_link
+
+# renameat2(AT_FDCWD, FROM, AT_FDCWD, TO, FLAGS) by number; prints errno name.
+rename2() {
+	local nr
+	case $(uname -m) in x86_64) nr=316 ;; aarch64) nr=276 ;; *) skip "renameat2 number unknown on $(uname -m)" ;; esac
+	perl -e 'use Errno; my $r = syscall('"$nr"', -100, $ARGV[0], -100, $ARGV[1], $ARGV[2]+0);
+		print $r == 0 ? "OK\n" : ((grep { $!{$_} } keys %!)[0] . "\n")' "$@"
+}
+
+# Plain passthrough: content, hard links (inode numbers), rename flags work.
+faultfs_mount b m0
+check cmp m0/data b/data
+check_eq "$(stat -c %i m0/data)" "$(stat -c %i m0/data_link)" "hard link inode numbers"
+echo x >m0/r1 && echo y >m0/r2
+check_eq "$(rename2 m0/r1 m0/r2 2)" OK "RENAME_EXCHANGE without --no-rename-flags"
+check_eq "$(cat b/r1)" y "exchange happened in the backing directory"
+
+# --eio-at: the bytes before the offset are served, then EIO.
+faultfs_mount b m1 --eio-at=100000 --match='data*'
+dd if=m1/data of=got bs=64k 2>dd.err && fail "dd read past --eio-at without an error"
+check_grep "Input/output error" dd.err
+check_eq "$(stat -c %s got)" 100000 "bytes served before the EIO offset"
+check cmp got <(head -c 100000 b/data)
+check cmp m1/other b/other   # --match: other files are not faulted
+
+# --eio-at=0: the first read fails.
+faultfs_mount b m2 --eio-at=0
+check_not cat m2/data >/dev/null 2>&1
+
+# --short: every read returns at most N bytes, and the content is intact.
+faultfs_mount b m3 --short=1000
+dd if=m3/data of=got bs=64k 2>dd.err || fail "dd through --short failed"
+check_grep "^0\+300 records in" dd.err "reads were not short"
+check cmp got b/data
+
+# --eof-at: reads end there, the size stays (a file that shrank).
+faultfs_mount b m8 --eof-at=5000
+check_eq "$(stat -c %s m8/data)" 300000 "size under --eof-at"
+check_eq "$(cat m8/data | wc -c)" 5000 "bytes read under --eof-at"
+
+# --delay-ms: a read of a matching file takes at least that long.
+faultfs_mount b m4 --delay-ms=300 --match=data
+t0=$(date +%s%N); check cmp m4/data b/data; t1=$(date +%s%N)
+[ $(((t1 - t0) / 1000000)) -ge 300 ] || fail "--delay-ms=300 read took $(((t1 - t0) / 1000000)) ms"
+
+# --enospc-after / --edquot-after: writes fail once the budget is spent.
+faultfs_mount b m5 --enospc-after=100000
+dd if=/dev/zero of=m5/w bs=64k count=10 2>dd.err && fail "write past --enospc-after succeeded"
+check_grep "No space left on device" dd.err
+check_eq "$(stat -c %s b/w)" 100000 "bytes written before ENOSPC"
+faultfs_mount b m6 --edquot-after=1000
+dd if=/dev/zero of=m6/q bs=4k count=1 2>dd.err && fail "write past --edquot-after succeeded"
+check_grep "Disk quota exceeded" dd.err
+
+# --no-rename-flags: RENAME_NOREPLACE (1) and RENAME_EXCHANGE (2) fail with
+# EINVAL; a plain rename still works.
+faultfs_mount b m7 --no-rename-flags
+check_eq "$(rename2 m7/r1 m7/new 1)" EINVAL "RENAME_NOREPLACE with --no-rename-flags"
+check_eq "$(rename2 m7/r1 m7/r2 2)" EINVAL "RENAME_EXCHANGE with --no-rename-flags"
+check mv m7/r1 m7/new
+check_file b/new
+echo "faultfs options work"

@@ -1,0 +1,459 @@
+/*
+ * faultfs - a passthrough FUSE filesystem of a backing directory that
+ * injects faults, so that fastcp's handling of failing sources and
+ * destinations can be tested on any machine with /dev/fuse.
+ *
+ *   faultfs [OPTIONS] BACKING MOUNTPOINT
+ *
+ *   --match=GLOB          faults apply only to files whose basename matches
+ *                         GLOB (default: all files)
+ *   --eio-at=OFFSET       a read of a matching file that reaches OFFSET or
+ *                         beyond fails with EIO (bytes before it are served)
+ *   --short=N             every read of a matching file returns at most N bytes
+ *   --eof-at=OFFSET       reads of a matching file end (return 0) at OFFSET,
+ *                         while its size stays: a file that shrank after its stat
+ *   --delay-ms=N          every read, open and lookup of a matching file
+ *                         sleeps N ms first
+ *   --enospc-after=BYTES  writes to matching files fail with ENOSPC once
+ *                         BYTES have been written to them in total
+ *   --edquot-after=BYTES  the same with EDQUOT
+ *   --no-rename-flags     rename with any flag fails with EINVAL, as on NFS,
+ *                         9p and sshfs
+ *
+ * Other arguments starting with '-' go to libfuse (e.g. -d). It stays in
+ * the foreground until unmounted.
+ *
+ * A matching file with a read fault is opened direct_io: otherwise the
+ * kernel's page cache and readahead would read around the fault (a short
+ * read would be filled up by the next page request, an EIO past the first
+ * pages would be seen by readahead, not by the reader). Attributes and
+ * entries are not cached so that changes made in BACKING are seen at once.
+ */
+#define FUSE_USE_VERSION 35
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <fuse.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/time.h>
+#include <sys/xattr.h>
+#include <time.h>
+#include <unistd.h>
+
+static struct {
+	const char *backing;     /* absolute path of the backing directory */
+	const char *match;       /* NULL: every file */
+	long long eio_at;        /* -1: off */
+	long long short_max;     /* 0: off */
+	long long eof_at;        /* -1: off */
+	long delay_ms;           /* 0: off */
+	long long full_after;    /* -1: off */
+	int full_errno;          /* ENOSPC or EDQUOT */
+	int no_rename_flags;
+} opt = { .eio_at = -1, .eof_at = -1, .full_after = -1 };
+
+static long long written; /* bytes written to matching files, all threads */
+
+/* Full backing path of PATH (which starts with '/'). */
+static int bpath(char *out, const char *path)
+{
+	int n = snprintf(out, PATH_MAX, "%s%s", opt.backing, path);
+	return n >= PATH_MAX ? -ENAMETOOLONG : 0;
+}
+#define BPATH(var, path)                       \
+	char var[PATH_MAX];                    \
+	do {                                   \
+		int e_ = bpath(var, path);     \
+		if (e_) return e_;             \
+	} while (0)
+
+static int matches(const char *path)
+{
+	const char *base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	return !opt.match || fnmatch(opt.match, base, 0) == 0;
+}
+
+static int read_fault(void)
+{
+	return opt.eio_at >= 0 || opt.eof_at >= 0 || opt.short_max > 0 || opt.delay_ms > 0;
+}
+
+static void delay(const char *path)
+{
+	struct timespec ts = { opt.delay_ms / 1000, (opt.delay_ms % 1000) * 1000000L };
+	if (opt.delay_ms > 0 && matches(path))
+		while (nanosleep(&ts, &ts) < 0 && errno == EINTR) {}
+}
+
+/* As root, give a new entry to the caller, as a real filesystem would. */
+static void own(const char *bp)
+{
+	struct fuse_context *c = fuse_get_context();
+	if (geteuid() == 0 && c)
+		(void)lchown(bp, c->uid, c->gid);
+}
+
+static int neg(int r) { return r < 0 ? -errno : r; }
+
+static void *fs_init(struct fuse_conn_info *conn, struct fuse_config *cfg)
+{
+	cfg->use_ino = 1;          /* fastcp finds hard links by inode number */
+	cfg->readdir_ino = 1;
+	cfg->entry_timeout = 0;
+	cfg->attr_timeout = 0;
+	cfg->negative_timeout = 0;
+	cfg->nullpath_ok = 0;
+	return NULL;
+}
+
+static int fs_getattr(const char *path, struct stat *st, struct fuse_file_info *fi)
+{
+	delay(path);
+	if (fi)
+		return neg(fstat(fi->fh, st));
+	BPATH(bp, path);
+	return neg(lstat(bp, st));
+}
+
+static int fs_readlink(const char *path, char *buf, size_t size)
+{
+	BPATH(bp, path);
+	ssize_t n = readlink(bp, buf, size - 1);
+	if (n < 0)
+		return -errno;
+	buf[n] = 0;
+	return 0;
+}
+
+static int fs_readdir(const char *path, void *buf, fuse_fill_dir_t fill, off_t off,
+		      struct fuse_file_info *fi, enum fuse_readdir_flags flags)
+{
+	BPATH(bp, path);
+	DIR *d = opendir(bp);
+	struct dirent *e;
+	if (!d)
+		return -errno;
+	while ((e = readdir(d))) {
+		struct stat st = { .st_ino = e->d_ino, .st_mode = (mode_t)DTTOIF(e->d_type) };
+		if (fill(buf, e->d_name, &st, 0, 0))
+			break;
+	}
+	closedir(d);
+	return 0;
+}
+
+static int fs_mknod(const char *path, mode_t mode, dev_t rdev)
+{
+	BPATH(bp, path);
+	int r = S_ISFIFO(mode) ? mkfifo(bp, mode) : mknod(bp, mode, rdev);
+	if (r < 0)
+		return -errno;
+	own(bp);
+	return 0;
+}
+
+static int fs_mkdir(const char *path, mode_t mode)
+{
+	BPATH(bp, path);
+	if (mkdir(bp, mode) < 0)
+		return -errno;
+	own(bp);
+	return 0;
+}
+
+static int fs_unlink(const char *path) { BPATH(bp, path); return neg(unlink(bp)); }
+static int fs_rmdir(const char *path) { BPATH(bp, path); return neg(rmdir(bp)); }
+
+static int fs_symlink(const char *target, const char *path)
+{
+	BPATH(bp, path);
+	if (symlink(target, bp) < 0)
+		return -errno;
+	own(bp);
+	return 0;
+}
+
+static int fs_rename(const char *from, const char *to, unsigned int flags)
+{
+	BPATH(bf, from);
+	BPATH(bt, to);
+	if (flags && opt.no_rename_flags)
+		return -EINVAL;
+	return neg(renameat2(AT_FDCWD, bf, AT_FDCWD, bt, flags));
+}
+
+static int fs_link(const char *from, const char *to)
+{
+	BPATH(bf, from);
+	BPATH(bt, to);
+	return neg(link(bf, bt));
+}
+
+static int fs_chmod(const char *path, mode_t mode, struct fuse_file_info *fi)
+{
+	if (fi)
+		return neg(fchmod(fi->fh, mode));
+	BPATH(bp, path);
+	return neg(chmod(bp, mode));
+}
+
+static int fs_chown(const char *path, uid_t uid, gid_t gid, struct fuse_file_info *fi)
+{
+	if (fi)
+		return neg(fchown(fi->fh, uid, gid));
+	BPATH(bp, path);
+	return neg(lchown(bp, uid, gid));
+}
+
+static int fs_truncate(const char *path, off_t size, struct fuse_file_info *fi)
+{
+	if (fi)
+		return neg(ftruncate(fi->fh, size));
+	BPATH(bp, path);
+	return neg(truncate(bp, size));
+}
+
+static int fs_utimens(const char *path, const struct timespec ts[2], struct fuse_file_info *fi)
+{
+	if (fi)
+		return neg(futimens(fi->fh, ts));
+	BPATH(bp, path);
+	return neg(utimensat(AT_FDCWD, bp, ts, AT_SYMLINK_NOFOLLOW));
+}
+
+/* The backing file is opened without O_DIRECT: our buffers are not aligned,
+ * and the reader's O_DIRECT is served by the FUSE request anyway. */
+static void opened(const char *path, struct fuse_file_info *fi, int fd)
+{
+	fi->fh = fd;
+	if (read_fault() && matches(path)) {
+		fi->direct_io = 1;
+		fi->keep_cache = 0;
+	}
+}
+
+static int fs_open(const char *path, struct fuse_file_info *fi)
+{
+	BPATH(bp, path);
+	delay(path);
+	int fd = open(bp, fi->flags & ~(O_DIRECT | O_NOFOLLOW));
+	if (fd < 0)
+		return -errno;
+	opened(path, fi, fd);
+	return 0;
+}
+
+static int fs_create(const char *path, mode_t mode, struct fuse_file_info *fi)
+{
+	BPATH(bp, path);
+	int fd = open(bp, (fi->flags & ~O_DIRECT) | O_CREAT, mode);
+	if (fd < 0)
+		return -errno;
+	own(bp);
+	opened(path, fi, fd);
+	return 0;
+}
+
+static int fs_read(const char *path, char *buf, size_t size, off_t off, struct fuse_file_info *fi)
+{
+	if (matches(path)) {
+		delay(path);
+		if (opt.eio_at >= 0) {
+			if (off >= opt.eio_at)
+				return -EIO;
+			if ((long long)size > opt.eio_at - off)
+				size = opt.eio_at - off;
+		}
+		if (opt.eof_at >= 0) {
+			if (off >= opt.eof_at)
+				return 0;
+			if ((long long)size > opt.eof_at - off)
+				size = opt.eof_at - off;
+		}
+		if (opt.short_max > 0 && (long long)size > opt.short_max)
+			size = opt.short_max;
+	}
+	ssize_t n = pread(fi->fh, buf, size, off);
+	return n < 0 ? -errno : (int)n;
+}
+
+/* Reserve up to SIZE bytes of the write budget; 0 when it is spent. */
+static size_t budget(size_t size)
+{
+	long long before = __atomic_fetch_add(&written, (long long)size, __ATOMIC_SEQ_CST);
+	if (before >= opt.full_after)
+		return 0;
+	return before + (long long)size > opt.full_after ? (size_t)(opt.full_after - before) : size;
+}
+
+static int fs_write(const char *path, const char *buf, size_t size, off_t off,
+		    struct fuse_file_info *fi)
+{
+	if (opt.full_after >= 0 && matches(path)) {
+		size = budget(size);
+		if (size == 0)
+			return -opt.full_errno;
+	}
+	ssize_t n = pwrite(fi->fh, buf, size, off);
+	return n < 0 ? -errno : (int)n;
+}
+
+static int fs_statfs(const char *path, struct statvfs *st)
+{
+	BPATH(bp, path);
+	return neg(statvfs(bp, st));
+}
+
+static int fs_flush(const char *path, struct fuse_file_info *fi)
+{
+	/* close(dup()) reports the errors a close of the backing file would. */
+	return neg(close(dup(fi->fh)));
+}
+
+static int fs_release(const char *path, struct fuse_file_info *fi)
+{
+	close(fi->fh);
+	return 0;
+}
+
+static int fs_fsync(const char *path, int datasync, struct fuse_file_info *fi)
+{
+	return neg(datasync ? fdatasync(fi->fh) : fsync(fi->fh));
+}
+
+static int fs_fallocate(const char *path, int mode, off_t off, off_t len, struct fuse_file_info *fi)
+{
+	if (opt.full_after >= 0 && matches(path) &&
+	    __atomic_load_n(&written, __ATOMIC_SEQ_CST) >= opt.full_after)
+		return -opt.full_errno;
+	return neg(fallocate(fi->fh, mode, off, len));
+}
+
+static off_t fs_lseek(const char *path, off_t off, int whence, struct fuse_file_info *fi)
+{
+	off_t r = lseek(fi->fh, off, whence);
+	return r < 0 ? -errno : r;
+}
+
+static int fs_setxattr(const char *path, const char *name, const char *val, size_t size, int flags)
+{
+	BPATH(bp, path);
+	return neg(lsetxattr(bp, name, val, size, flags));
+}
+
+static int fs_getxattr(const char *path, const char *name, char *val, size_t size)
+{
+	BPATH(bp, path);
+	ssize_t n = lgetxattr(bp, name, val, size);
+	return n < 0 ? -errno : (int)n;
+}
+
+static int fs_listxattr(const char *path, char *list, size_t size)
+{
+	BPATH(bp, path);
+	ssize_t n = llistxattr(bp, list, size);
+	return n < 0 ? -errno : (int)n;
+}
+
+static int fs_removexattr(const char *path, const char *name)
+{
+	BPATH(bp, path);
+	return neg(lremovexattr(bp, name));
+}
+
+static const struct fuse_operations ops = {
+	.init = fs_init,
+	.getattr = fs_getattr,
+	.readlink = fs_readlink,
+	.readdir = fs_readdir,
+	.mknod = fs_mknod,
+	.mkdir = fs_mkdir,
+	.unlink = fs_unlink,
+	.rmdir = fs_rmdir,
+	.symlink = fs_symlink,
+	.rename = fs_rename,
+	.link = fs_link,
+	.chmod = fs_chmod,
+	.chown = fs_chown,
+	.truncate = fs_truncate,
+	.utimens = fs_utimens,
+	.open = fs_open,
+	.create = fs_create,
+	.read = fs_read,
+	.write = fs_write,
+	.statfs = fs_statfs,
+	.flush = fs_flush,
+	.release = fs_release,
+	.fsync = fs_fsync,
+	.fallocate = fs_fallocate,
+	.lseek = fs_lseek,
+	.setxattr = fs_setxattr,
+	.getxattr = fs_getxattr,
+	.listxattr = fs_listxattr,
+	.removexattr = fs_removexattr,
+};
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: faultfs [--match=GLOB] [--eio-at=OFFSET] [--short=N] "
+			"[--eof-at=OFFSET] [--delay-ms=N] [--enospc-after=BYTES] [--edquot-after=BYTES] "
+			"[--no-rename-flags] [FUSE-OPTION...] BACKING MOUNTPOINT\n");
+	exit(2);
+}
+
+/* A non-negative decimal number, or exit with usage. */
+static long long num(const char *s)
+{
+	char *end;
+	errno = 0;
+	long long v = strtoll(s, &end, 10);
+	if (errno || end == s || *end || v < 0) {
+		fprintf(stderr, "faultfs: bad number '%s'\n", s);
+		usage();
+	}
+	return v;
+}
+
+int main(int argc, char **argv)
+{
+	char *fargv[argc + 5], *pos[2];
+	int fargc = 0, npos = 0;
+	fargv[fargc++] = argv[0];
+	fargv[fargc++] = "-f";
+	fargv[fargc++] = "-o";
+	fargv[fargc++] = geteuid() == 0 ? "default_permissions,allow_other,fsname=faultfs"
+					: "default_permissions,fsname=faultfs";
+	for (int i = 1; i < argc; i++) {
+		char *a = argv[i];
+		if (!strncmp(a, "--match=", 8)) opt.match = a + 8;
+		else if (!strncmp(a, "--eio-at=", 9)) opt.eio_at = num(a + 9);
+		else if (!strncmp(a, "--short=", 8)) opt.short_max = num(a + 8);
+		else if (!strncmp(a, "--eof-at=", 9)) opt.eof_at = num(a + 9);
+		else if (!strncmp(a, "--delay-ms=", 11)) opt.delay_ms = num(a + 11);
+		else if (!strncmp(a, "--enospc-after=", 15)) opt.full_after = num(a + 15), opt.full_errno = ENOSPC;
+		else if (!strncmp(a, "--edquot-after=", 15)) opt.full_after = num(a + 15), opt.full_errno = EDQUOT;
+		else if (!strcmp(a, "--no-rename-flags")) opt.no_rename_flags = 1;
+		else if (!strncmp(a, "--", 2) && a[2]) { fprintf(stderr, "faultfs: unknown option '%s'\n", a); usage(); }
+		else if (a[0] == '-') fargv[fargc++] = a;
+		else if (npos < 2) pos[npos++] = a;
+		else usage();
+	}
+	if (npos != 2)
+		usage();
+	opt.backing = realpath(pos[0], NULL);
+	if (!opt.backing) {
+		fprintf(stderr, "faultfs: backing directory '%s': %s\n", pos[0], strerror(errno));
+		return 1;
+	}
+	fargv[fargc++] = pos[1];
+	fargv[fargc] = NULL;
+	return fuse_main(fargc, fargv, &ops, NULL);
+}
