@@ -68,6 +68,8 @@ enum fcp_warn_kind {
 	FCP_WARN_KINDS,
 };
 
+#define FCP_LEFTOVERS_NAMED 10
+
 struct fcp_stats {
 	uint64_t files, dirs, symlinks, specials, hardlinks;
 	uint64_t bytes;          /* data bytes written (holes excluded) */
@@ -75,6 +77,10 @@ struct fcp_stats {
 	uint64_t failed;         /* items reported as failed */
 	uint64_t not_copied;     /* items never started (stopped on ENOSPC) */
 	uint64_t skipped;        /* items left out by policy */
+	uint64_t leftovers;      /* of interrupted runs, found (the first
+				    FCP_LEFTOVERS_NAMED named), none removed */
+	uint64_t left_hidden;    /* unfinished new root copies left under a
+				    temporary name (each reported with its path) */
 	uint64_t links_internal, links_external, links_relative, links_absolute;
 	uint64_t links_rewritten;
 	uint64_t warnings[FCP_WARN_KINDS];
@@ -99,8 +105,10 @@ int fcp_cli_parse(int argc, char **argv, struct fcp_options *o,
 /*
  * Copy each source to dst with cp's placement rules. Errors are reported per
  * item on o->err and counted; the copy goes on. SIGINT, SIGTERM and SIGHUP
- * stop the job cleanly (nothing new starts, nothing partial stays; the
- * signal is in stats->signal). Returns an FCP_EXIT_* code.
+ * stop the job cleanly (nothing new starts, no partial file stays under a
+ * final name; the signal is in stats->signal). A new root copy appears under
+ * its name only whole: stopped or with a failed item inside, it keeps its
+ * temporary name, reported with its full path. Returns an FCP_EXIT_* code.
  */
 int fcp_job_run(const struct fcp_options *o, char *const *srcs, int nsrc,
 		const char *dst, struct fcp_stats *stats);

@@ -8,6 +8,8 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #define FCP_TMP_TRIES 100
@@ -291,6 +293,11 @@ int fcp_dest_mkdir_hidden(struct fcp_worker *w, int dirfd, const char *name, boo
 	r = fcp_dest_make(w, dirfd, tmp, make_dir, NULL);
 	if (r == 0)
 		r = fcp_sys_openat(dirfd, tmp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW, 0);
+	/* Held while this job runs (root->dst_fd shares it): another run
+	 * that finds this directory sees it is no leftover (leftover.c).
+	 * Where locks are not supported, that run names it wrongly; no more. */
+	if (r >= 0)
+		fcp_sys_flock(r, LOCK_EX | LOCK_NB);
 	*created = r >= 0;
 	if (r < 0) {
 		if (tmp[0])
@@ -300,20 +307,71 @@ int fcp_dest_mkdir_hidden(struct fcp_worker *w, int dirfd, const char *name, boo
 	return r;
 }
 
+/*
+ * Rename old to new in dirfd, never over an existing new. NFS, 9p and FUSE
+ * daemons without rename2 take no rename flags (EINVAL; ENOSYS from old
+ * kernels): then, and from then on in this job (whose root copies all go
+ * into one destination directory, so one filesystem), the name is checked
+ * and a plain rename follows. Between the two, a name made by someone else
+ * could be replaced; old is a directory, and a rename over a non-empty
+ * directory or a non-directory fails, so what could be lost in that window
+ * of a few microseconds is an empty directory made in it. No emulation
+ * closes it for a directory (there is no link()).
+ */
+static int rename_noreplace(struct fcp_job *job, int dirfd, const char *old, const char *new)
+{
+	struct statx st;
+	int r;
+
+	if (!atomic_load(&job->rename_flags_refused)) {
+		r = fcp_sys_renameat(dirfd, old, dirfd, new, RENAME_NOREPLACE);
+		if (r != -EINVAL && r != -ENOSYS)
+			return r;
+		atomic_store(&job->rename_flags_refused, true);
+	}
+	r = fcp_sys_statx(dirfd, new, AT_SYMLINK_NOFOLLOW, STATX_TYPE, &st);
+	if (r != -ENOENT)
+		return r < 0 ? r : -EEXIST;
+	r = fcp_sys_renameat(dirfd, old, dirfd, new, 0);
+	return r == -ENOTEMPTY || r == -ENOTDIR || r == -EISDIR ? -EEXIST : r;
+}
+
+/* The full path of d's hidden copy, for the message at the job's end:
+ * beside the absolute destination path, or as the user spelled it. */
+static char *hidden_path(const struct fcp_dir *d)
+{
+	const char *abs = d->root->dst_abs, *slash = abs ? strrchr(abs, '/') : NULL;
+	char *s;
+
+	if (!slash)
+		return fcp_dir_dst_path(d->parent, d->hidden_name);
+	if (asprintf(&s, "%.*s/%s", (int)(slash - abs), abs, d->hidden_name) < 0)
+		return NULL;
+	return s;
+}
+
 void fcp_dest_unhide(struct fcp_job *job, struct fcp_dir *d)
 {
 	struct fcp_dir *p = d->parent;
-	int r = fcp_sys_renameat(p->dst_fd, d->hidden_name, p->dst_fd, d->dst_name,
-				 RENAME_NOREPLACE);
 	char *left;
+	int r;
 
+	/* A copy that was stopped or had a failed item inside is not whole:
+	 * it keeps its hidden name, and the job says where it is. */
+	if (atomic_load(&job->stop) || atomic_load(&d->root->failed)) {
+		d->root->left = hidden_path(d);
+		if (!d->root->left)
+			d->root->left = strdup(d->hidden_name);
+		return;
+	}
+	r = rename_noreplace(job, p->dst_fd, d->hidden_name, d->dst_name);
 	/* (With --fsync, the job syncs the parent, a top directory, at its
 	 * end.) */
 	if (r == 0)
 		return;
 	/* Someone made the name while the copy was made: neither is lost. */
 	fcp_report_leftover_in(job, "cannot give the finished copy its name", p, d->dst_name, r);
-	left = fcp_dir_dst_path(p, d->hidden_name);
+	left = hidden_path(d);
 	fcp_report_errorf(job, "the copy is left as '%s'", left ? left : d->hidden_name);
 	free(left);
 }

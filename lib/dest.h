@@ -118,7 +118,9 @@ int fcp_dest_mkdir_hidden(struct fcp_worker *w, int dirfd, const char *name, boo
 			  char tmp[FCP_TMPNAME_MAX]);
 
 /* Give the finished hidden directory d its final name, never over a name
- * made meanwhile by someone else: then it stays where it is, and says so. */
+ * made meanwhile by someone else: then it stays where it is, and says so.
+ * When the job was stopped or an item inside failed, the copy is not
+ * whole: it keeps its hidden name, recorded in d->root->left. */
 void fcp_dest_unhide(struct fcp_job *job, struct fcp_dir *d);
 
 /* Does directory fd carry a default ACL (inherited by new inodes in it)? */

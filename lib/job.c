@@ -250,6 +250,7 @@ static void top_release(struct top *t)
 	free(t->dir.dst_name);
 	free(t->root.src_abs);
 	free(t->root.dst_abs);
+	free(t->root.left);
 }
 
 /* What cp calls a file of each type, for "cannot create regular file". */
@@ -350,6 +351,23 @@ out:
 	return it;
 }
 
+/* Name what killed runs left beside the destination names: every root
+ * copy goes into one directory, read once, before anything is made. */
+static void find_leftovers(struct fcp_job *job, struct top *tops, int n)
+{
+	for (int i = 0; i < n; i++) {
+		const char *abs = tops[i].root.dst_abs, *slash = abs ? strrchr(abs, '/') : NULL;
+		char *dir;
+
+		if (tops[i].dir.dst_fd < 0)
+			continue;
+		dir = slash ? strndup(abs, slash - abs) : NULL;
+		fcp_leftover_scan(job, &tops[i].dir, dir);
+		free(dir);
+		return;
+	}
+}
+
 static void collect(struct fcp_job *job, struct fcp_stats *s)
 {
 	struct fcp_counters *c = &job->c;
@@ -369,6 +387,7 @@ static void collect(struct fcp_job *job, struct fcp_stats *s)
 	s->links_relative = c->links_relative;
 	s->links_absolute = c->links_absolute;
 	s->links_rewritten = c->links_rewritten;
+	s->leftovers = c->leftovers;
 	for (int k = 0; k < FCP_WARN_KINDS; k++)
 		s->warnings[k] = c->warnings[k];
 }
@@ -417,6 +436,10 @@ static int run_round(struct fcp_job *job, const struct fcp_operand *ops, int nsr
 		if (it)
 			fcp_sched_push_initial(job, it);
 	}
+	/* Once, before any work runs: the new root copies are made (and
+	 * locked) by now, so only earlier runs' leftovers are found. */
+	if (round == 0)
+		find_leftovers(job, tops, nsrc);
 	return fcp_sched_run(job);
 }
 
@@ -446,6 +469,23 @@ static bool empty_operand(struct fcp_job *job, char *const *srcs, int nsrc, cons
 			return true;
 		}
 	return false;
+}
+
+/* A pid is not unique: every container's first process is PID 1, and a
+ * source may hold names shaped like anyone's temporary names. 64 random
+ * bits per job are. Without getrandom (before Linux 3.17) the clock, pid
+ * and an address mixed stand in: unique enough with the O_EXCL retry. */
+static void tmp_prefix_init(char *buf, size_t len)
+{
+	uint64_t r;
+	struct timespec ts;
+
+	if (fcp_sys_getrandom(&r, sizeof(r)) != sizeof(r)) {
+		clock_gettime(CLOCK_REALTIME, &ts);
+		r = (uint64_t)ts.tv_sec * 1000000007u ^ (uint64_t)ts.tv_nsec << 20 ^
+		    (uint64_t)getpid() << 40 ^ (uint64_t)(uintptr_t)&ts;
+	}
+	snprintf(buf, len, ".fcp-%016llx-", (unsigned long long)r);
 }
 
 /* SIGINT, SIGTERM, SIGHUP: start nothing new, let what is in flight land
@@ -494,7 +534,7 @@ int fcp_job_run(const struct fcp_options *o, char *const *srcs, int nsrc, const 
 	if (empty_operand(&job, srcs, nsrc, dst))
 		return FCP_EXIT_USAGE;
 	job.is_root = geteuid() == 0;
-	job.pid = getpid();
+	tmp_prefix_init(job.tmp_prefix, sizeof(job.tmp_prefix));
 	atomic_init(&job.uring_ok, true);
 	job.euid = geteuid();
 	job.egid = getegid();
@@ -529,6 +569,10 @@ int fcp_job_run(const struct fcp_options *o, char *const *srcs, int nsrc, const 
 		int r = o->fsync && tops[i].dir.dst_fd >= 0 ? fcp_sys_fsync(tops[i].dir.dst_fd) : 0;
 		if (r < 0)
 			fcp_report_failed(&job, "cannot sync directory", tops[i].dir.dst_name, r);
+		if (tops[i].root.left) {
+			fcp_report_left(&job, srcs[i], tops[i].root.left);
+			stats->left_hidden++;
+		}
 		top_release(&tops[i]);
 	}
 	free(tops);

@@ -30,6 +30,8 @@ struct fcp_root {
 	char *src_abs;          /* realpath of the source (symlink rewrite) */
 	char *dst_abs;          /* absolute destination path of the copy */
 	int dst_fd;             /* the copied root directory, open until the job ends */
+	atomic_ullong failed;   /* items that failed in this copy */
+	char *left;             /* where an unfinished new copy was left (full path) */
 };
 
 struct fcp_dir {
@@ -46,6 +48,7 @@ struct fcp_dir {
 	bool is_top;              /* pseudo-dir holding a root entry: no metadata */
 	bool rotational;          /* the source is on a rotational disk */
 	bool gives_acl;           /* new inodes in dst_fd inherit a default ACL */
+	bool existed;             /* in the destination before this job */
 	bool created;             /* made by this job: new inodes in it get our
 				     euid/egid (no setgid directory to inherit from) */
 	bool hidden;              /* made by this job where nobody sees it yet (in
@@ -86,6 +89,7 @@ struct fcp_counters {
 	atomic_ullong failed, not_copied, skipped;
 	atomic_ullong links_internal, links_external, links_relative, links_absolute;
 	atomic_ullong links_rewritten;
+	atomic_ullong leftovers;     /* of interrupted runs, found (leftover.c) */
 	atomic_ullong warnings[FCP_WARN_KINDS];
 };
 
@@ -97,7 +101,8 @@ struct fcp_job {
 	atomic_bool stop;            /* destination full: start nothing new */
 	atomic_int stop_errno;
 	bool is_root;                /* may chown and create devices */
-	pid_t pid;                   /* for temporary names */
+	char tmp_prefix[24];         /* ".fcp-<16 random hex>-": this job's
+					temporary names (fcp_worker_tmpname) */
 	uid_t euid;
 	gid_t egid;
 	mode_t umask;
@@ -111,6 +116,8 @@ struct fcp_job {
 	atomic_bool uring_used;      /* some batch went through io_uring */
 	atomic_bool uring_link_refused; /* io_uring's LINKAT failed where linkat()
 					 * works: batches name files by rename */
+	atomic_bool rename_flags_refused; /* the destination's rename takes no
+					     flags (NFS, 9p, some FUSE): dest.c */
 	int cpus;                    /* CPUs this process may run on */
 	atomic_int unnamed;          /* how new files are linked (dest.c) */
 	atomic_int chunk_runners;    /* workers copying chunks right now */
@@ -152,7 +159,8 @@ void *fcp_worker_buf(struct fcp_worker *w, size_t *len);
 void *fcp_worker_direct_buf(struct fcp_worker *w, size_t *len);
 /* The worker's io_uring state, owned by engine_uring.c. */
 void **fcp_worker_uring_slot(struct fcp_worker *w);
-/* A fresh temporary name for this worker (".fcp-..."), in buf. */
+/* A fresh temporary name for this worker (".fcp-..."), in buf: the job's
+ * random prefix, the worker and a sequence number. */
 void fcp_worker_tmpname(struct fcp_worker *w, char *buf, size_t len);
 
 /* walk.c: scan one directory into ENTRY items. */
@@ -220,6 +228,17 @@ void fcp_report_leftover_in(struct fcp_job *job, const char *what, const struct 
  * or by its copy's path when dst (where the obstacle is). */
 void fcp_report_failed_in(struct fcp_job *job, const char *what, const struct fcp_dir *d,
 			  const char *name, bool dst, int err);
+
+/* Name a leftover of an interrupted run (a hidden root copy when dir). */
+void fcp_report_leftover(struct fcp_job *job, const char *path, bool dir);
+
+/* leftover.c: name the leftovers of interrupted runs in d's destination
+ * directory; by full path in abs_dir when given, else as d's names. */
+void fcp_leftover_scan(struct fcp_job *job, const struct fcp_dir *d, const char *abs_dir);
+
+/* Say that the unfinished copy of src was left under its temporary name,
+ * at the full path left. */
+void fcp_report_left(struct fcp_job *job, const char *src, const char *left);
 
 const char *fcp_warn_kind_name(enum fcp_warn_kind kind);
 

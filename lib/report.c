@@ -120,6 +120,9 @@ void fcp_report_failed_in(struct fcp_job *job, const char *what, const struct fc
 {
 	char *p = dst ? fcp_dir_dst_path(d, name) : fcp_dir_src_path(d, name);
 
+	/* A new root copy with a failed item is not whole (fcp_dest_unhide). */
+	if (d && d->root)
+		atomic_fetch_add(&d->root->failed, 1);
 	fcp_report_failed(job, what, p, err);
 	free(p);
 }
@@ -146,6 +149,30 @@ void fcp_report_warn(struct fcp_job *job, enum fcp_warn_kind kind, const char *p
 	fprintf(job->err, "fastcp: warning: cannot preserve %s of '", warn_name[kind]);
 	put_path(job->err, path ? path : "?");
 	fprintf(job->err, "': %s (further ones only counted)\n", err_text(err));
+	pthread_mutex_unlock(&job->err_lock);
+}
+
+void fcp_report_left(struct fcp_job *job, const char *src, const char *left)
+{
+	pthread_mutex_lock(&job->err_lock);
+	fputs("fastcp: the unfinished copy of '", job->err);
+	put_path(job->err, src);
+	fputs("' is left as '", job->err);
+	put_path(job->err, left);
+	/* There is no resuming yet: a re-run makes a new copy of its own. */
+	fputs("': re-run to make the copy, then remove this one\n", job->err);
+	pthread_mutex_unlock(&job->err_lock);
+}
+
+void fcp_report_leftover(struct fcp_job *job, const char *path, bool dir)
+{
+	pthread_mutex_lock(&job->err_lock);
+	fputs("fastcp: '", job->err);
+	put_path(job->err, path);
+	fputs(dir ? "' is an unfinished copy left by an interrupted run; nothing reuses it, "
+		    "remove it\n"
+		  : "' is a temporary file left by an interrupted run; remove it\n",
+	      job->err);
 	pthread_mutex_unlock(&job->err_lock);
 }
 

@@ -76,9 +76,12 @@ void **fcp_worker_uring_slot(struct fcp_worker *w)
 
 void fcp_worker_tmpname(struct fcp_worker *w, char *buf, size_t len)
 {
-	/* pid + worker + sequence is unique within this job; a leftover from
-	 * an earlier job with the same pid only costs an EEXIST retry. */
-	snprintf(buf, len, ".fcp-%x-%x-%lx", (unsigned)w->job->pid, (unsigned)w->id, w->tmp_seq++);
+	/* worker + sequence is unique within this job, the random prefix
+	 * across jobs (other fastcp processes, other PID namespaces, names in
+	 * the source: walk.c refuses source names with this prefix). Every
+	 * temporary name is made exclusively (O_EXCL, mkdir, link), so even
+	 * a collision only costs an EEXIST and a retry (fcp_dest_make). */
+	snprintf(buf, len, "%s%x-%lx", w->job->tmp_prefix, (unsigned)w->id, w->tmp_seq++);
 }
 
 int fcp_sched_create(struct fcp_job *job, int threads)

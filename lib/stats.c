@@ -76,8 +76,16 @@ void fcp_stats_print_problems(const struct fcp_stats *s, FILE *f)
 		fprintf(f, "fastcp: %llu item%s failed\n", (unsigned long long)s->failed,
 			s_(s->failed));
 	if (s->signal)
-		fprintf(f, "fastcp: interrupted by signal %d: nothing new was started, "
-			   "nothing partial was left\n", s->signal);
+		fprintf(f, "fastcp: interrupted by signal %d: nothing new was started, %s\n",
+			s->signal, s->left_hidden ? "no partial file has a final name"
+						  : "nothing partial was left");
+	if (s->left_hidden)
+		fprintf(f, "fastcp: %llu unfinished %s left under a temporary name (named above)\n",
+			(unsigned long long)s->left_hidden, s->left_hidden == 1 ? "copy" : "copies");
+	if (s->leftovers > FCP_LEFTOVERS_NAMED)
+		fprintf(f, "fastcp: %llu leftovers of interrupted runs found (the first %d named "
+			   "above), none removed\n", (unsigned long long)s->leftovers,
+			FCP_LEFTOVERS_NAMED);
 	if (s->not_copied)
 		fprintf(f, "fastcp: %llu item%s not copied (a directory not started counts as one)\n",
 			(unsigned long long)s->not_copied, s_(s->not_copied));

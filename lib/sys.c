@@ -16,6 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/file.h>
+#include <sys/random.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/xattr.h>
@@ -273,6 +275,8 @@ int fcp_sys_renameat(int olddir, const char *old, int newdir, const char *new, u
 	RET(renameat2(olddir, old, newdir, new, flags));
 }
 
+int fcp_sys_flock(int fd, int op) { RET(flock(fd, op)); }
+ssize_t fcp_sys_getrandom(void *buf, size_t len) { RET(getrandom(buf, len, 0)); }
 int fcp_sys_unlinkat(int dirfd, const char *name, int flags) { RET(unlinkat(dirfd, name, flags)); }
 int fcp_sys_fchown(int fd, uid_t uid, gid_t gid) { RET(fchown(fd, uid, gid)); }
 

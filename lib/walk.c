@@ -110,6 +110,16 @@ static void emit(struct fcp_worker *w, struct fcp_dir *d, struct batch *b, const
 {
 	if (dot_or_dotdot(name))
 		return;
+	/* Only a source that reaches into this very run's destination can
+	 * hold one of this job's temporary names; copied, it could replace a
+	 * file in flight under that name. (A directory so named is this job's
+	 * root copy: entry.c refuses to copy the destination into itself.) */
+	if (type != DT_DIR &&
+	    !strncmp(name, fcp_worker_job(w)->tmp_prefix, strlen(fcp_worker_job(w)->tmp_prefix))) {
+		fcp_report_failed_in(fcp_worker_job(w), "cannot copy a name reserved for this copy's "
+				     "temporary files", d, name, false, -EEXIST);
+		return;
+	}
 	if (type == DT_REG)
 		batch_add(w, d, b, name);
 	else
@@ -215,6 +225,9 @@ void fcp_walk_scan(struct fcp_worker *w, struct fcp_dir *d)
 		fcp_dir_release(w, d);
 		return;
 	}
+	/* Before any child is started, so nothing of this job is in it yet. */
+	if (d->existed)
+		fcp_leftover_scan(job, d, NULL);
 	fd = fcp_sys_openat(d->src_fd, ".", O_RDONLY | O_DIRECTORY, 0);
 	dir = fd >= 0 ? fdopendir(fd) : NULL;
 

@@ -6,7 +6,8 @@
 # symlink, special file and second name of a hard link. A copy into a
 # directory that exists keeps the other ways (unnamed files in new
 # directories, temporary names beside old files). Checked on the
-# synchronous path with strace, the result on both paths.
+# synchronous path with strace, the result on both paths. A copy with a
+# failed item inside keeps its temporary name.
 . "${TESTLIB:-$(dirname "$0")/../lib}/lib.sh" || exit 1
 t_init
 need_fastcp
@@ -73,7 +74,7 @@ for path in '' --no-io-uring; do
 	"$DENY" noreplace -- "$FASTCP" $path s n/d >out 2>&1
 	check_eq "$?" 1 "exit status when the name was taken (${path:-io_uring})"
 	check_grep "cannot give the finished copy its name 'n/d': File exists" out
-	check_grep "the copy is left as 'n/\.fcp-[^']*'" out
+	check_grep "the copy is left as '$T/n/\.fcp-[^']*'" out
 	[ ! -e n/d ] || fail "a copy under the name that was refused"
 	left=$(find n -mindepth 1 -maxdepth 1 -name '.fcp-*')
 	[ -n "$left" ] || fail "the finished copy was not left anywhere"
@@ -97,4 +98,19 @@ wait "$pid"
 [ "$?" != 0 ] || skip "the copy finished before the kill"
 [ ! -e kd ] || fail "a killed copy is visible under its final name"
 [ -n "$(find . -maxdepth 1 -name '.fcp-*')" ] || fail "no hidden copy after the kill"
+
+# A failed item inside (a read error, injected by faultfs): the copy is not
+# whole, so it keeps its temporary name, and the message says where.
+rm -rf .fcp-*
+mkdir -p fb/t/sub && echo ok >fb/t/ok && head -c 100000 /dev/urandom >fb/t/sub/bad
+faultfs_mount fb "$T/fsrc" --match=bad --eio-at=4096
+run_fcp "$T/fsrc/t" "$T/fd"
+check_rc 1 "a copy with a read error inside"
+check_absent "$T/fd" "a copy with a failed item under its final name"
+left=$(find "$T" -mindepth 1 -maxdepth 1 -name '.fcp-*')
+[ -d "$left" ] || fail "no hidden copy after a failed item: $left"
+check_grep "^fastcp: the unfinished copy of '$T/fsrc/t' is left as '$left': re-run" "$T/err"
+check_grep "^fastcp: 1 unfinished copy left under a temporary name" "$T/err"
+check_file "$left/ok"
+check_absent "$left/sub/bad" "the file that failed"
 echo "a new root copy appears whole under its name, or not at all"

@@ -1,8 +1,10 @@
 #!/bin/bash
-# SIGINT or SIGTERM in the middle of a copy: fastcp starts nothing new, lets
+# SIGINT, SIGTERM or SIGHUP in the middle of a copy: fastcp starts nothing new, lets
 # what is in flight land or removes it, reports, and dies of the signal.
-# Afterwards no temporary file is left and every file under its final name
-# is complete (byte-identical to its source).
+# The unfinished new root copy keeps its temporary name (nothing appears
+# under the final name) and the message names it by its full path; inside
+# it no temporary file is left and every file is complete (byte-identical
+# to its source).
 . "${TESTLIB:-$(dirname "$0")/../lib}/lib.sh" || exit 1
 t_init
 need_fastcp
@@ -10,7 +12,7 @@ need_fastcp
 check "$FASTCP_BENCH" gen small src --scale 0.4 --seed 3 >/dev/null
 mkdir -p src/big && head -c 300M /dev/zero | tr '\0' 'x' > src/big/huge
 
-for sig in INT TERM; do
+for sig in INT TERM HUP; do
 	rm -rf "d$sig"
 	"$FASTCP" -j 2 src "d$sig" 2> "err$sig" &
 	pid=$!
@@ -24,13 +26,20 @@ for sig in INT TERM; do
 	want=$((128 + $(kill -l "$sig")))
 	check_eq "$rc" "$want" "exit status after SIG$sig"
 	check_grep "interrupted by signal" "err$sig"
-	check_no_temp "d$sig"
-	# Every file that has its final name is whole.
+	check_nogrep "nothing partial was left" "err$sig" "claims nothing partial was left"
+	check_absent "d$sig" "a stopped copy under its final name after SIG$sig"
+	left=$(find . -maxdepth 1 -name '.fcp-*' -type d)
+	[ "$(printf '%s\n' "$left" | grep -c .)" = 1 ] || fail "not one hidden copy after SIG$sig: $left"
+	check_grep "unfinished copy of 'src' is left as '$(pwd -P)/${left#./}'" "err$sig"
+	check_grep "re-run" "err$sig"
+	check_no_temp_inside "$left"
+	# Every file in the hidden copy is whole.
 	n=0
 	while IFS= read -r -d '' f; do
-		cmp -s "src/${f#d$sig/}" "$f" || fail "partial or wrong file after SIG$sig: $f"
+		cmp -s "src/${f#"$left"/}" "$f" || fail "partial or wrong file after SIG$sig: $f"
 		n=$((n + 1))
-	done < <(find "d$sig" -type f -print0)
+	done < <(find "$left" -type f -print0)
+	rm -rf "$left"
 	total=$(find src -type f | wc -l)
 	[ "$n" -lt "$total" ] || skip "all $total files were copied before SIG$sig took effect"
 	echo "SIG$sig: $n of $total files copied, all whole, no temporary files"

@@ -99,9 +99,15 @@ FCP_TIMEOUT=30 run_fcp -L "$L" "$T/lcopy"
 check_rc 1 "follow with loops"
 check_grep "a/b/up" "$T/err" "loop via a/b/up not reported"
 check_grep "self" "$T/err" "self-referencing link not reported"
-check_file "$T/lcopy/ok"
-count=$(find "$T/lcopy" | wc -l)
+# With failed items the new copy is not whole: it keeps its .fcp-* name.
+check_absent "$T/lcopy" "a copy with failed items under its final name"
+left=$(find "$T" -mindepth 1 -maxdepth 1 -name '.fcp-*')
+check_grep "unfinished copy of '$L' is left as '$left'" "$T/err"
+check_file "$left/ok"
+count=$(find "$left" | wc -l)
 [ "$count" -lt 50 ] || fail "loop expanded into $count entries"
+check_no_temp_inside "$left"
+rm -rf "$left"
 check_no_temp "$T"
 
 # follow into the destination: a link to the copy being made, or to a
@@ -114,9 +120,13 @@ ln -s "$I" "$I/src/d/to_above"    # a directory holding it
 FCP_TIMEOUT=30 run_fcp -L "$I/src" "$I/dst/copy"
 check_rc 1 "follow into the destination"
 check_grep "destination into itself: .*to_dst" "$T/err" "link to the destination not reported"
-check_file "$I/dst/copy/d/ok"
+check_absent "$I/dst/copy" "a copy with failed items under its final name"
+left=$(find "$I/dst" -mindepth 1 -maxdepth 1 -name '.fcp-*')
+check_file "$left/d/ok"
 count=$(find "$I/dst" | wc -l)
 [ "$count" -lt 60 ] || fail "copy into itself expanded into $count entries"
+check_no_temp_inside "$left"
+rm -rf "$left"
 check_no_temp "$I"
 
 # A symlink given as SOURCE: kept by default, followed with -L.

@@ -29,6 +29,15 @@ echo "fastcp exit $RC"
 head -20 "$T/err"
 
 [ "$RC" = 0 ] || [ "$RC" = 1 ] || fail "fastcp exit $RC with a vanishing source"
+# A copy with failed items is not whole: it keeps its temporary name.
+if [ "$RC" = 1 ]; then
+	check_absent dst "a root copy with failed items under its final name"
+	left=$(find . -maxdepth 1 -name '.fcp-*')
+	[ -d "$left" ] || fail "no hidden copy after failed items: $left"
+	check_grep "unfinished copy of 'src' is left as '$(pwd -P)/${left#./}'" "$T/err"
+	check_no_temp_inside "$left"
+	mv "$left" dst
+fi
 check_no_temp dst
 # Every copied file is whole (builtins only: thousands of files).
 while IFS= read -r -d '' f; do
@@ -41,7 +50,7 @@ done < <(find dst -type f -print0)
 for d in $(seq -w 0 19); do
 	[ "$(find "dst/d$d" -type f | wc -l)" = 100 ] || fail "dst/d$d incomplete"
 done
-# Errors are one line each, name a path, and say what happened.
+# Errors and notes are one line each, name a path, and say what happened.
 if grep -qv '^fastcp: ' "$T/err"; then
 	fail "stderr has lines that are not 'fastcp: ...' messages"
 fi

@@ -3,7 +3,8 @@
  * kernel, another filesystem or an unprivileged user would refuse them, so
  * that the fallbacks of fastcp can be tested on this machine.
  *
- *   deny [empty-path] [proc-link] [tmpfile] [unlink] [noreplace] -- COMMAND [ARG...]
+ *   deny [empty-path] [proc-link] [tmpfile] [unlink] [noreplace] [renameflags]
+ *        -- COMMAND [ARG...]
  *
  *   empty-path  linkat(..., AT_EMPTY_PATH) fails with ENOENT (no
  *               CAP_DAC_READ_SEARCH on kernels before 6.10)
@@ -13,6 +14,8 @@
  *   unlink      unlinkat() fails with EPERM (an append-only directory)
  *   noreplace   renameat2(..., RENAME_NOREPLACE) fails with EEXIST (the
  *               name was made by someone else meanwhile)
+ *   renameflags renameat2() with any flag fails with EINVAL (NFS, 9p and
+ *               FUSE daemons without rename2 take no rename flags)
  *
  * A seccomp filter does it; it sees system calls only, not io_uring
  * requests (those need --no-io-uring, or a probe made by system call).
@@ -43,7 +46,7 @@
 
 int main(int argc, char **argv)
 {
-	unsigned link_mask = 0, open_mask = 0, rename_mask = 0;
+	unsigned link_mask = 0, open_mask = 0, rename_mask = 0, flags_mask = 0;
 	unsigned unlink_nr = ~0u; /* matches no system call unless asked */
 	int i;
 
@@ -58,6 +61,8 @@ int main(int argc, char **argv)
 			unlink_nr = __NR_unlinkat;
 		else if (!strcmp(argv[i], "noreplace"))
 			rename_mask |= 1; /* RENAME_NOREPLACE */
+		else if (!strcmp(argv[i], "renameflags"))
+			flags_mask = ~0u;
 		else {
 			fprintf(stderr, "deny: unknown feature %s\n", argv[i]);
 			return 2;
@@ -84,8 +89,10 @@ int main(int argc, char **argv)
 		BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, open_mask, 0, 1),
 		FAIL(EOPNOTSUPP),
 		ALLOW,
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_renameat2, 0, 3),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_renameat2, 0, 5),
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG(4)),
+		BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, flags_mask, 0, 1),
+		FAIL(EINVAL),
 		BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, rename_mask, 0, 1),
 		FAIL(EEXIST),
 		ALLOW,

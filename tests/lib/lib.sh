@@ -108,6 +108,13 @@ check_no_temp() {
 	[ -z "$left" ] || fail "temporary files left behind: $left"
 }
 
+# check_no_temp_inside DIR: the same below DIR (itself a hidden .fcp-* copy).
+check_no_temp_inside() {
+	local left
+	left=$(find "$1" -mindepth 1 -name '.fcp*' 2>/dev/null | head -5)
+	[ -z "$left" ] || fail "temporary files left behind: $left"
+}
+
 # run_fcp ARGS...: run fastcp with a time limit (a hang is a failure, not a
 # stuck suite); stdout in $T/out, stderr in $T/err, exit status in $RC. Both
 # are echoed to the log so a failure can be read without rerunning. $T/all

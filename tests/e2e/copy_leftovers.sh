@@ -1,0 +1,85 @@
+#!/bin/bash
+# Every run finds and reports what killed runs left: unfinished root copies
+# (.fcp-* directories beside the destination name) and temporary files
+# (.fcp-* inside destination directories that existed). It names each one
+# (the first few, then a count), removes none of them, and they do not
+# change the exit status. A copy running at the same time into the same
+# directory is not taken for a leftover (it holds a lock on its directory),
+# and names of another shape are not .fcp- temporaries.
+. "${TESTLIB:-$(dirname "$0")/../lib}/lib.sh" || exit 1
+t_init
+need_fastcp
+need_treecmp
+[ -x "$FASTCP_BENCH" ] || fail "fastcp-bench missing: $FASTCP_BENCH"
+
+check "$FASTCP_BENCH" gen small k --scale 0.2 --seed 5 >/dev/null
+head -c 200M /dev/zero >k/huge
+
+# Killed (SIGKILL) in the middle of a new root copy: the re-run names the
+# hidden copy it finds and still makes a whole copy of its own.
+mkdir dst
+"$FASTCP" -j 2 k dst/kd &
+pid=$!
+for _ in $(seq 1 500); do
+	[ -n "$(find dst -maxdepth 1 -name '.fcp-*' -print -quit)" ] && break
+	sleep 0.01
+done
+sleep 0.1
+kill -KILL "$pid"
+wait "$pid"
+[ "$?" != 0 ] || skip "the copy finished before the kill"
+left=$(find dst -mindepth 1 -maxdepth 1 -name '.fcp-*')
+[ -d "$left" ] || fail "no hidden copy after the kill: $left"
+run_fcp -j 2 k dst/kd
+check_rc 0 "a re-run after a killed copy"
+check_grep "^fastcp: '$T/$left' is an unfinished copy left by an interrupted run" "$T/err"
+check_tree k dst/kd
+check_dir "$left" "the leftover was removed"
+# A run into the same directory sees it again: reported, never removed.
+mkdir k2 && echo x >k2/x
+run_fcp k2 dst/other
+check_rc 0
+check_grep "'$T/$left' is an unfinished copy" "$T/err"
+check_dir "$left"
+
+# Temporary files in directories of an existing tree (any fastcp's shape,
+# older pid-based ones too), and a name that only starts like one.
+rm -rf "$left" k/huge
+mkdir e
+check "$FASTCP" -T k e
+sub=$(cd e && find . -mindepth 1 -maxdepth 1 -type d | head -1)
+sub=${sub#./}
+echo partial >"e/$sub/.fcp-4d2-0-7"
+echo partial >"e/.fcp-0123456789abcdef-3-1f"
+echo mine >"e/.fcp-notes"
+run_fcp -T k e
+check_rc 0 "a copy into a tree with leftovers"
+check_grep "^fastcp: 'e/$sub/\.fcp-4d2-0-7' is a temporary file left by an interrupted run" "$T/err"
+check_grep "^fastcp: 'e/\.fcp-0123456789abcdef-3-1f' is a temporary file left" "$T/err"
+check_nogrep "fcp-notes" "$T/err" "a name of another shape taken for a leftover"
+check_file "e/$sub/.fcp-4d2-0-7" "a leftover was removed"
+check_file "e/.fcp-0123456789abcdef-3-1f" "a leftover was removed"
+
+# Many: the first ten named, the rest counted.
+for i in $(seq 1 25); do echo p >"e/.fcp-1-0-$i"; done
+run_fcp -T k e
+check_rc 0
+check_eq "$(grep -c "is a temporary file left" "$T/err")" 10 "leftovers named one by one"
+check_grep "^fastcp: 27 leftovers of interrupted runs found \(the first 10 named above\), none removed" \
+	"$T/err"
+rm -f e/.fcp-* "e/$sub"/.fcp-*
+
+# A copy running now is no leftover: its hidden directory is locked.
+mkdir slow && head -c 300M /dev/zero >slow/huge
+"$FASTCP" -j 1 slow dst/slow 2>slow_err &
+pid=$!
+for _ in $(seq 1 500); do
+	[ -n "$(find dst -maxdepth 1 -name '.fcp-*' -print -quit)" ] && break
+	sleep 0.01
+done
+run_fcp k2 dst/third
+[ -n "$(find dst -maxdepth 1 -name '.fcp-*' -print -quit)" ] || { wait "$pid"; skip "the slow copy ended before the other ran"; }
+wait "$pid" || fail "the slow copy failed: $(cat slow_err)"
+check_rc 0
+check_nogrep "unfinished copy" "$T/err" "a running copy reported as a leftover"
+echo "leftovers of interrupted runs are named, and kept"
