@@ -82,6 +82,11 @@ check: all
 
 test: check
 
+# The tests again under ASan+UBSan, and the stress test under TSan (mk/sanitize.sh).
+.PHONY: check-sanitize
+check-sanitize: all
+	@sh mk/sanitize.sh
+
 # DESTDIR and PREFIX as usual (make install PREFIX=/usr DESTDIR=/tmp/stage).
 COMPLETIONS := $(wildcard completions/*.bash)
 install: build/fastcp build/fastcp-bench

@@ -65,6 +65,10 @@ void fcp_batch_copy(struct fcp_worker *w, struct fcp_item *it)
 		names[i] = p;
 		back[i] = true;
 	}
+	if (fcp_dir_pin(job, it->dir) < 0) {
+		atomic_fetch_add(&job->c.failed, n);
+		goto out;
+	}
 	if (uring_wanted(job, it->dir)) {
 		int r = fcp_uring_batch(w, it->dir, names, n, back, where);
 		if (r == -ENOSYS)
@@ -75,6 +79,8 @@ void fcp_batch_copy(struct fcp_worker *w, struct fcp_item *it)
 	m = order_back(back, where, n, order);
 	for (int k = 0; k < m; k++)
 		fcp_entry_copy_name(w, it->dir, names[order[k]], DT_REG);
+	fcp_dir_unpin(job, it->dir);
+out:
 	fcp_dir_release(w, it->dir);
 	free(it);
 }

@@ -195,8 +195,10 @@ static void on_cqe(struct small *s, unsigned tag, int res)
 		s->tmp.unnamed = false;
 		s->tmp.final = NULL;
 		/* A name taken by a leftover, or no unnamed files on this
-		 * filesystem: the synchronous path finds its way. */
-		if (res == -EEXIST || fcp_dest_unnamed_refused(res))
+		 * filesystem: the synchronous path finds its way; it also
+		 * waits out a shortage of descriptors (sys.c). */
+		if (res == -EEXIST || res == -EMFILE || res == -ENFILE ||
+		    fcp_dest_unnamed_refused(res))
 			s->back = true;
 		else
 			s->err = res;

@@ -109,6 +109,7 @@ static struct fcp_dir *dir_node(struct fcp_entry *e, int sfd, int dfd, bool crea
 	nd->depth = e->d->depth + 1;
 	nd->st = e->st;
 	atomic_init(&nd->pending, 1);
+	fcp_dir_fds_init(e->job, nd);
 	/* Asked per directory: a destination may hold mount points. */
 	if (fcp_sys_fstatx(dfd, &dst_st) < 0) {
 		memset(&dst_st, 0, sizeof(dst_st));
@@ -380,7 +381,15 @@ void fcp_entry_copy_name(struct fcp_worker *w, struct fcp_dir *d, const char *na
 
 void fcp_entry_copy(struct fcp_worker *w, struct fcp_item *it)
 {
-	copy_named(w, it->dir, it->name, it->dst_name ? it->dst_name : it->name, it->d_type);
+	struct fcp_job *job = fcp_worker_job(w);
+
+	if (fcp_dir_pin(job, it->dir) < 0) {
+		atomic_fetch_add(&job->c.failed, 1);
+	} else {
+		copy_named(w, it->dir, it->name, it->dst_name ? it->dst_name : it->name,
+			   it->d_type);
+		fcp_dir_unpin(job, it->dir);
+	}
 	fcp_dir_release(w, it->dir);
 	free(it);
 }

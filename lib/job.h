@@ -59,6 +59,10 @@ struct fcp_dir {
 	char *hidden_name;        /* a root copy's temporary name in its parent,
 				     renamed to dst_name when it is finished */
 	bool failed_meta;
+	/* Descriptors given back while the job is over budget (dirfds.c):
+	 * src_fd and dst_fd are -1 then. Both and users are under fd_lock. */
+	pthread_mutex_t fd_lock;
+	int users;                /* workers using src_fd and dst_fd now */
 };
 
 /* ENTRY: one entry of a directory. SCAN: read a directory's names.
@@ -119,6 +123,12 @@ struct fcp_job {
 	int cpus;                    /* CPUs this process may run on */
 	atomic_int unnamed;          /* how new files are linked (dest.c) */
 	atomic_int chunk_runners;    /* workers copying chunks right now */
+	/* Descriptors, budgeted from RLIMIT_NOFILE (job.c): directories open
+	 * below the roots, and the most a budget lets them be (dirfds.c);
+	 * regular files per io_uring batch (walk.c). */
+	atomic_int open_dirs;
+	int dir_budget;
+	int batch_max;
 };
 
 static inline uint64_t fcp_statx_dev(const struct statx *st)
@@ -166,6 +176,18 @@ char *fcp_dir_src_path(const struct fcp_dir *d, const char *name);
 char *fcp_dir_dst_path(const struct fcp_dir *d, const char *name);
 /* Path of d relative to its root copy ("" for the root itself). */
 char *fcp_dir_rel_path(const struct fcp_dir *d);
+
+/* dirfds.c: the descriptors of a directory node, open or given back. */
+void fcp_dir_fds_init(struct fcp_job *job, struct fcp_dir *d);
+/* Close them for good (the directory is finished). */
+void fcp_dir_fds_release(struct fcp_job *job, struct fcp_dir *d);
+/* Make d->src_fd and d->dst_fd usable until fcp_dir_unpin(): re-opened
+ * (and checked to be the same directories) if they were given back. On
+ * failure, reports it with the path and returns -errno; nothing is pinned
+ * then. Pins nest; the caller holds a pending count of d. */
+int fcp_dir_pin(struct fcp_job *job, struct fcp_dir *d);
+/* Over the budget, ancestors of d nobody works in give theirs back. */
+void fcp_dir_unpin(struct fcp_job *job, struct fcp_dir *d);
 
 /* entry.c: copy one entry of an open directory (ENTRY item). */
 void fcp_entry_copy(struct fcp_worker *w, struct fcp_item *it);

@@ -628,11 +628,47 @@ static int check_setup(struct cmp *c, const struct cmp_args *a)
 	return 0;
 }
 
+/* What parse_operands() and make_workdir() allocated. */
+static void cmp_free(struct cmp *c)
+{
+	for (int i = 0; c->cmds && i < c->ncmd; i++) {
+		for (int r = 0; r < c->cmds[i].nruns; r++)
+			free(c->cmds[i].runs[r].error);
+		free(c->cmds[i].runs);
+	}
+	free(c->cmds);
+	free((char *)c->src);
+	free(c->workdir);
+}
+
+static int compare(struct cmp *c)
+{
+	int ret;
+
+	bench_signals_install();
+	ret = run_session(c);
+	remove_workdir(c);
+	bench_signals_reraise();
+	if (c->cmds[0].nruns == 0)
+		return FCP_EXIT_PARTIAL;
+	cmp_print_report(c);
+	if (c->json_path && cmp_write_json(c))
+		ret = -EIO;
+	if (c->svg_path && cmp_write_svg(c))
+		ret = -EIO;
+	for (int i = 0; i < c->ncmd; i++)
+		for (int r = 0; r < c->cmds[i].nruns; r++)
+			if (!c->cmds[i].runs[r].ok)
+				ret = ret < 0 ? ret : 1;
+	return ret ? FCP_EXIT_PARTIAL : FCP_EXIT_OK;
+}
+
 int bench_compare_main(int argc, char **argv)
 {
 	struct cmp c = { .rounds = 3 };
 	struct cmp_args a = { 0 };
 	bool dashdash = false;
+	char *parent = NULL;
 	int ret;
 
 	for (int i = 1; i < argc; i++)
@@ -640,31 +676,22 @@ int bench_compare_main(int argc, char **argv)
 	ret = parse_options(argc, argv, &c, &a);
 	if (ret)
 		return ret > 0 ? -1 : FCP_EXIT_USAGE;
-	if (parse_operands(argc, argv, dashdash, &c) < 0 || check_setup(&c, &a) < 0)
+	if (parse_operands(argc, argv, dashdash, &c) < 0 || check_setup(&c, &a) < 0) {
+		cmp_free(&c);
 		return FCP_EXIT_USAGE;
+	}
 	if (!c.workdir_parent) {
 		char *slash = strrchr(c.src, '/');
 
-		c.workdir_parent = slash == c.src ? "/" : strndup(c.src, slash - c.src);
+		c.workdir_parent = slash == c.src ? "/" : (parent = strndup(c.src, slash - c.src));
 	}
 	if (make_workdir(&c) < 0) {
 		remove_workdir(&c);
-		return FCP_EXIT_USAGE;
+		ret = FCP_EXIT_USAGE;
+	} else {
+		ret = compare(&c);
 	}
-	bench_signals_install();
-	ret = run_session(&c);
-	remove_workdir(&c);
-	bench_signals_reraise();
-	if (c.cmds[0].nruns == 0)
-		return FCP_EXIT_PARTIAL;
-	cmp_print_report(&c);
-	if (c.json_path && cmp_write_json(&c))
-		ret = -EIO;
-	if (c.svg_path && cmp_write_svg(&c))
-		ret = -EIO;
-	for (int i = 0; i < c.ncmd; i++)
-		for (int r = 0; r < c.cmds[i].nruns; r++)
-			if (!c.cmds[i].runs[r].ok)
-				ret = ret < 0 ? ret : 1;
-	return ret ? FCP_EXIT_PARTIAL : FCP_EXIT_OK;
+	cmp_free(&c);
+	free(parent);
+	return ret;
 }
