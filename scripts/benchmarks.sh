@@ -9,6 +9,11 @@
 # With CORE=1, only warm tables against cp, rsync and the tar pipe
 # (files WORKLOAD-warm-core.*): a check of the warm tables without rclone,
 # after which the next run was seen to be slow whoever it was.
+# SCALE=K multiplies every workload's size below (default 1; the trees of
+# another scale are generated beside the others as WORKLOAD-xK); a larger
+# tree outgrows the page cache's dirty limits, where a gain may vanish.
+# PEERS=DIR adds mpiFileUtils' dcp (DIR/bin/dcp, DIR/lib; built outside the
+# repository, see its peers' notes), run by mpirun on 2 ranks.
 # Needs root (loop devices, cache drops), ~16 GB free in /tmp, fpart and rclone
 # (apt-get install fpart rclone) for the last two peers.
 set -eu
@@ -27,14 +32,25 @@ if ! mountpoint -q "$base/src"; then
 fi
 cd "$base/src"
 # Scales: small and large at full size; folders at half (1.5 GB) and mixed
-# at a tenth (1.1 GB) of the seeds' sizes, to fit the machine's time.
-[ -d small ] || $B gen small small --seed 1
-[ -d folders ] || $B gen folders folders --seed 1 --scale 0.5
-[ -d large ] || $B gen large large --seed 1
-[ -d mixed ] || $B gen mixed mixed --seed 1 --scale 0.1
+# at a tenth (1.1 GB) of the seeds' sizes, to fit the machine's time; all
+# of them times SCALE.
+k=${SCALE:-1}
+sfx=; [ "$k" = 1 ] || sfx=-x$k
 for w in $workloads; do
+	case $w in folders) base_scale=0.5 ;; mixed) base_scale=0.1 ;; *) base_scale=1 ;; esac
+	[ -d "$w$sfx" ] || $B gen "$w" "$w$sfx" --seed 1 --scale "$(awk "BEGIN { print $base_scale * $k }")"
+done
+fs_size=$(awk "BEGIN { s = 4 * $k; print (s < 4 ? 4 : int(s + 0.999)) }")G
+dcp=
+if [ -n "${PEERS:-}" ]; then
+	[ -x "$PEERS/bin/dcp" ] || { echo "benchmarks.sh: no $PEERS/bin/dcp" >&2; exit 2; }
+	dcp="LD_LIBRARY_PATH=$PEERS/lib mpirun --allow-run-as-root --oversubscribe --bind-to none"
+	dcp="$dcp -np 2 -x LD_LIBRARY_PATH $PEERS/bin/dcp -p {src} {dst}"
+fi
+for w0 in $workloads; do
+	w=$w0$sfx
 	if [ "${CORE:-}" = 1 ]; then
-		$B compare --rounds "$rounds" --warmup 1 --warm --fresh-fs xfs --fs-size 4G --work-dir "$base/work" \
+		$B compare --rounds "$rounds" --warmup 1 --warm --fresh-fs xfs --fs-size "$fs_size" --work-dir "$base/work" \
 			--json "$out/$w-warm-core.json" "$base/src/$w" -- \
 			"$F {src} {dst}" "$F -j 8 {src} {dst}" 'cp -a {src} {dst}' 'rsync -a {src}/ {dst}/' \
 			'mkdir {dst} && tar -C {src} -cf - . | tar -C {dst} -xf -' \
@@ -42,11 +58,11 @@ for w in $workloads; do
 		continue
 	fi
 	for mode in $modes; do
-		$B compare --rounds "$rounds" --warmup 1 --$mode --fresh-fs xfs --fs-size 4G --work-dir "$base/work" \
+		$B compare --rounds "$rounds" --warmup 1 --$mode --fresh-fs xfs --fs-size "$fs_size" --work-dir "$base/work" \
 			--json "$out/$w-$mode.json" --svg "$out/$w-$mode.svg" "$base/src/$w" -- \
 			"$F {src} {dst}" "$F -j 8 {src} {dst}" 'cp -a {src} {dst}' 'rsync -a {src}/ {dst}/' \
 			'mkdir {dst} && tar -C {src} -cf - . | tar -C {dst} -xf -' \
-			'fpsync -n 2 {src}/ {dst}/' 'rclone copy --links {src} {dst}' \
+			'fpsync -n 2 {src}/ {dst}/' 'rclone copy --links {src} {dst}' ${dcp:+"$dcp"} \
 			> "$out/$w-$mode.md" 2> "$out/$w-$mode.err"
 	done
 done
