@@ -10,6 +10,7 @@
  */
 #include "engine.h"
 #include "job.h"
+#include "plan.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -65,7 +66,9 @@ void fcp_batch_copy(struct fcp_worker *w, struct fcp_item *it)
 		names[i] = p;
 		back[i] = true;
 	}
-	if (uring_wanted(job, it->dir)) {
+	/* Files that must be planned one by one (the destination existed,
+	 * or a dry run) go the synchronous way, which asks the plan. */
+	if (uring_wanted(job, it->dir) && !fcp_plan_looks(job, it->dir)) {
 		int r = fcp_uring_batch(w, it->dir, names, n, back, where);
 		if (r == -ENOSYS)
 			atomic_store(&job->uring_ok, false);

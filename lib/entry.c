@@ -10,6 +10,7 @@
 #include "entry.h"
 #include "links.h"
 #include "meta.h"
+#include "plan.h"
 #include "sys.h"
 
 #include <dirent.h>
@@ -130,6 +131,26 @@ static struct fcp_dir *dir_node(struct fcp_entry *e, int sfd, int dfd, bool crea
 	return nd;
 }
 
+/* --dry-run: say what would become of directory e, and open its copy
+ * where there is one (read only, never made): -1 with *created where the
+ * copy would be new, and everything in it would be copied. */
+static int dry_dir(struct fcp_entry *e, bool *created)
+{
+	enum fcp_action a = fcp_plan_entry(e);
+	int dfd = -1;
+
+	*created = a != FCP_ACT_SKIP;
+	if (*created) {
+		char *p = fcp_dir_dst_path(e->d, e->dst_name);
+		fcp_report_plan(e->job, fcp_plan_verb(a), p);
+		free(p);
+	} else {
+		dfd = fcp_sys_openat(e->d->dst_fd, e->dst_name,
+				     O_RDONLY | O_DIRECTORY | O_NOFOLLOW, 0);
+	}
+	return dfd;
+}
+
 static void copy_dir(struct fcp_entry *e)
 {
 	struct fcp_item *scan;
@@ -153,10 +174,13 @@ static void copy_dir(struct fcp_entry *e)
 	}
 	/* A root copy that is new is made whole under a temporary name. */
 	hidden_name[0] = 0;
-	dfd = e->d->is_top ? fcp_dest_mkdir_hidden(e->w, e->d->dst_fd, e->dst_name, &created,
-						   hidden_name)
-			   : fcp_dest_mkdir(e->d->dst_fd, e->dst_name, &created);
-	if (dfd < 0) {
+	if (e->job->o->dry_run)
+		dfd = dry_dir(e, &created);
+	else
+		dfd = e->d->is_top ? fcp_dest_mkdir_hidden(e->w, e->d->dst_fd, e->dst_name,
+							   &created, hidden_name)
+				   : fcp_dest_mkdir(e->d->dst_fd, e->dst_name, &created);
+	if (dfd < 0 && !(e->job->o->dry_run && created)) {
 		/* Name the destination: that is where the obstacle is. */
 		close(sfd);
 		fcp_report_failed_in(e->job, dfd == -ENOTDIR ? "cannot replace non-directory"
@@ -174,10 +198,13 @@ static void copy_dir(struct fcp_entry *e)
 	}
 	/* Hard links re-open their first name's directory beneath the root
 	 * copy, so the root keeps an fd of its own until the job ends. */
-	if (nd->depth == 0 && nd->root->dst_fd < 0 &&
+	if (nd->depth == 0 && nd->root->dst_fd < 0 && dfd >= 0 &&
 	    (nd->root->dst_fd = fcp_sys_dup(dfd)) < 0)
 		fcp_entry_fail(e, "cannot keep open the copy of", nd->root->dst_fd);
-	atomic_fetch_add(&e->job->c.dirs, 1);
+	/* One that was there and is planned counts as unchanged or
+	 * updated when it is finished (plan.c). */
+	if (!e->job->o->dry_run && (created || !fcp_plan_looks(e->job, e->d)))
+		atomic_fetch_add(&e->job->c.dirs, 1);
 	/* The parent's count for this entry passes to the new directory: it
 	 * is released when the directory finishes, not now. */
 	atomic_fetch_add(&e->d->pending, 1);
@@ -308,7 +335,10 @@ static int try_open_regular(struct fcp_entry *e)
 		return r < 0;
 	}
 	e->src_fd = fd;
-	fcp_file_copy(e);
+	if (fcp_plan_settled(e))
+		close(fd);
+	else
+		fcp_file_copy(e);
 	return 1;
 }
 
@@ -346,7 +376,8 @@ static void dispatch(struct fcp_entry *e, unsigned char d_type)
 		}
 		break;
 	}
-	copy_other(e);
+	if (!fcp_plan_settled(e))
+		copy_other(e);
 }
 
 static void copy_named(struct fcp_worker *w, struct fcp_dir *d, const char *name,

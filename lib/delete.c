@@ -1,0 +1,259 @@
+/*
+ * delete.c - --delete (delete.h).
+ */
+#include "delete.h"
+#include "sys.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct fcp_names {
+	char **v;
+	size_t n, cap;
+};
+
+void fcp_delete_prepare(struct fcp_job *job, struct fcp_dir *d)
+{
+	/* The top pseudo-directory is DEST's parent: never ours to tidy. */
+	if (!job->o->delete_extra || !d->existed || d->is_top || d->dst_fd < 0)
+		return;
+	d->seen = calloc(1, sizeof(*d->seen));
+	if (!d->seen)
+		fcp_report_failed_in(job, "out of memory in", d, NULL, false, -ENOMEM);
+}
+
+static int names_push(struct fcp_names *s, const char *name)
+{
+	char **v, *copy;
+
+	if (s->n == s->cap) {
+		v = realloc(s->v, (s->cap ? 2 * s->cap : 64) * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		s->v = v;
+		s->cap = s->cap ? 2 * s->cap : 64;
+	}
+	if (!(copy = strdup(name)))
+		return -ENOMEM;
+	s->v[s->n++] = copy;
+	return 0;
+}
+
+static void names_clear(struct fcp_names *s)
+{
+	for (size_t i = 0; i < s->n; i++)
+		free(s->v[i]);
+	free(s->v);
+	memset(s, 0, sizeof(*s));
+}
+
+void fcp_names_add(struct fcp_job *job, struct fcp_dir *d, const char *name)
+{
+	/* A name not kept could be deleted: hold the directory back. */
+	if (names_push(d->seen, name) < 0)
+		fcp_report_failed_in(job, "out of memory in", d, NULL, false, -ENOMEM);
+}
+
+void fcp_names_free(struct fcp_dir *d)
+{
+	if (d->seen)
+		names_clear(d->seen);
+	free(d->seen);
+	d->seen = NULL;
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static bool seen(const struct fcp_names *s, const char *name)
+{
+	return bsearch(&name, s->v, s->n, sizeof(*s->v), by_name) != NULL;
+}
+
+/* Every name of directory fd but . and .. (fd stays open). */
+static int list_names(int fd, struct fcp_names *out)
+{
+	int dfd = fcp_sys_openat(fd, ".", O_RDONLY | O_DIRECTORY, 0), r;
+	DIR *dir = dfd >= 0 ? fdopendir(dfd) : NULL;
+	struct dirent *de;
+
+	if (!dir) {
+		if (dfd >= 0)
+			close(dfd);
+		return dfd < 0 ? dfd : -ENOMEM;
+	}
+	while ((r = fcp_sys_readdir(dir, &de)) > 0) {
+		const char *n = de->d_name;
+		if (n[0] == '.' && (!n[1] || (n[1] == '.' && !n[2])))
+			continue;
+		if ((r = names_push(out, n)) < 0)
+			break;
+	}
+	closedir(dir);
+	return r;
+}
+
+static char *join(const char *dir, const char *name)
+{
+	size_t a = strlen(dir), b = strlen(name);
+	char *p = malloc(a + b + 2);
+
+	if (p) {
+		memcpy(p, dir, a);
+		p[a] = '/';
+		memcpy(p + a + 1, name, b + 1);
+	}
+	return p;
+}
+
+struct sweep {
+	struct fcp_job *job;
+	uint64_t dev;   /* the destination's filesystem: never left */
+	bool dry;
+};
+
+/* One deletion from the --max-delete budget; false once it is spent. */
+static bool take(struct fcp_job *job, const char *path)
+{
+	long long max = job->o->max_delete;
+
+	if (atomic_load(&job->delete_stopped))
+		return false;
+	if (max < 0 || atomic_fetch_add(&job->delete_taken, 1) < max)
+		return true;
+	if (!atomic_exchange(&job->delete_stopped, true)) {
+		char why[96];
+		snprintf(why, sizeof(why), "--max-delete %lld reached: not deleting", max);
+		fcp_report_error(job, why, path, 0);
+		atomic_fetch_add(&job->c.failed, 1);
+	}
+	return false;
+}
+
+static int remove_at(struct sweep *x, int dirfd, const char *name, const char *path);
+
+/* Empty the directory name of dirfd, which was st when stat'ed. */
+static int remove_children(struct sweep *x, int dirfd, const char *name, const char *path,
+			   const struct statx *st)
+{
+	struct fcp_names kids = { 0 };
+	struct statx now;
+	int fd = fcp_sys_openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW, 0), r;
+
+	if (fd < 0)
+		return fd;
+	/* Swapped since the stat (for a symlink, O_NOFOLLOW said no). */
+	if ((r = fcp_sys_fstatx(fd, &now)) < 0 || !fcp_statx_same_inode(&now, st)) {
+		close(fd);
+		return r < 0 ? r : -ESTALE;
+	}
+	r = list_names(fd, &kids);
+	for (size_t i = 0; r >= 0 && i < kids.n; i++) {
+		char *p = join(path, kids.v[i]);
+		int k = p ? remove_at(x, fd, kids.v[i], p) : -ENOMEM;
+		free(p);
+		/* A failure is reported where it happened; the budget spent
+		 * stops everything. */
+		if (k == -ECANCELED || (k < 0 && r >= 0))
+			r = k;
+		if (k == -ECANCELED)
+			break;
+	}
+	names_clear(&kids);
+	close(fd);
+	return r;
+}
+
+/* Remove name of dirfd (path for messages), a directory with everything
+ * in it. Returns 0, -ECANCELED when the budget is spent, or another
+ * -errno after reporting it. */
+static int remove_at(struct sweep *x, int dirfd, const char *name, const char *path)
+{
+	struct statx st;
+	bool dir;
+	int r = fcp_sys_statx(dirfd, name, AT_SYMLINK_NOFOLLOW, STATX_BASIC_STATS, &st);
+
+	if (r == -ENOENT)
+		return 0;
+	dir = r == 0 && S_ISDIR(st.stx_mode);
+	if (dir && fcp_statx_dev(&st) != x->dev)
+		r = -EXDEV; /* a mount point: what is mounted there is not ours */
+	if (r == 0 && dir)
+		r = remove_children(x, dirfd, name, path, &st);
+	if (r == -ECANCELED)
+		return r;
+	if (r == 0 && !take(x->job, path))
+		return -ECANCELED;
+	if (r == 0 && x->dry)
+		fcp_report_plan(x->job, "delete", path);
+	else if (r == 0)
+		r = fcp_sys_unlinkat(dirfd, name, dir ? AT_REMOVEDIR : 0);
+	if (r < 0) {
+		fcp_report_failed(x->job, r == -EXDEV ? "not deleting a mount point," : "cannot delete",
+				  path, r == -EXDEV ? 0 : r);
+		return r;
+	}
+	atomic_fetch_add(&x->job->c.deleted, 1);
+	return 0;
+}
+
+/* Why d's extras must stay, or NULL. */
+static const char *held(struct fcp_job *job, struct fcp_dir *d)
+{
+	struct statx st;
+
+	if (atomic_load(&job->stop))
+		return "the copy was stopped";
+	if (atomic_load(&d->failed_in))
+		return "an item in it failed";
+	/* Removed whole while it was read: what its scan missed was not
+	 * taken away from the source by anyone's choice. */
+	if (fcp_sys_fstatx(d->src_fd, &st) < 0 || st.stx_nlink == 0)
+		return "its source directory vanished";
+	return NULL;
+}
+
+void fcp_delete_extras(struct fcp_worker *w, struct fcp_dir *d)
+{
+	struct fcp_job *job = fcp_worker_job(w);
+	struct sweep x = { job, d->dst_dev, job->o->dry_run };
+	struct fcp_names extra = { 0 }, all = { 0 };
+	const char *why;
+	char *dpath;
+	int r;
+
+	if (!d->seen || atomic_load(&job->delete_stopped))
+		return;
+	dpath = fcp_dir_dst_path(d, NULL);
+	if ((why = held(job, d))) {
+		fcp_report_held(job, dpath, why);
+		if (!strcmp(why, "its source directory vanished"))
+			atomic_fetch_add(&job->c.failed, 1);
+		free(dpath);
+		return;
+	}
+	qsort(d->seen->v, d->seen->n, sizeof(*d->seen->v), by_name);
+	if ((r = list_names(d->dst_fd, &all)) < 0)
+		fcp_report_failed(job, "cannot read directory", dpath, r);
+	/* .fcp-* names are temporary files of this or an interrupted run:
+	 * named as leftovers (leftover.c), never taken for user data. */
+	for (size_t i = 0; r >= 0 && i < all.n; i++)
+		if (strncmp(all.v[i], ".fcp-", 5) && !seen(d->seen, all.v[i]) &&
+		    (r = names_push(&extra, all.v[i])) < 0)
+			fcp_report_failed(job, "out of memory in", dpath, r);
+	for (size_t i = 0; r >= 0 && i < extra.n; i++) {
+		char *p = join(dpath ? dpath : "?", extra.v[i]);
+		int k = p ? remove_at(&x, d->dst_fd, extra.v[i], p) : -ENOMEM;
+		free(p);
+		if (k == -ECANCELED)
+			break;
+	}
+	names_clear(&all);
+	names_clear(&extra);
+	free(dpath);
+}
