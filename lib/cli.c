@@ -179,7 +179,7 @@ static int parse_one(int c, const char *arg, struct fcp_options *o)
 	case OPT_MIRROR: o->sync = o->delete_extra = true; break;
 	case OPT_MAX_DELETE:
 		if (parse_count(arg, 0, 2147483647, &v) < 0)
-			return bad("invalid --max-delete count '%s' (0 or more)", arg);
+			return bad("invalid --max-delete count '%s' (0 to 2147483647)", arg);
 		o->max_delete = v;
 		break;
 	case OPT_NO_URING: o->no_io_uring = true; break;
