@@ -202,6 +202,16 @@ static int remove_at(struct sweep *x, int dirfd, const char *name, const char *p
 	return 0;
 }
 
+int fcp_delete_entry(struct fcp_job *job, struct fcp_dir *d, const char *name)
+{
+	struct sweep x = { job, d->dst_dev, job->o->dry_run };
+	char *p = fcp_dir_dst_path(d, name);
+	int r = remove_at(&x, d->dst_fd, name, p ? p : name);
+
+	free(p);
+	return r;
+}
+
 /* Why d's extras must stay, or NULL. */
 static const char *held(struct fcp_job *job, struct fcp_dir *d)
 {

@@ -29,4 +29,9 @@ void fcp_names_free(struct fcp_dir *d);
  * (--dry-run: say so), or say why they are held back. */
 void fcp_delete_extras(struct fcp_worker *w, struct fcp_dir *d);
 
+/* Remove name of d's copy, a directory with everything in it, counted
+ * against --max-delete (--dry-run: say so). Returns 0 or -errno, after
+ * reporting it. */
+int fcp_delete_entry(struct fcp_job *job, struct fcp_dir *d, const char *name);
+
 #endif

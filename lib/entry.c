@@ -174,9 +174,12 @@ static void copy_dir(struct fcp_entry *e)
 	}
 	/* A root copy that is new is made whole under a temporary name. */
 	hidden_name[0] = 0;
-	if (e->job->o->dry_run)
+	if (e->job->o->dry_run) {
 		dfd = dry_dir(e, &created);
-	else
+	} else if (fcp_plan_entry(e) == FCP_ACT_REPLACE && !fcp_plan_make_room(e)) {
+		close(sfd);
+		return;
+	} else
 		dfd = e->d->is_top ? fcp_dest_mkdir_hidden(e->w, e->d->dst_fd, e->dst_name,
 							   &created, hidden_name)
 				   : fcp_dest_mkdir(e->d->dst_fd, e->dst_name, &created);

@@ -7,6 +7,7 @@
  * preserves is compared: mode, owner (as root: only root can give it),
  * mtime, xattrs. atime is not compared: reading a copy moves it.
  */
+#include "delete.h"
 #include "hash.h"
 #include "meta.h"
 #include "plan.h"
@@ -119,6 +120,7 @@ enum fcp_action fcp_plan_entry(struct fcp_entry *e)
 	/* Any error but "nothing there" is the copy's to meet and report. */
 	if (fcp_sys_statx(e->d->dst_fd, e->dst_name, AT_SYMLINK_NOFOLLOW, STATX_WANT, &dst) < 0)
 		return FCP_ACT_COPY;
+	e->dst_mode = dst.stx_mode;
 	if ((dst.stx_mode & S_IFMT) != (e->st.stx_mode & S_IFMT))
 		return FCP_ACT_REPLACE;
 	if (S_ISDIR(dst.stx_mode))
@@ -167,12 +169,22 @@ bool fcp_plan_settled(struct fcp_entry *e)
 		count(e->job, a);
 		return true;
 	}
+	if (a == FCP_ACT_REPLACE && !fcp_plan_make_room(e))
+		return true;
 	if (a == FCP_ACT_META) {
 		dst.existing = true;
 		fcp_meta_copy(e->job, src_at(e), dst, &e->st, e->d, e->name);
 	}
 	count(e->job, a);
 	return a == FCP_ACT_META || a == FCP_ACT_SKIP;
+}
+
+bool fcp_plan_make_room(struct fcp_entry *e)
+{
+	if (!e->job->o->delete_extra || e->job->o->dry_run || !e->dst_mode ||
+	    S_ISDIR(e->dst_mode) == S_ISDIR(e->st.stx_mode))
+		return true;
+	return fcp_delete_entry(e->job, e->d, e->dst_name) == 0;
 }
 
 bool fcp_plan_dir_meta(struct fcp_job *job, struct fcp_dir *d, struct fcp_at *dat)

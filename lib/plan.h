@@ -39,6 +39,11 @@ bool fcp_plan_settled(struct fcp_entry *e);
 
 struct fcp_at;
 
+/* Make room for e where the copy would need it (--delete): a directory
+ * where e is none, or a non-directory where e is a directory, is removed
+ * as rsync --delete does. False when that failed (reported). */
+bool fcp_plan_make_room(struct fcp_entry *e);
+
 /* Should the finished directory d get its source's metadata (at dst)? Yes
  * for a new one; for one that existed, only where it differs (--dry-run
  * says so instead), and then its xattrs the source lacks go. */

@@ -57,6 +57,19 @@ check_tree src dst
 check_eq "$(stat -c %i dst/d/b)" "$ino" "--mirror copied an unchanged file again"
 check_grep "^fastcp: copied 1 file \(" "$T/err"
 
+# A type change under --mirror: the directory in the way of a file, and
+# the file in the way of a directory, go (as with rsync --delete); without
+# --delete they stay and the entry fails.
+rm src/d/b && mkdir src/d/b && printf 'in\n' >src/d/b/in
+mkdir -p dst/d/e/c_dir_now && rm -r src/d/e/c && printf 'c\n' >src/d/e/c && rm -r dst/d/e/c
+mkdir dst/d/e/c && printf 'deep\n' >dst/d/e/c/deep
+run_fcp -u -T src dst
+check_rc 1 "type changes without --delete"
+check_file dst/d/e/c/deep "--sync alone removed a directory in the way"
+run_fcp -v --mirror -T src dst
+check_rc 0 "type changes with --mirror"
+check_tree src dst
+
 # A new copy: nothing to delete, nothing beside it touched.
 run_fcp --delete src sib
 check_rc 0 "--delete into a directory"
