@@ -131,23 +131,43 @@ static struct fcp_dir *dir_node(struct fcp_entry *e, int sfd, int dfd, bool crea
 	return nd;
 }
 
-/* --dry-run: say what would become of directory e, and open its copy
- * where there is one (read only, never made): -1 with *created where the
- * copy would be new, and everything in it would be copied. */
-static int dry_dir(struct fcp_entry *e, bool *created)
+/* The copy of directory e where the plan found one (a SKIP): opened, not
+ * made (-1 after a race: then it is made as usual). --dry-run: where the
+ * copy would be new, say so and leave it at -1 with *created: everything
+ * in it would be copied. */
+static int planned_dir(struct fcp_entry *e, enum fcp_action a, bool *created)
+{
+	*created = a != FCP_ACT_SKIP;
+	if (a == FCP_ACT_SKIP)
+		return fcp_sys_openat(e->d->dst_fd, e->dst_name,
+				      O_RDONLY | O_DIRECTORY | O_NOFOLLOW, 0);
+	if (e->job->o->dry_run) {
+		char *p = fcp_dir_dst_path(e->d, e->dst_name);
+		fcp_report_plan(e->job, fcp_plan_verb(a), p);
+		free(p);
+	}
+	return -1;
+}
+
+/* Open or make the copy of directory e, as the plan says: the one there
+ * is opened; a new one is made (a root copy whole, under a temporary
+ * name written to hidden_name) or, in a dry run, not made (-1). */
+static int dir_copy_open(struct fcp_entry *e, bool *created, char hidden_name[FCP_TMPNAME_MAX])
 {
 	enum fcp_action a = fcp_plan_entry(e);
 	int dfd = -1;
 
-	*created = a != FCP_ACT_SKIP;
-	if (*created) {
-		char *p = fcp_dir_dst_path(e->d, e->dst_name);
-		fcp_report_plan(e->job, fcp_plan_verb(a), p);
-		free(p);
-	} else {
-		dfd = fcp_sys_openat(e->d->dst_fd, e->dst_name,
-				     O_RDONLY | O_DIRECTORY | O_NOFOLLOW, 0);
-	}
+	hidden_name[0] = 0;
+	if (a == FCP_ACT_SKIP || e->job->o->dry_run)
+		dfd = planned_dir(e, a, created);
+	if (e->job->o->dry_run)
+		return dfd;
+	if (a == FCP_ACT_REPLACE && !fcp_plan_make_room(e))
+		return -ECANCELED;
+	if (dfd < 0)
+		dfd = e->d->is_top ? fcp_dest_mkdir_hidden(e->w, e->d->dst_fd, e->dst_name, created,
+							   hidden_name)
+				   : fcp_dest_mkdir(e->d->dst_fd, e->dst_name, created);
 	return dfd;
 }
 
@@ -172,17 +192,11 @@ static void copy_dir(struct fcp_entry *e)
 		fcp_entry_fail(e, "cannot open directory", sfd);
 		return;
 	}
-	/* A root copy that is new is made whole under a temporary name. */
-	hidden_name[0] = 0;
-	if (e->job->o->dry_run) {
-		dfd = dry_dir(e, &created);
-	} else if (fcp_plan_entry(e) == FCP_ACT_REPLACE && !fcp_plan_make_room(e)) {
+	dfd = dir_copy_open(e, &created, hidden_name);
+	if (dfd == -ECANCELED) { /* what was in the way could not go: reported */
 		close(sfd);
 		return;
-	} else
-		dfd = e->d->is_top ? fcp_dest_mkdir_hidden(e->w, e->d->dst_fd, e->dst_name,
-							   &created, hidden_name)
-				   : fcp_dest_mkdir(e->d->dst_fd, e->dst_name, &created);
+	}
 	if (dfd < 0 && !(e->job->o->dry_run && created)) {
 		/* Name the destination: that is where the obstacle is. */
 		close(sfd);

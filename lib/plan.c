@@ -59,16 +59,19 @@ static bool same_content(struct fcp_entry *e)
 {
 	int flags = O_RDONLY | O_NOFOLLOW | O_CLOEXEC | (e->job->is_root ? O_NOATIME : 0);
 	int fd = fcp_sys_openat(e->d->dst_fd, e->dst_name, flags, 0);
+	/* Planned by name (a batch): the source is opened here. */
+	int in = e->src_fd >= 0 ? e->src_fd : fcp_sys_openat(e->d->src_fd, e->name, flags, 0);
 	struct fcp_hash a, b;
 	size_t cap;
 	void *buf = fcp_worker_buf(e->w, &cap);
 	bool same;
 
-	if (fd < 0)
-		return false;
-	same = fcp_hash_fd(e->src_fd, e->st.stx_size, buf, cap, &a) == 0 &&
+	same = fd >= 0 && in >= 0 && fcp_hash_fd(in, e->st.stx_size, buf, cap, &a) == 0 &&
 	       fcp_hash_fd(fd, e->st.stx_size, buf, cap, &b) == 0 && fcp_hash_equal(&a, &b);
-	close(fd);
+	if (fd >= 0)
+		close(fd);
+	if (in >= 0 && in != e->src_fd)
+		close(in);
 	return same;
 }
 
@@ -177,6 +180,26 @@ bool fcp_plan_settled(struct fcp_entry *e)
 	}
 	count(e->job, a);
 	return a == FCP_ACT_META || a == FCP_ACT_SKIP;
+}
+
+int fcp_plan_batch(struct fcp_worker *w, struct fcp_dir *d, const char **names, int n)
+{
+	struct fcp_job *job = fcp_worker_job(w);
+	int left = 0;
+
+	/* Under -L a name's stat is its target's: the entry path sorts it. */
+	if (job->o->symlinks == FCP_SYMLINKS_FOLLOW)
+		return n;
+	for (int i = 0; i < n; i++) {
+		struct fcp_entry e = { .w = w, .job = job, .d = d, .name = names[i],
+				       .dst_name = names[i], .src_fd = -1 };
+
+		/* Anything odd (gone, no longer a file) is the entry path's. */
+		if (fcp_sys_statx(d->src_fd, names[i], AT_SYMLINK_NOFOLLOW, STATX_WANT, &e.st) < 0 ||
+		    !S_ISREG(e.st.stx_mode) || !fcp_plan_settled(&e))
+			names[left++] = names[i];
+	}
+	return left;
 }
 
 bool fcp_plan_make_room(struct fcp_entry *e)

@@ -39,6 +39,13 @@ bool fcp_plan_settled(struct fcp_entry *e);
 
 struct fcp_at;
 
+/* A batch of regular files of d, by name (batch.c), before anything is
+ * opened: each one the plan settles without a copy (unchanged, metadata
+ * updated, or said by --dry-run) is dropped from names[]; returns how
+ * many are left to copy, in order. Saves the open of every unchanged
+ * file. */
+int fcp_plan_batch(struct fcp_worker *w, struct fcp_dir *d, const char **names, int n);
+
 /* Make room for e where the copy would need it (--delete): a directory
  * where e is none, or a non-directory where e is a directory, is removed
  * as rsync --delete does. False when that failed (reported). */

@@ -30,6 +30,17 @@ check_grep "^fastcp: copied 0 files \(0 B\), 0 directories, 0 symlinks, 0 hard l
 check_grep "^fastcp: $((entries + 1)) unchanged, 0 with metadata updated, 0 deleted$" "$T/err"
 snap >after
 diff before after >/dev/null || { diff before after | head; fail "an unchanged re-run touched the copy"; }
+if command -v strace >/dev/null 2>&1; then
+	# Nothing written, made, renamed or removed; and the files that the
+	# walk batches (the many_* of files/) are not even opened.
+	FCP_WRAP="strace -f -qq -o $T/trace -e trace=openat,renameat,renameat2,linkat,unlinkat,mkdirat,io_uring_enter" \
+		run_fcp -u -T src dst
+	check_rc 0 "unchanged re-run under strace"
+	check_nogrep "O_WRONLY|O_RDWR|O_CREAT|O_TMPFILE|renameat|linkat\(|unlinkat|mkdirat" "$T/trace"
+	check_nogrep "\"many_[0-9]+\"" "$T/trace"
+else
+	note "strace not installed: syscalls not checked"
+fi
 
 ino() { stat -c %i "$1"; }
 i_small=$(ino dst/files/small) i_medium=$(ino dst/files/medium)
