@@ -70,6 +70,12 @@ run_fcp -v --mirror -T src dst
 check_rc 0 "type changes with --mirror"
 check_tree src dst
 
+# Never the root copy's own name: a file onto a directory with -T fails.
+mkdir -p adir && printf 'keep\n' >adir/keep
+run_fcp --mirror -T src/a adir
+check_rc 1 "--mirror -T file onto a directory"
+check_file adir/keep "--mirror removed the directory given as DEST"
+
 # A new copy: nothing to delete, nothing beside it touched.
 run_fcp --delete src sib
 check_rc 0 "--delete into a directory"
