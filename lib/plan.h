@@ -28,8 +28,9 @@ enum fcp_action {
  * --checksum where something may exist)? When not, every action is COPY. */
 bool fcp_plan_looks(const struct fcp_job *job, const struct fcp_dir *d);
 
-/* The action for entry e (e->st known; e->src_fd open for a regular
- * file). */
+/* The action for entry e (e->st known; e->src_fd open, or -1: a regular
+ * file is then opened by name only if --checksum must read it). Notes
+ * in e->dst_mode what it found at the destination. */
 enum fcp_action fcp_plan_entry(struct fcp_entry *e);
 
 /* Ask the plan for e and carry out what is not a copy: count an

@@ -38,9 +38,13 @@ void fcp_stats_print(const struct fcp_stats *s, FILE *f)
 		(unsigned long long)s->hardlinks, s_(s->hardlinks),
 		(unsigned long long)s->specials, s_(s->specials), s->seconds, rate,
 		s->files / secs, s->threads, s_(s->threads), s->io_path ? s->io_path : "sync");
-	if (s->unchanged || s->updated || s->deleted || s->dry_run)
-		fprintf(f, "fastcp: %s%llu unchanged, %llu with metadata updated, %llu deleted\n",
-			s->dry_run ? "dry run, nothing changed: would leave " : "",
+	if (s->dry_run)
+		fprintf(f, "fastcp: dry run, nothing changed: %llu unchanged, %llu to update "
+			   "metadata only, %llu to delete\n",
+			(unsigned long long)s->unchanged, (unsigned long long)s->updated,
+			(unsigned long long)s->deleted);
+	else if (s->unchanged || s->updated || s->deleted)
+		fprintf(f, "fastcp: %llu unchanged, %llu with metadata updated, %llu deleted\n",
 			(unsigned long long)s->unchanged, (unsigned long long)s->updated,
 			(unsigned long long)s->deleted);
 	if (s->cloned_files)
