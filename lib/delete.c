@@ -228,42 +228,61 @@ static const char *held(struct fcp_job *job, struct fcp_dir *d)
 	return NULL;
 }
 
+/* Say that d's n extras stay, and why (vanished: a failure). */
+static void hold(struct fcp_job *job, const char *dpath, const char *why, size_t n)
+{
+	char text[160];
+
+	snprintf(text, sizeof(text), "%s (%zu entr%s the source lacks kept)", why, n,
+		 n == 1 ? "y" : "ies");
+	fcp_report_held(job, dpath, text);
+	if (!strcmp(why, "its source directory vanished"))
+		atomic_fetch_add(&job->c.failed, 1);
+}
+
+/* The names of d's copy that its source's scan did not meet. .fcp-*
+ * names are temporary files of this or an interrupted run: named as
+ * leftovers (leftover.c), never taken for user data. */
+static int extras(struct fcp_job *job, struct fcp_dir *d, const char *dpath,
+		  struct fcp_names *extra)
+{
+	struct fcp_names all = { 0 };
+	int r;
+
+	qsort(d->seen->v, d->seen->n, sizeof(*d->seen->v), by_name);
+	if ((r = list_names(d->dst_fd, &all)) < 0)
+		fcp_report_failed(job, "cannot read directory", dpath, r);
+	for (size_t i = 0; r >= 0 && i < all.n; i++)
+		if (strncmp(all.v[i], ".fcp-", 5) && !seen(d->seen, all.v[i]) &&
+		    (r = names_push(extra, all.v[i])) < 0)
+			fcp_report_failed(job, "out of memory in", dpath, r);
+	names_clear(&all);
+	return r;
+}
+
 void fcp_delete_extras(struct fcp_worker *w, struct fcp_dir *d)
 {
 	struct fcp_job *job = fcp_worker_job(w);
 	struct sweep x = { job, d->dst_dev, job->o->dry_run };
-	struct fcp_names extra = { 0 }, all = { 0 };
+	struct fcp_names extra = { 0 };
 	const char *why;
 	char *dpath;
-	int r;
 
 	if (!d->seen || atomic_load(&job->delete_stopped))
 		return;
 	dpath = fcp_dir_dst_path(d, NULL);
-	if ((why = held(job, d))) {
-		fcp_report_held(job, dpath, why);
-		if (!strcmp(why, "its source directory vanished"))
-			atomic_fetch_add(&job->c.failed, 1);
-		free(dpath);
-		return;
+	if (extras(job, d, dpath, &extra) >= 0 && extra.n) {
+		why = held(job, d);
+		if (why)
+			hold(job, dpath, why, extra.n);
+		for (size_t i = 0; !why && i < extra.n; i++) {
+			char *p = join(dpath ? dpath : "?", extra.v[i]);
+			int k = p ? remove_at(&x, d->dst_fd, extra.v[i], p) : -ENOMEM;
+			free(p);
+			if (k == -ECANCELED)
+				break;
+		}
 	}
-	qsort(d->seen->v, d->seen->n, sizeof(*d->seen->v), by_name);
-	if ((r = list_names(d->dst_fd, &all)) < 0)
-		fcp_report_failed(job, "cannot read directory", dpath, r);
-	/* .fcp-* names are temporary files of this or an interrupted run:
-	 * named as leftovers (leftover.c), never taken for user data. */
-	for (size_t i = 0; r >= 0 && i < all.n; i++)
-		if (strncmp(all.v[i], ".fcp-", 5) && !seen(d->seen, all.v[i]) &&
-		    (r = names_push(&extra, all.v[i])) < 0)
-			fcp_report_failed(job, "out of memory in", dpath, r);
-	for (size_t i = 0; r >= 0 && i < extra.n; i++) {
-		char *p = join(dpath ? dpath : "?", extra.v[i]);
-		int k = p ? remove_at(&x, d->dst_fd, extra.v[i], p) : -ENOMEM;
-		free(p);
-		if (k == -ECANCELED)
-			break;
-	}
-	names_clear(&all);
 	names_clear(&extra);
 	free(dpath);
 }
