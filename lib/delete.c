@@ -72,7 +72,7 @@ static int by_name(const void *a, const void *b)
 
 static bool seen(const struct fcp_names *s, const char *name)
 {
-	return bsearch(&name, s->v, s->n, sizeof(*s->v), by_name) != NULL;
+	return s->n && bsearch(&name, s->v, s->n, sizeof(*s->v), by_name) != NULL;
 }
 
 /* Every name of directory fd but . and .. (fd stays open). */
@@ -249,7 +249,8 @@ static int extras(struct fcp_job *job, struct fcp_dir *d, const char *dpath,
 	struct fcp_names all = { 0 };
 	int r;
 
-	qsort(d->seen->v, d->seen->n, sizeof(*d->seen->v), by_name);
+	if (d->seen->n)
+		qsort(d->seen->v, d->seen->n, sizeof(*d->seen->v), by_name);
 	if ((r = list_names(d->dst_fd, &all)) < 0)
 		fcp_report_failed(job, "cannot read directory", dpath, r);
 	for (size_t i = 0; r >= 0 && i < all.n; i++)
