@@ -3,7 +3,8 @@
 # --eio-at) in a directory holds back the deletions there and above (they
 # are reported as held back, exit 1), so a file the source could not read
 # never reads as "gone"; a source directory removed while --mirror copies
-# it does not take its copy, nor anything in it, along.
+# it does not take its copy, nor anything in it, along; a copy stopped
+# by a signal deletes nothing after.
 . "${TESTLIB:-$(dirname "$0")/../lib}/lib.sh" || exit 1
 t_init
 need_fastcp
@@ -55,4 +56,25 @@ check_eq "$rc" 1 "exit status when a source directory vanished"
 check_dir dst2/v "the copy of a vanished source directory was deleted"
 check_file dst2/v/extra "deleted in the copy of a vanished source directory"
 check_file dst2/keep
+umount mnt2 || fail "umount"
+
+# Stopped by SIGTERM while a file is in flight: nothing is deleted after
+# (SIGINT is ignored by a background job of a script).
+mkdir -p "$B/s3/sub"
+printf 's\n' >"$B/s3/slow_1"
+printf 'q\n' >"$B/s3/sub/q"
+run_fcp -T "$B/s3" dst3
+printf 'extra\n' >dst3/extra
+touch -m -d @1000000000 dst3/slow_1
+faultfs_mount "$B" mnt3 --match='slow_*' --delay-ms=1500
+timeout 60 "$FASTCP" --mirror -T mnt3/s3 dst3 >out3 2>err3 &
+pid=$!
+sleep 0.5
+kill -TERM "$pid"
+wait "$pid"
+rc=$?
+cat out3 err3
+check_eq "$rc" 143 "exit status after SIGTERM"
+check_file dst3/extra "deleted after the copy was stopped"
+check_grep "deletions held back in 'dst3': the copy was stopped" err3
 echo "mirror: deletions held back where the source failed"
