@@ -1,6 +1,6 @@
 # fastcp — build, test, demo, install.
-# `make demo` and `make check` install the Debian packages they need first
-# (as root), so both work on a fresh Debian 12 machine from a fresh clone.
+# On a fresh Debian 12 machine start with ./fastcp.sh demo (it installs the
+# packages of mk/packages first); make alone assumes they are installed.
 
 CC      ?= gcc
 CFLAGS  ?= -O2 -g
@@ -8,12 +8,10 @@ CFLAGS  += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wno-sign-compare \
            -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -pthread -Iinclude -Ilib -Ibuild
 LDFLAGS += -pthread
 PREFIX  ?= /usr/local
+BINDIR  ?= $(PREFIX)/bin
+MANDIR  ?= $(PREFIX)/share/man
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 VERSION := 0.1.0
-
-# Debian packages: build tools, optional libraries, and what the tests use.
-DEB_PKGS := gcc make pkg-config liburing-dev libxxhash-dev libsqlite3-dev \
-            libfuse3-dev fuse3 \
-            xfsprogs btrfs-progs attr acl rsync e2fsprogs util-linux libxml2-utils strace
 
 LIB_SRC  := $(wildcard lib/*.c)
 LIB_OBJ  := $(LIB_SRC:%.c=build/%.o)
@@ -24,62 +22,83 @@ UNIT_BIN := $(UNIT_SRC:%.c=build/%)
 TOOL_SRC := $(wildcard tests/lib/*.c)
 TOOL_BIN := $(TOOL_SRC:%.c=build/%)
 
+# The probe runs on every make, before anything is built (a few pkg-config
+# calls): build/config.h (HAVE_X), build/config.mk (LIBS) and build/config.txt
+# change only when what it finds changes, so a library installed since the
+# last build is picked up, and an unchanged one rebuilds nothing.
+NOPROBE_GOALS := clean uninstall deps
+ifneq ($(or $(filter-out $(NOPROBE_GOALS),$(MAKECMDGOALS)),$(if $(MAKECMDGOALS),,all)),)
+$(shell NO_URING='$(NO_URING)' sh mk/configure.sh build)
+ifneq ($(wildcard build/config.err),)
+$(error $(shell cat build/config.err))
+endif
 -include build/config.mk
+endif
 # faultfs needs libfuse3 (FUSE_LIBS from the probe); without it, not built.
 ifeq ($(FUSE_LIBS),)
 TOOL_BIN := $(filter-out build/tests/lib/faultfs,$(TOOL_BIN))
 endif
 
-.PHONY: all deps demo check test install clean
+.PHONY: all programs deps demo check test install uninstall clean
 all: build/fastcp build/fastcp-bench $(UNIT_BIN) $(TOOL_BIN)
+	@cat build/config.txt
 
-# One probe writes build/config.h (HAVE_X symbols) and build/config.mk (LIBS).
-build/config.h build/config.mk: mk/configure.sh
-	@mkdir -p build
-	@sh mk/configure.sh build
+programs: build/fastcp build/fastcp-bench
+	@cat build/config.txt
 
 build/%.o: %.c build/config.h $(wildcard include/*.h lib/*.h src/bench/*.h tests/lib/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -DFCP_VERSION='"$(VERSION)"' -c -o $@ $<
+	$(CC) $(CPPFLAGS) $(CFLAGS) -DFCP_VERSION='"$(VERSION)"' -c -o $@ $<
 
 build/libfastcp.a: $(LIB_OBJ)
 	$(AR) rcs $@ $^
 
-build/fastcp: build/src/fastcp.o build/libfastcp.a
-	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
+build/fastcp: build/src/fastcp.o build/libfastcp.a build/config.mk
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter %.o %.a,$^) $(LIBS)
 
-build/fastcp-bench: $(BENCH_OBJ) build/libfastcp.a
-	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS) -lm
+build/fastcp-bench: $(BENCH_OBJ) build/libfastcp.a build/config.mk
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter %.o %.a,$^) $(LIBS) -lm
 
 build/tests/unit/%: tests/unit/%.c build/libfastcp.a build/config.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< build/libfastcp.a $(LIBS) -lm
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< build/libfastcp.a $(LIBS) -lm
 
 build/tests/lib/%: tests/lib/%.c build/config.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIBS)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIBS)
 
 build/tests/lib/faultfs: tests/lib/faultfs.c build/config.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(FUSE_CFLAGS) $(LDFLAGS) -o $@ $< $(FUSE_LIBS)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(FUSE_CFLAGS) $(LDFLAGS) -o $@ $< $(FUSE_LIBS)
 
 deps:
-	@sh mk/deps.sh $(DEB_PKGS)
+	@sh fastcp.sh deps
 
-demo: deps
-	@$(MAKE) --no-print-directory all
+demo: all
 	@sh scripts/demo.sh
 
-check: deps
-	@$(MAKE) --no-print-directory all
+check: all
 	@sh tests/run.sh
 
 test: check
 
+# The tests again under ASan+UBSan, and the stress test under TSan (mk/sanitize.sh).
+.PHONY: check-sanitize
+check-sanitize: all
+	@sh mk/sanitize.sh
+
+# DESTDIR and PREFIX as usual (make install PREFIX=/usr DESTDIR=/tmp/stage).
+COMPLETIONS := $(wildcard completions/*.bash)
 install: build/fastcp build/fastcp-bench
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
-	install -m 755 build/fastcp build/fastcp-bench $(DESTDIR)$(PREFIX)/bin/
-	install -m 644 man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
+	install -m 755 build/fastcp build/fastcp-bench $(DESTDIR)$(BINDIR)/
+	install -m 644 man/fastcp.1 man/fastcp-bench.1 $(DESTDIR)$(MANDIR)/man1/
+	$(foreach c,$(COMPLETIONS),install -D -m 644 $(c) $(DESTDIR)$(BASHCOMPDIR)/$(basename $(notdir $(c)));)
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/fastcp $(DESTDIR)$(BINDIR)/fastcp-bench \
+	      $(DESTDIR)$(MANDIR)/man1/fastcp.1 $(DESTDIR)$(MANDIR)/man1/fastcp-bench.1 \
+	      $(foreach c,$(COMPLETIONS),$(DESTDIR)$(BASHCOMPDIR)/$(basename $(notdir $(c))))
 
 clean:
 	rm -rf build

@@ -64,6 +64,10 @@ void fcp_batch_copy(struct fcp_worker *w, struct fcp_item *it)
 
 	for (int i = 0; i < n; i++, p += strlen(p) + 1)
 		names[i] = p;
+	if (fcp_dir_pin(job, it->dir) < 0) {
+		atomic_fetch_add(&job->c.failed, n);
+		goto out;
+	}
 	/* Where the destination may hold them already, the plan settles
 	 * what needs no copy first; the rest is copied as usual (and asked
 	 * again, once open, if it goes the synchronous way). */
@@ -81,6 +85,8 @@ void fcp_batch_copy(struct fcp_worker *w, struct fcp_item *it)
 	m = order_back(back, where, n, order);
 	for (int k = 0; k < m; k++)
 		fcp_entry_copy_name(w, it->dir, names[order[k]], DT_REG);
+	fcp_dir_unpin(job, it->dir);
+out:
 	fcp_dir_release(w, it->dir);
 	free(it);
 }

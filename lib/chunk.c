@@ -21,6 +21,7 @@
 #include "dest.h"
 #include "engine.h"
 #include "entry.h"
+#include "links.h"
 #include "sys.h"
 
 #include <errno.h>
@@ -109,7 +110,17 @@ static void land_last(struct fcp_worker *w, struct fcp_bigfile *b)
 		err = FCP_ESHRANK;
 	atomic_fetch_add(&b->e.job->c.bytes, atomic_load(&b->bytes));
 	b->e.w = w;
-	fcp_file_finish(&b->e, b->hl, b->x.out, &b->tmp, err, "cannot copy");
+	/* The directory may have given its descriptors back meanwhile. */
+	if (fcp_dir_pin(b->e.job, d) < 0) {
+		/* Its temporary file cannot be reached, nor named. */
+		atomic_fetch_add(&b->e.job->c.failed, 1);
+		close(b->x.out);
+		close(b->e.src_fd);
+		fcp_hl_done(w, b->hl, false);
+	} else {
+		fcp_file_finish(&b->e, b->hl, b->x.out, &b->tmp, err, "cannot copy");
+		fcp_dir_unpin(b->e.job, d);
+	}
 	pthread_mutex_destroy(&b->wlock);
 	free(b);
 	fcp_dir_release(w, d);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define FCP_TMP_TRIES 100
@@ -230,10 +231,66 @@ void fcp_dest_discard_file(struct fcp_job *job, struct fcp_dir *d, struct fcp_tm
 	t->final = NULL;
 }
 
+static bool special(mode_t m)
+{
+	return !S_ISREG(m) && !S_ISDIR(m) && !S_ISLNK(m);
+}
+
+static const char *kind_name(mode_t m)
+{
+	switch (m & S_IFMT) {
+	case S_IFREG: return "a regular file";
+	case S_IFLNK: return "a symlink";
+	case S_IFIFO: return "a FIFO";
+	case S_IFCHR: return "a character device";
+	case S_IFBLK: return "a block device";
+	case S_IFSOCK: return "a socket";
+	}
+	return "another kind of file";
+}
+
+/*
+ * A FIFO, device or socket at name is replaced only by one of its own kind
+ * (archive mode re-creates it): anything else there is most likely a
+ * mistake (`fastcp disk.img /dev/sdX`), and removing a device node cannot
+ * be undone. Then the new inode tmp is refused (reported here, with the
+ * destination's path) and FCP_ERR_REFUSED returned. Asked only when a
+ * rename without replacement found the name taken, or cannot be had here.
+ */
+static int refuse_special(struct fcp_job *job, struct fcp_dir *d, const char *tmp,
+			  const char *name)
+{
+	struct statx old, new;
+	char *p;
+
+	if (fcp_sys_statx(d->dst_fd, name, AT_SYMLINK_NOFOLLOW, STATX_TYPE, &old) < 0 ||
+	    !special(old.stx_mode) ||
+	    fcp_sys_statx(d->dst_fd, tmp, AT_SYMLINK_NOFOLLOW, STATX_TYPE, &new) < 0 ||
+	    (old.stx_mode & S_IFMT) == (new.stx_mode & S_IFMT))
+		return 0;
+	p = fcp_dir_dst_path(d, name);
+	fcp_report_refused(job, "will not replace special file", p ? p : name,
+			   kind_name(new.stx_mode), "remove it first");
+	free(p);
+	return FCP_ERR_REFUSED;
+}
+
 int fcp_dest_commit(struct fcp_job *job, struct fcp_dir *d, const char *tmp, const char *name)
 {
-	int r = fcp_sys_renameat(d->dst_fd, tmp, d->dst_fd, name, 0);
+	/* Nothing in the way, the common case: one call. Something there, or
+	 * a filesystem whose rename takes no flags (rename_noreplace() below):
+	 * look at it first. */
+	int r = atomic_load(&job->rename_flags_refused)
+			? -EINVAL
+			: fcp_sys_renameat(d->dst_fd, tmp, d->dst_fd, name, RENAME_NOREPLACE);
 
+	if (r == -EINVAL || r == -ENOSYS)
+		atomic_store(&job->rename_flags_refused, true);
+	if (r == -EEXIST || r == -EINVAL || r == -ENOSYS) {
+		r = refuse_special(job, d, tmp, name);
+		if (r == 0)
+			r = fcp_sys_renameat(d->dst_fd, tmp, d->dst_fd, name, 0);
+	}
 	if (r == -ENOTEMPTY || r == -EEXIST)
 		r = -EISDIR;
 	if (r < 0)

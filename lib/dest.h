@@ -97,7 +97,9 @@ int fcp_dest_make_for(struct fcp_worker *w, struct fcp_dir *d, const char *name,
 		      int (*make)(int dirfd, const char *tmp, void *arg), void *arg);
 
 /* Rename tmp to name in d's copy, replacing a non-directory. A directory in the
- * way is -EISDIR. On failure the temporary inode is removed. */
+ * way is -EISDIR. A FIFO, device or socket is replaced only by an inode of its
+ * own kind: else FCP_ERR_REFUSED, reported and counted already. On failure
+ * the temporary inode is removed. */
 int fcp_dest_commit(struct fcp_job *job, struct fcp_dir *d, const char *tmp, const char *name);
 
 /* Remove a name of d this job made for a file that failed (a temporary

@@ -13,6 +13,7 @@
 
 #include "job.h"
 
+#include <errno.h>
 #include <sys/types.h>
 
 /*
@@ -52,6 +53,20 @@ static inline void fcp_xfer_write_end(struct fcp_xfer *x)
 {
 	if (x->wlock)
 		pthread_mutex_unlock(x->wlock);
+}
+
+/* Checked between the reads of one file: a stopped job (signal, full
+ * destination) does not wait for a whole chunk or medium file; 0 to go
+ * on, else why it stopped (-errno). */
+static inline int fcp_xfer_stopped(const struct fcp_xfer *x)
+{
+	struct fcp_job *job = fcp_worker_job(x->w);
+	int why;
+
+	if (!atomic_load(&job->stop))
+		return 0;
+	why = atomic_load(&job->stop_errno);
+	return why ? why : -ECANCELED;
 }
 
 struct fcp_engine {

@@ -7,15 +7,24 @@
 
 #include <errno.h>
 
+/* One call moves at most this much, so that a stopped job is seen soon
+ * even on a slow source (and another runner gets the write lock). */
+#define RANGE_STEP ((size_t)8 << 20)
+
 static ssize_t range_copy(struct fcp_xfer *x, off_t off, size_t len)
 {
 	off_t in_off = off, out_off = off;
 	size_t done = 0;
 
 	while (done < len) {
+		size_t step = len - done < RANGE_STEP ? len - done : RANGE_STEP;
+		ssize_t n = fcp_xfer_stopped(x);
+
+		if (n < 0)
+			return done ? (ssize_t)done : n;
 		/* It writes too: one writer at a time (struct fcp_xfer). */
 		fcp_xfer_write_begin(x);
-		ssize_t n = fcp_sys_copy_file_range(x->in, &in_off, x->out, &out_off, len - done);
+		n = fcp_sys_copy_file_range(x->in, &in_off, x->out, &out_off, step);
 		fcp_xfer_write_end(x);
 		/* Report progress first; the error comes back on the next call. */
 		if (n < 0)

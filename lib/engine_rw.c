@@ -26,8 +26,10 @@ static ssize_t rw_copy(struct fcp_xfer *x, off_t off, size_t len)
 	while (done < len) {
 		size_t want = len - done < bufsz ? len - done : bufsz;
 		off_t pos = off + done;
-		ssize_t n;
+		ssize_t n = fcp_xfer_stopped(x);
 
+		if (n < 0)
+			return n;
 		n = x->direct > 0 ? fcp_direct_pread(x, buf, want, pos)
 				  : fcp_sys_pread_full(x->in, buf, want, pos);
 		if (n < 0)

@@ -58,6 +58,7 @@ struct small {
 	char *buf;
 	struct fcp_tmp tmp;
 	bool linked;             /* unnamed, and linked under its name */
+	bool commit_again;       /* closed, but the rename found its name taken */
 	int link_err;            /* why io_uring could not link it */
 	char link_path[32];      /* linkat's old path for an unnamed one */
 };
@@ -194,8 +195,10 @@ static void on_cqe(struct small *s, unsigned tag, int res)
 		s->tmp.unnamed = false;
 		s->tmp.final = NULL;
 		/* A name taken by a leftover, or no unnamed files on this
-		 * filesystem: the synchronous path finds its way. */
-		if (res == -EEXIST || fcp_dest_unnamed_refused(res))
+		 * filesystem: the synchronous path finds its way; it also
+		 * waits out a shortage of descriptors (sys.c). */
+		if (res == -EEXIST || res == -EMFILE || res == -ENFILE ||
+		    fcp_dest_unnamed_refused(res))
 			s->back = true;
 		else
 			s->err = res;
@@ -221,8 +224,12 @@ static void on_cqe(struct small *s, unsigned tag, int res)
 		s->out = -1;
 		break;
 	case T_RENAME:
-		if (res < 0 && !s->err)
-			s->err = res == -ENOTEMPTY || res == -EEXIST ? -EISDIR : res;
+		/* The name is taken (or the filesystem takes no rename flags):
+		 * the synchronous commit looks at what is there first. */
+		if (res == -EEXIST || res == -EINVAL || res == -ENOSYS)
+			s->commit_again = true;
+		else if (res < 0 && !s->err)
+			s->err = res == -ENOTEMPTY ? -EISDIR : res;
 		break;
 	case T_LINK:
 		s->linked = res >= 0;
@@ -279,7 +286,10 @@ static bool eligible(const struct fcp_job *job, const struct small *s)
 }
 
 /* Rounds 1 and 2: open each source, then stat what was opened, so that
- * data and metadata always come from the same inode. */
+ * data and metadata always come from the same inode, and anything but a
+ * regular file (swapped in since getdents) goes back unread (eligible()).
+ * O_NONBLOCK and O_NOCTTY as in entry.c: such a file never blocks the
+ * batch nor becomes our terminal. */
 static void rounds_open(struct io_uring *ring, struct fcp_job *job, struct fcp_dir *d,
 			struct small *f, int n)
 {
@@ -287,7 +297,7 @@ static void rounds_open(struct io_uring *ring, struct fcp_job *job, struct fcp_d
 
 	for (int i = 0; i < n; i++)
 		io_uring_prep_openat(sqe_for(ring, i, T_OPEN_IN), d->src_fd, f[i].name,
-				     O_RDONLY | O_NONBLOCK | O_CLOEXEC | nofollow |
+				     O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC | nofollow |
 				     (job->is_root ? O_NOATIME : 0), 0);
 	ring_run(ring, n, f, on_cqe);
 	for (int i = 0; i < n; i++)
@@ -442,13 +452,20 @@ static void rounds_data(struct fcp_worker *w, struct io_uring *ring, struct fcp_
 			io_uring_sqe_set_flags(l, IOSQE_IO_LINK);
 			io_uring_prep_close(sqe_for(ring, i, T_CLOSE_OUT), s->out);
 			k += 2;
+		} else if (atomic_load(&job->rename_flags_refused)) {
+			/* No rename without replacement here: the synchronous
+			 * commit looks at the name, then renames. */
+			io_uring_prep_close(sqe_for(ring, i, T_CLOSE_OUT), s->out);
+			s->commit_again = true;
+			k++;
 		} else {
 			/* Linked: the rename runs only if the close succeeded. */
 			struct io_uring_sqe *c = sqe_for(ring, i, T_CLOSE_OUT);
 			io_uring_prep_close(c, s->out);
 			io_uring_sqe_set_flags(c, IOSQE_IO_LINK);
 			io_uring_prep_renameat(sqe_for(ring, i, T_RENAME), d->dst_fd,
-					       s->tmp.name, d->dst_fd, s->name, 0);
+					       s->tmp.name, d->dst_fd, s->name,
+					       RENAME_NOREPLACE);
 			k += 2;
 		}
 		io_uring_prep_close(sqe_for(ring, i, T_CLOSE_IN), s->in);
@@ -466,6 +483,9 @@ static void rounds_data(struct fcp_worker *w, struct io_uring *ring, struct fcp_
 			give_back(w, d, s);
 			continue;
 		}
+		if (s->commit_again && !s->err &&
+		    (s->err = fcp_dest_commit(job, d, s->tmp.name, s->name)) < 0)
+			s->tmp.name[0] = 0; /* removed by the commit */
 		if (s->err) {
 			fail(w, d, s, s->err == -EISDIR ? "cannot overwrite directory with"
 							: "cannot write copy of");

@@ -110,6 +110,7 @@ static struct fcp_dir *dir_node(struct fcp_entry *e, int sfd, int dfd, bool crea
 	nd->depth = e->d->depth + 1;
 	nd->st = e->st;
 	atomic_init(&nd->pending, 1);
+	fcp_dir_fds_init(e->job, nd);
 	/* Asked per directory: a destination may hold mount points. */
 	if (fcp_sys_fstatx(dfd, &dst_st) < 0) {
 		memset(&dst_st, 0, sizeof(dst_st));
@@ -119,6 +120,7 @@ static struct fcp_dir *dir_node(struct fcp_entry *e, int sfd, int dfd, bool crea
 	nd->dst_ino = dst_st.stx_ino;
 	/* New inodes get our euid/egid only if nothing is inherited: a
 	 * setgid directory (made inside a setgid parent) passes its group. */
+	nd->made = created;
 	nd->created = created && dst_st.stx_gid == e->job->egid && !(dst_st.stx_mode & S_ISGID);
 	/* A directory made here inherited its parent's default ACL and hands
 	 * it on (its own source ACLs arrive only when it is finished); one
@@ -333,8 +335,10 @@ static void copy_other(struct fcp_entry *e)
  * it handled the entry, 0 when the entry must go the stat-by-name way. */
 static int try_open_regular(struct fcp_entry *e)
 {
-	/* O_NONBLOCK: a FIFO swapped in since getdents must not block us. */
-	int flags = O_RDONLY | O_NONBLOCK | (following(e->job) ? 0 : O_NOFOLLOW) |
+	/* A FIFO or device swapped in since getdents must neither block us
+	 * (O_NONBLOCK) nor become our controlling terminal (O_NOCTTY); its
+	 * type is checked below before anything reads it. */
+	int flags = O_RDONLY | O_NONBLOCK | O_NOCTTY | (following(e->job) ? 0 : O_NOFOLLOW) |
 		    (e->job->is_root ? O_NOATIME : 0);
 	int fd = fcp_sys_openat(e->d->src_fd, e->name, flags, 0), r;
 
@@ -376,8 +380,10 @@ static void dispatch(struct fcp_entry *e, unsigned char d_type)
 		copy_dir(e);
 		return;
 	case S_IFREG:
+		/* Regular by name, something else once opened, twice over: it
+		 * is being swapped back and forth; nothing reliable to copy. */
 		if (!try_open_regular(e))
-			fcp_entry_fail(e, "cannot open", -ELOOP);
+			fcp_entry_fail(e, "changed type while being copied, not copied:", 0);
 		return;
 	case S_IFLNK:
 		if (e->job->o->symlinks == FCP_SYMLINKS_SKIP) {
@@ -423,7 +429,15 @@ void fcp_entry_copy_name(struct fcp_worker *w, struct fcp_dir *d, const char *na
 
 void fcp_entry_copy(struct fcp_worker *w, struct fcp_item *it)
 {
-	copy_named(w, it->dir, it->name, it->dst_name ? it->dst_name : it->name, it->d_type);
+	struct fcp_job *job = fcp_worker_job(w);
+
+	if (fcp_dir_pin(job, it->dir) < 0) {
+		atomic_fetch_add(&job->c.failed, 1);
+	} else {
+		copy_named(w, it->dir, it->name, it->dst_name ? it->dst_name : it->name,
+			   it->d_type);
+		fcp_dir_unpin(job, it->dir);
+	}
 	fcp_dir_release(w, it->dir);
 	free(it);
 }

@@ -80,16 +80,66 @@ void fcp_describe(FILE *f)
 	fprintf(f, "medium files: %s\n", fcp_direct_describe());
 }
 
-/* Every open directory holds two fds; deep or wide trees need more than
- * the default soft limit of 1024. */
-static void raise_fd_limit(void)
+/* Deep or wide trees want many descriptors: the soft limit goes up to the
+ * hard one. Returns the limit now in force. */
+static long raise_fd_limit(void)
 {
 	struct rlimit rl;
 
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+		return 1024;
+	if (rl.rlim_cur < rl.rlim_max) {
 		rl.rlim_cur = rl.rlim_max;
-		setrlimit(RLIMIT_NOFILE, &rl);
+		if (setrlimit(RLIMIT_NOFILE, &rl) < 0)
+			getrlimit(RLIMIT_NOFILE, &rl);
 	}
+	return rl.rlim_cur > (1 << 20) ? 1 << 20 : (long)rl.rlim_cur;
+}
+
+/*
+ * Descriptors, budgeted so that the limit is never met. Reserved: those
+ * open already (stdio, inherited, the caller's) and a few more, and per SOURCE its destination parent,
+ * the root copy kept for hard links and the root's two. A worker holds at
+ * most its ring, a large file still landing, two pinned directories and a
+ * re-open's pieces, and the sources and copies of one io_uring batch.
+ * Workers get three quarters of the rest, which sets their number (fewer
+ * than asked, at a very low limit) and their batch size; the directories
+ * open at once get the last quarter (dirfds.c gives back what is beyond).
+ */
+#define FDS_RESERVED 16
+#define FDS_PER_WORKER 10
+
+/* Descriptors open already (inherited, or the caller's), as a reserve. */
+static int fds_open_now(void)
+{
+	int fd = fcp_sys_openat(AT_FDCWD, "/proc/self/fd", O_RDONLY | O_DIRECTORY, 0), n = 0;
+	DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
+	struct dirent *de;
+
+	if (!dir) {
+		if (fd >= 0)
+			close(fd);
+		return 0;
+	}
+	while (fcp_sys_readdir(dir, &de) > 0)
+		n += de->d_name[0] != '.';
+	closedir(dir);
+	return n;
+}
+
+static void budget_fds(struct fcp_job *job, int *threads, int nsrc)
+{
+	long avail = raise_fd_limit() - fds_open_now() - FDS_RESERVED - 4L * nsrc;
+	long workers = avail * 3 / 4, most = workers / (FDS_PER_WORKER + 2);
+	int batch = FCP_BATCH_MAX;
+
+	if (*threads > most)
+		*threads = most > 1 ? (int)most : 1;
+	while (batch > 1 && *threads * (FDS_PER_WORKER + 2L * batch) > workers)
+		batch--;
+	job->batch_max = batch;
+	avail -= *threads * (FDS_PER_WORKER + 2L * batch);
+	job->dir_budget = avail / 2 > 8 ? (int)(avail / 2) : 8;
 }
 
 /* Would the copy destroy its own source? The same inode, or a symlink
@@ -505,7 +555,7 @@ int fcp_job_run(const struct fcp_options *o, char *const *srcs, int nsrc, const 
 	umask(job.umask);
 	job.cpus = usable_cpus();
 	threads = o->threads > 0 ? o->threads : default_threads(job.cpus);
-	raise_fd_limit();
+	budget_fds(&job, &threads, nsrc);
 	into = decide_into(&job, nsrc, dst);
 	if (into < 0)
 		return into == -2 ? FCP_EXIT_USAGE : FCP_EXIT_PARTIAL;

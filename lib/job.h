@@ -52,6 +52,8 @@ struct fcp_dir {
 	bool existed;             /* in the destination before this job */
 	bool created;             /* made by this job: new inodes in it get our
 				     euid/egid (no setgid directory to inherit from) */
+	bool made;                /* made by this job at all (else it was there
+				     before, and keeps its mode unless modes are kept) */
 	bool hidden;              /* made by this job where nobody sees it yet (in
 				     or as a root copy under hidden_name): new
 				     files get their final names at once */
@@ -61,6 +63,10 @@ struct fcp_dir {
 	atomic_bool failed_in;    /* an item in it (or below) failed: its
 				     extras are not deleted (--delete) */
 	struct fcp_names *seen;   /* the source names its scan met (--delete) */
+	/* Descriptors given back while the job is over budget (dirfds.c):
+	 * src_fd and dst_fd are -1 then. Both and users are under fd_lock. */
+	pthread_mutex_t fd_lock;
+	int users;                /* workers using src_fd and dst_fd now */
 };
 
 /* ENTRY: one entry of a directory. SCAN: read a directory's names.
@@ -124,6 +130,12 @@ struct fcp_job {
 	atomic_int chunk_runners;    /* workers copying chunks right now */
 	atomic_llong delete_taken;   /* deletions begun, against --max-delete */
 	atomic_bool delete_stopped;  /* --max-delete reached: no more */
+	/* Descriptors, budgeted from RLIMIT_NOFILE (job.c): directories open
+	 * below the roots, and the most a budget lets them be (dirfds.c);
+	 * regular files per io_uring batch (walk.c). */
+	atomic_int open_dirs;
+	int dir_budget;
+	int batch_max;
 };
 
 static inline uint64_t fcp_statx_dev(const struct statx *st)
@@ -172,6 +184,18 @@ char *fcp_dir_dst_path(const struct fcp_dir *d, const char *name);
 /* Path of d relative to its root copy ("" for the root itself). */
 char *fcp_dir_rel_path(const struct fcp_dir *d);
 
+/* dirfds.c: the descriptors of a directory node, open or given back. */
+void fcp_dir_fds_init(struct fcp_job *job, struct fcp_dir *d);
+/* Close them for good (the directory is finished). */
+void fcp_dir_fds_release(struct fcp_job *job, struct fcp_dir *d);
+/* Make d->src_fd and d->dst_fd usable until fcp_dir_unpin(): re-opened
+ * (and checked to be the same directories) if they were given back. On
+ * failure, reports it with the path and returns -errno; nothing is pinned
+ * then. Pins nest; the caller holds a pending count of d. */
+int fcp_dir_pin(struct fcp_job *job, struct fcp_dir *d);
+/* Over the budget, ancestors of d nobody works in give theirs back. */
+void fcp_dir_unpin(struct fcp_job *job, struct fcp_dir *d);
+
 /* entry.c: copy one entry of an open directory (ENTRY item). */
 void fcp_entry_copy(struct fcp_worker *w, struct fcp_item *it);
 /* The same for an entry named directly; used for what a batch hands back. */
@@ -191,6 +215,13 @@ void fcp_batch_copy(struct fcp_worker *w, struct fcp_item *it);
  * failed as such. Reported as "file shrank while being copied". */
 #define FCP_ESHRANK (-0x10001)
 void fcp_report_error(struct fcp_job *job, const char *what, const char *path, int err);
+/* A failed item that fastcp would not do: `fastcp: <what> '<path>' with
+ * <with>; <advice>`. Counts one failure; the caller then returns
+ * FCP_ERR_REFUSED (not an errno), which the failure reports on the way up
+ * ignore. */
+void fcp_report_refused(struct fcp_job *job, const char *what, const char *path,
+			const char *with, const char *advice);
+#define FCP_ERR_REFUSED (-0x10002)
 void fcp_report_errorf(struct fcp_job *job, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* A failure that concerns two paths: "fastcp: WHAT 'a' BETWEEN 'b'"

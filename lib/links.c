@@ -273,11 +273,18 @@ void fcp_hl_done(struct fcp_worker *w, struct fcp_hl_entry *e, bool ok)
 		return;
 	}
 	for (; wt; wt = next) {
-		int r = fcp_hl_link(w, e, wt->dir, wt->dst_name);
+		int r = fcp_dir_pin(job, wt->dir);
+
 		next = wt->next;
-		if (r < 0)
-			fcp_report_failed_in(job, "cannot create hard link", wt->dir, wt->dst_name,
-					     true, r);
+		if (r < 0) {
+			atomic_fetch_add(&job->c.failed, 1);
+		} else {
+			r = fcp_hl_link(w, e, wt->dir, wt->dst_name);
+			fcp_dir_unpin(job, wt->dir);
+			if (r < 0)
+				fcp_report_failed_in(job, "cannot create hard link", wt->dir,
+						     wt->dst_name, true, r);
+		}
 		fcp_dir_release(w, wt->dir);
 		free(wt);
 	}

@@ -4,7 +4,9 @@
 #include "meta.h"
 #include "sys.h"
 
+#include <endian.h>
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,7 +84,7 @@ static void drop_extra(struct fcp_job *job, int fd, const char *path, const char
 }
 
 bool fcp_meta_copy_xattrs(struct fcp_job *job, struct fcp_at src, struct fcp_at dst,
-			  struct fcp_dir *d, const char *name)
+			  struct fcp_dir *d, const char *name, bool *lost_acl)
 {
 	char sbuf[4096 + 64], dbuf[4096 + 64], *list = NULL;
 	bool acl = false;
@@ -90,6 +92,7 @@ bool fcp_meta_copy_xattrs(struct fcp_job *job, struct fcp_at src, struct fcp_at 
 	const char *dpath = at_path(dst, dbuf, sizeof(dbuf));
 	ssize_t n = fcp_sys_listxattr(src.fd, spath, &list);
 
+	*lost_acl = false;
 	if (n < 0 && n != -EOPNOTSUPP && n != -ENOTSUP)
 		warn(job, FCP_WARN_XATTR, d, name, (int)n);
 	for (ssize_t off = 0; n > 0 && off < n; off += strlen(list + off) + 1) {
@@ -97,16 +100,18 @@ bool fcp_meta_copy_xattrs(struct fcp_job *job, struct fcp_at src, struct fcp_at 
 		void *val = NULL;
 		ssize_t len = fcp_sys_getxattr(src.fd, spath, key, &val);
 		int r = len < 0 ? (int)len : fcp_sys_setxattr(dst.fd, dpath, key, val, len);
+		bool access = !strcmp(key, "system.posix_acl_access");
 
 		/* The attribute vanished between list and get: nothing to copy. */
 		if (r < 0 && r != -ENODATA)
 			warn(job, xattr_kind(key), d, name, r);
-		acl |= !strcmp(key, "system.posix_acl_access");
+		acl |= access && r >= 0;
+		*lost_acl |= access && r < 0 && r != -ENODATA;
 		free(val);
 	}
 	if (dst.inherited)
 		drop_inherited(job, dst.fd, dpath, list, n > 0 ? n : 0, d, name);
-	if (dst.existing && n >= 0)
+	if (dst.exact_xattrs && n >= 0)
 		drop_extra(job, dst.fd, dpath, list, n, d, name);
 	free(list);
 	return acl;
@@ -154,6 +159,43 @@ bool fcp_meta_xattrs_same(struct fcp_at a, struct fcp_at b)
 	return same;
 }
 
+/* The on-disk form of an access ACL (system.posix_acl_access): a version
+ * word, then entries, all little-endian. */
+struct acl_entry {
+	uint16_t tag, perm;
+	uint32_t id;
+};
+#define ACL_TAG_GROUP_OBJ 0x04
+#define ACL_TAG_MASK 0x10
+
+/*
+ * mode for a copy that does not get src's access ACL. With an ACL, the
+ * mode's group bits are the mask, the rights of the named users and groups
+ * together: kept as they are, they would hand all of those to the owning
+ * group. The owning group gets its own entry, as far as the mask let it
+ * through: never more than it had. Without an ACL (or a mask), mode stays.
+ */
+static mode_t without_acl(struct fcp_at src, const char *spath, mode_t mode)
+{
+	void *val = NULL;
+	ssize_t n = fcp_sys_getxattr(src.fd, spath, "system.posix_acl_access", &val);
+	int group = -1, mask = -1;
+
+	for (ssize_t off = 4; n > 0 && off + (ssize_t)sizeof(struct acl_entry) <= n;
+	     off += sizeof(struct acl_entry)) {
+		struct acl_entry e;
+		memcpy(&e, (char *)val + off, sizeof(e));
+		if (le16toh(e.tag) == ACL_TAG_GROUP_OBJ)
+			group = le16toh(e.perm) & 7;
+		else if (le16toh(e.tag) == ACL_TAG_MASK)
+			mask = le16toh(e.perm) & 7;
+	}
+	free(val);
+	if (group < 0 || mask < 0)
+		return mode;
+	return (mode & ~(mode_t)S_IRWXG) | (mode_t)((group & mask) << 3);
+}
+
 mode_t fcp_meta_create_mode(const struct fcp_job *job, const struct statx *st,
 			    const struct fcp_dir *d)
 {
@@ -168,11 +210,23 @@ mode_t fcp_meta_create_mode(const struct fcp_job *job, const struct statx *st,
 	return want;
 }
 
-static int set_owner(struct fcp_at dst, const struct statx *st)
+static int chown_at(struct fcp_at dst, uid_t uid, gid_t gid)
 {
 	if (dst.fd >= 0)
-		return fcp_sys_fchown(dst.fd, st->stx_uid, st->stx_gid);
-	return fcp_sys_fchownat(dst.dirfd, dst.name, st->stx_uid, st->stx_gid, AT_SYMLINK_NOFOLLOW);
+		return fcp_sys_fchown(dst.fd, uid, gid);
+	return fcp_sys_fchownat(dst.dirfd, dst.name, uid, gid, AT_SYMLINK_NOFOLLOW);
+}
+
+/* Owner and group; where the owner cannot be given (not root), the group
+ * still can if we are a member of it, as cp does. The result is the full
+ * change's: the owner is lost either way. */
+static int set_owner(struct fcp_at dst, const struct statx *st)
+{
+	int r = chown_at(dst, st->stx_uid, st->stx_gid);
+
+	if (r == -EPERM || r == -EINVAL)
+		chown_at(dst, (uid_t)-1, st->stx_gid);
+	return r;
 }
 
 static int set_mode(struct fcp_at dst, mode_t mode)
@@ -199,7 +253,7 @@ void fcp_meta_copy(struct fcp_job *job, struct fcp_at src, struct fcp_at dst,
 	unsigned keep = job->o->preserve;
 	bool lnk = S_ISLNK(st->stx_mode);
 	mode_t mode = st->stx_mode & 07777;
-	bool acl = false;
+	bool acl = false, lost_acl = false;
 	int r;
 
 	if ((keep & FCP_PRESERVE_OWNER) &&
@@ -217,13 +271,22 @@ void fcp_meta_copy(struct fcp_job *job, struct fcp_at src, struct fcp_at dst,
 		mode &= ~(S_ISUID | S_ISGID);
 	}
 	if (keep & FCP_PRESERVE_XATTR)
-		acl = fcp_meta_copy_xattrs(job, src, dst, d, name);
+		acl = fcp_meta_copy_xattrs(job, src, dst, d, name, &lost_acl);
+	/* Not asked when xattrs are kept and the ACL came along (or there
+	 * was none): one more call per file only where ACLs are left out. */
+	if ((keep & FCP_PRESERVE_MODE) && !lnk && (lost_acl || !(keep & FCP_PRESERVE_XATTR))) {
+		char buf[4096 + 64];
+		mode = without_acl(src, at_path(src, buf, sizeof(buf)), mode);
+	}
 	/* As cp: without mode preservation a copy gets a new file's default
-	 * mode (execute bits only for directories). */
+	 * mode (execute bits only for directories), and a directory that was
+	 * there already keeps its own: widening it would open to others what
+	 * its owner had closed. */
 	if (!(keep & FCP_PRESERVE_MODE))
 		mode = (S_ISDIR(st->stx_mode) ? 0777 : 0666) & ~job->umask;
 	/* Created with these very bits (fcp_meta_create_mode): nothing to do. */
-	if (!lnk && !(dst.mode && dst.mode == mode && !acl)) {
+	if (!lnk && !(dst.mode && dst.mode == mode && !acl) &&
+	    !(dst.existed && !(keep & FCP_PRESERVE_MODE))) {
 		r = set_mode(dst, mode);
 		if (r < 0)
 			warn(job, FCP_WARN_MODE, d, name, r);

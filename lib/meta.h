@@ -20,8 +20,10 @@ struct fcp_at {
 	bool inherited; /* a new inode that got ACLs from its directory's
 			   default ACL: those the source lacks are removed */
 	mode_t mode;    /* exact permission bits it was created with (0: unknown) */
-	bool existing;  /* an inode that was there before (--sync): its xattrs
-			   the source lacks are removed */
+	bool existed;   /* there before this job (a directory copied into):
+			   without mode preservation it keeps its own mode */
+	bool exact_xattrs; /* brought up to date (--sync): its xattrs the
+			      source lacks are removed */
 };
 #define FCP_AT_FD(f) ((struct fcp_at){ .fd = (f), .dirfd = -1, .name = NULL })
 #define FCP_AT_NAME(d, n) ((struct fcp_at){ .fd = -1, .dirfd = (d), .name = (n) })
@@ -52,9 +54,10 @@ mode_t fcp_meta_create_mode(const struct fcp_job *job, const struct statx *st,
 			    const struct fcp_dir *d);
 
 /* Copy every xattr of src onto dst; warnings as above. True if an access
- * ACL was set (which moves the mode's group bits). */
+ * ACL was set (which moves the mode's group bits); *lost_acl if src has one
+ * that dst did not take. */
 bool fcp_meta_copy_xattrs(struct fcp_job *job, struct fcp_at src, struct fcp_at dst,
-			  struct fcp_dir *d, const char *name);
+			  struct fcp_dir *d, const char *name, bool *lost_acl);
 
 /* Do a and b carry the same xattrs with the same values (both unable to
  * carry any counts as the same)? */

@@ -175,7 +175,7 @@ bool fcp_plan_settled(struct fcp_entry *e)
 	if (a == FCP_ACT_REPLACE && !fcp_plan_make_room(e))
 		return true;
 	if (a == FCP_ACT_META) {
-		dst.existing = true;
+		dst.exact_xattrs = true;
 		fcp_meta_copy(e->job, src_at(e), dst, &e->st, e->d, e->name);
 	}
 	count(e->job, a);
@@ -221,7 +221,7 @@ bool fcp_plan_dir_meta(struct fcp_job *job, struct fcp_dir *d, struct fcp_at *da
 		return !job->o->dry_run;
 	if (!deciding(job->o) && !job->o->dry_run)
 		return true;
-	dat->existing = true;
+	dat->exact_xattrs = true;
 	same = fcp_sys_fstatx(d->dst_fd, &dst) == 0 &&
 	       meta_same(job, &d->st, FCP_AT_FD(d->src_fd), &dst, *dat);
 	/* A dry run without --sync would set every directory's metadata. */

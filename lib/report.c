@@ -43,6 +43,17 @@ void fcp_report_error(struct fcp_job *job, const char *what, const char *path, i
 	pthread_mutex_unlock(&job->err_lock);
 }
 
+void fcp_report_refused(struct fcp_job *job, const char *what, const char *path,
+			const char *with, const char *advice)
+{
+	pthread_mutex_lock(&job->err_lock);
+	fprintf(job->err, "fastcp: %s '", what);
+	put_path(job->err, path);
+	fprintf(job->err, "' with %s; %s\n", with, advice);
+	pthread_mutex_unlock(&job->err_lock);
+	atomic_fetch_add(&job->c.failed, 1);
+}
+
 void fcp_report_failed_pair(struct fcp_job *job, const char *what, const char *a,
 			    const char *between, const char *b)
 {
@@ -89,6 +100,8 @@ void fcp_report_failed(struct fcp_job *job, const char *what, const char *path, 
 {
 	int none = 0;
 
+	if (err == FCP_ERR_REFUSED)
+		return; /* said and counted where it was refused */
 	if (stops_job(err) && !atomic_compare_exchange_strong(&job->stop_errno, &none, err) &&
 	    none == err) {
 		/* The refusal that stopped the job, met again by an item that

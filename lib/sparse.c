@@ -103,7 +103,9 @@ static ssize_t copy_stream(struct fcp_xfer *x)
 	if (!buf)
 		return -ENOMEM;
 	for (;;) {
-		ssize_t n = fcp_sys_read_full(x->in, buf, bufsz);
+		ssize_t n = fcp_xfer_stopped(x);
+		if (n == 0)
+			n = fcp_sys_read_full(x->in, buf, bufsz);
 		if (n <= 0)
 			return n < 0 ? n : (ssize_t)total;
 		ssize_t m = fcp_sys_write_full(x->out, buf, n);

@@ -21,14 +21,45 @@
 #include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/xattr.h>
+#include <time.h>
 #include <unistd.h>
 
 #define RET(expr) do { long r_; do r_ = (long)(expr); while (r_ < 0 && errno == EINTR); \
 	return r_ < 0 ? -errno : r_; } while (0)
 
+/*
+ * EMFILE, ENFILE: descriptors are short for a moment (other workers hold
+ * them; other processes, for ENFILE). That is back-pressure, not a failed
+ * file: wait for some to be closed and try again, in growing steps, up to
+ * FD_WAIT_MS in all; only then is it an error (something holds them for
+ * good). Returns true to try again; errno is kept otherwise.
+ */
+#define FD_WAIT_MS 5000
+
+static bool fd_wait(long r, int *waited_ms)
+{
+	struct timespec t;
+	int ms = 1 + *waited_ms / 4;
+
+	if (r >= 0 || (errno != EMFILE && errno != ENFILE) || *waited_ms >= FD_WAIT_MS)
+		return false;
+	ms = ms < 50 ? ms : 50;
+	t.tv_sec = 0;
+	t.tv_nsec = ms * 1000000L;
+	nanosleep(&t, NULL);
+	*waited_ms += ms;
+	return true;
+}
+
 int fcp_sys_openat(int dirfd, const char *name, int flags, mode_t mode)
 {
-	RET(openat(dirfd, name, flags | O_CLOEXEC, mode));
+	int waited = 0;
+	long r;
+
+	do
+		r = openat(dirfd, name, flags | O_CLOEXEC, mode);
+	while ((r < 0 && errno == EINTR) || fd_wait(r, &waited));
+	return r < 0 ? -errno : (int)r;
 }
 
 /* The fallback walk for kernels without openat2: every directory component
@@ -63,11 +94,12 @@ int fcp_sys_open_beneath(int dirfd, const char *relpath, int flags, mode_t mode)
 		.mode = (flags & (O_CREAT | O_TMPFILE)) ? mode : 0,
 		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
 	};
+	int waited = 0;
 	long r;
 
 	do
 		r = syscall(SYS_openat2, dirfd, relpath, &how, sizeof(how));
-	while (r < 0 && errno == EINTR);
+	while ((r < 0 && errno == EINTR) || fd_wait(r, &waited));
 	if (r < 0 && errno == ENOSYS)
 		return open_beneath_walk(dirfd, relpath, flags, mode);
 	return r < 0 ? -errno : (int)r;
@@ -81,7 +113,13 @@ int fcp_sys_close(int fd)
 
 int fcp_sys_dup(int fd)
 {
-	RET(fcntl(fd, F_DUPFD_CLOEXEC, 0));
+	int waited = 0;
+	long r;
+
+	do
+		r = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	while ((r < 0 && errno == EINTR) || fd_wait(r, &waited));
+	return r < 0 ? -errno : (int)r;
 }
 
 int fcp_sys_statx(int dirfd, const char *name, int flags, unsigned mask, struct statx *stx)

@@ -48,7 +48,7 @@ static bool dot_or_dotdot(const char *n)
 	return n[0] == '.' && (!n[1] || (n[1] == '.' && !n[2]));
 }
 
-/* Regular files are gathered into batches of up to FCP_BATCH_MAX names. */
+/* Regular files are gathered into batches of up to job->batch_max names. */
 #define BATCH_BYTES 8192
 
 struct batch {
@@ -91,16 +91,16 @@ static void batch_flush(struct fcp_worker *w, struct fcp_dir *d, struct batch *b
 
 /* Whether a name of n bytes (NUL included) no longer fits into a batch
  * that holds count names in used bytes. */
-static bool batch_full(int count, size_t used, size_t n)
+static bool batch_full(const struct fcp_job *job, int count, size_t used, size_t n)
 {
-	return count == FCP_BATCH_MAX || used + n > BATCH_BYTES;
+	return count >= job->batch_max || used + n > BATCH_BYTES;
 }
 
 static void batch_add(struct fcp_worker *w, struct fcp_dir *d, struct batch *b, const char *name)
 {
 	size_t n = strlen(name) + 1;
 
-	if (batch_full(b->count, b->used, n))
+	if (batch_full(fcp_worker_job(w), b->count, b->used, n))
 		batch_flush(w, d, b);
 	memcpy(b->names + b->used, name, n);
 	b->used += n;
@@ -169,7 +169,7 @@ static void emit_sorted(struct fcp_worker *w, struct fcp_dir *d, struct batch *b
 
 			if (v[lo - 1].type != DT_REG)
 				continue;
-			if (batch_full(count, used, len))
+			if (batch_full(fcp_worker_job(w), count, used, len))
 				break;
 			count++;
 			used += len;
@@ -224,6 +224,11 @@ void fcp_walk_scan(struct fcp_worker *w, struct fcp_dir *d)
 		fcp_dir_release(w, d);
 		return;
 	}
+	if (fcp_dir_pin(job, d) < 0) {
+		atomic_fetch_add(&job->c.failed, 1);
+		fcp_dir_release(w, d);
+		return;
+	}
 	/* Before any child is started, so nothing of this job is in it yet. */
 	if (d->existed)
 		fcp_leftover_scan(job, d, NULL);
@@ -236,6 +241,7 @@ void fcp_walk_scan(struct fcp_worker *w, struct fcp_dir *d)
 				     fd < 0 ? fd : -ENOMEM);
 		if (fd >= 0)
 			close(fd);
+		fcp_dir_unpin(job, d);
 		fcp_dir_release(w, d);
 		return;
 	}
@@ -249,6 +255,7 @@ void fcp_walk_scan(struct fcp_worker *w, struct fcp_dir *d)
 	if (r < 0)
 		fcp_report_failed_in(job, "cannot read directory", d, NULL, false, r);
 	closedir(dir);
+	fcp_dir_unpin(job, d);
 	fcp_dir_release(w, d);
 }
 
@@ -256,9 +263,18 @@ static void dir_finish(struct fcp_worker *w, struct fcp_dir *d)
 {
 	struct fcp_job *job = fcp_worker_job(w);
 
-	if (!d->is_top && d->dst_fd >= 0) {
+	/* A top pseudo-dir's fds belong to the job (hard links may still
+	 * need its destination fd), so only real directories close here. */
+	if (d->is_top)
+		return;
+	/* Given back while its subdirectories were copied: open it again. */
+	if (fcp_dir_pin(job, d) < 0) {
+		atomic_fetch_add(&job->c.failed, 1);
+		atomic_store(&d->failed_in, true);
+	} else if (d->dst_fd >= 0) {
 		struct fcp_at dst = FCP_AT_FD(d->dst_fd);
 		dst.inherited = d->created && d->parent->gives_acl;
+		dst.existed = !d->made;
 		/* Extras go first: removing them moves the directory's mtime. */
 		fcp_delete_extras(w, d);
 		if (fcp_plan_dir_meta(job, d, &dst))
@@ -272,17 +288,10 @@ static void dir_finish(struct fcp_worker *w, struct fcp_dir *d)
 	}
 	/* A failure below holds back the deletions above (--delete), as
 	 * rsync does on an I/O error. */
-	if (atomic_load(&d->failed_in) && d->parent)
+	if (atomic_load(&d->failed_in))
 		atomic_store(&d->parent->failed_in, true);
 	fcp_names_free(d);
-	/* A top pseudo-dir's fds belong to the job (hard links may still
-	 * need its destination fd), so only real directories close here. */
-	if (d->is_top)
-		return;
-	if (d->src_fd >= 0)
-		close(d->src_fd);
-	if (d->dst_fd >= 0)
-		close(d->dst_fd);
+	fcp_dir_fds_release(job, d);
 }
 
 void fcp_dir_release(struct fcp_worker *w, struct fcp_dir *d)

@@ -29,6 +29,8 @@ setfattr -n user.origin -v demo "$src/data/large.bin" 2>/dev/null || true
 setfacl -m u:nobody:r "$src/docs/deep/er/original" 2>/dev/null || true
 touch -d '2001-02-03 04:05:06.123456789' "$src/docs/deep/er"
 
+# Say which path small files take: the io_uring batches, or why not.
+"$top/build/fastcp" --version --verbose | sed -n 's/^small files: /small files go through: /p'
 echo "sample tree: $(find "$src" | wc -l) entries, $(du -sh --apparent-size "$src" | cut -f1) ($(du -sh "$src" | cut -f1) on disk) in $src"
 echo "\$ fastcp --stats --symlinks=rewrite $src $dst"
 "$top/build/fastcp" --stats --symlinks=rewrite "$src" "$dst" 2>&1

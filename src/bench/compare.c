@@ -2,9 +2,12 @@
  * compare.c - `fastcp-bench compare [OPTIONS] SRC -- 'CMD1' 'CMD2' ...`
  *
  * The protocol of the seed reports, in this order for every run:
- *   1. remove the previous destination (or make a fresh filesystem) and
- *      sync, outside the timing;
- *   2. drop the page cache (--cold) or read the source once (--warm);
+ *   1. remove the previous destination (or make a fresh filesystem), run
+ *      --prepare and --mutate if given (the destination a repeat copy
+ *      starts from), and sync, outside the timing;
+ *   2. drop the page cache (--cold) or read the source, and a prepared
+ *      destination, once (--warm): after step 1, so that a cold run is cold
+ *      for the prepared destination too;
  *   3. time the command plus a syncfs() of the destination filesystem, so
  *      that a tool cannot win by leaving dirty pages behind;
  *   4. verify the copy against the source; a wrong copy is FAILED, not timed.
@@ -44,6 +47,8 @@ static void compare_usage(FILE *f)
 		"                      cache mode, SRC and the commands)\n"
 		"  --cold              drop the page cache before each run (default as root)\n"
 		"  --warm              read the source once before each run instead\n"
+		"  --prepare 'CMD'     run before each run, untimed, e.g. 'cp -a {src}/. {dst}'\n"
+		"  --mutate 'CMD'      run after it, untimed, to change the source or destination\n"
 		"  --fresh-fs TYPE     a new xfs, ext4 or btrfs loopback fs per run (root)\n"
 		"  --fs-size SIZE      size of that filesystem (default: from the source)\n"
 		"  --work-dir DIR      where destinations are made (default: SRC's parent)\n"
@@ -125,26 +130,83 @@ static void drop_caches(struct cmp *c)
 	}
 }
 
-/* Steps 1 and 2 of the protocol; nothing here is timed. */
-static int prepare(struct cmp *c, const char *parent, dev_t dev)
+/*
+ * --prepare, then --mutate: the destination (and source) a repeat copy
+ * starts from. 0, or 1 when one failed (the run is FAILED, not timed),
+ * or -errno when it could not be run.
+ */
+static int setup(struct cmp *c, struct cmp_run *run, const char *dst)
+{
+	const char *opt[2] = { "--prepare", "--mutate" };
+	const char *tmpl[2] = { c->prepare, c->mutate };
+	double t0 = bench_now();
+
+	for (int i = 0; i < 2 && !bench_interrupted; i++) {
+		struct bench_proc p;
+		char what[96], status[64];
+		char *line;
+		int ret;
+
+		if (!tmpl[i])
+			continue;
+		line = expand(tmpl[i], c->src, dst);
+		ret = bench_run_shell(line, &p);
+		free(line);
+		if (ret < 0)
+			return bench_syserr(ret, "run", "/bin/sh"), ret;
+		if (!bench_proc_ok(&p)) {
+			bench_proc_status(&p, status, sizeof(status));
+			snprintf(what, sizeof(what), "the %s command failed (%s)", opt[i], status);
+			set_error(run, "%s: %s", what, p.err[0] ? p.err : "no message");
+			return 1;
+		}
+	}
+	run->setup = bench_now() - t0;
+	/* what it wrote, wherever, is on disk before the timing starts */
+	sync();
+	return 0;
+}
+
+/* Step 2: drop the cache, or read the source and a prepared destination. */
+static int cache_mode(struct cmp *c, const char *dst)
+{
+	int ret;
+
+	if (c->cold) {
+		drop_caches(c);
+		return 0;
+	}
+	ret = bench_tree_read(c->src);
+	if (ret < 0)
+		return bench_syserr(ret, "read", c->src), ret;
+	ret = c->prepare ? bench_tree_read(dst) : 0;
+	if (ret == -ENOENT) /* the prepare made no destination */
+		return 0;
+	if (ret < 0)
+		bench_syserr(ret, "read", dst);
+	return ret;
+}
+
+/* Steps 1 and 2 of the protocol; nothing here is timed. 1: setup FAILED. */
+static int prepare(struct cmp *c, struct cmp_run *run, const char *parent, dev_t dev)
 {
 	int fd = fcp_sys_openat(AT_FDCWD, parent, O_RDONLY | O_DIRECTORY, 0);
+	char *dst = bench_path_join(parent, "dst");
 	int ret;
 
 	if (fd < 0)
-		return bench_syserr(fd, "open", parent), fd;
+		return bench_syserr(fd, "open", parent), free(dst), fd;
 	ret = bench_rmtree_at(fd, "dst", dev);
 	if (ret < 0)
 		bench_syserr(ret, "remove the previous copy in", parent);
 	bench_syncfs(fd);
 	fcp_sys_close(fd);
-	if (ret < 0)
-		return ret;
-	if (c->cold)
-		drop_caches(c);
-	else if ((ret = bench_tree_read(c->src)) < 0)
-		return bench_syserr(ret, "read", c->src), ret;
-	return 0;
+	if (ret >= 0 && (c->prepare || c->mutate))
+		ret = setup(c, run, dst);
+	if (ret == 0)
+		ret = cache_mode(c, dst);
+	free(dst);
+	return ret;
 }
 
 static int dev_of(const char *path, dev_t *dev)
@@ -211,17 +273,20 @@ static int run_once(struct cmp *c, struct cmp_cmd *cmd, struct freshfs *fs, bool
 	if (ret >= 0)
 		ret = dev_of(parent, &dev);
 	if (ret >= 0)
-		ret = prepare(c, parent, dev);
+		ret = prepare(c, run, parent, dev);
 	if (ret >= 0 && !bench_interrupted) {
 		line = expand(cmd->tmpl, c->src, dst);
-		ret = time_and_verify(c, run, line, parent, dst);
+		/* a failed --prepare or --mutate (ret 1) is the run's FAILED */
+		ret = ret ? 0 : time_and_verify(c, run, line, parent, dst);
 		if (timed)
 			fprintf(stderr, "round %d  ", ++cmd->nruns);
 		else
 			fprintf(stderr, "warm-up  ");
-		fprintf(stderr, "%-40s %s %.3f s (sync %.3f s)%s%s\n", cmd->tmpl,
-			run->ok ? "ok    " : "FAILED", run->wall, run->sync, run->ok ? "" : ": ",
-			run->ok ? "" : run->error);
+		fprintf(stderr, "%-40s %s %.3f s (sync %.3f s", cmd->tmpl,
+			run->ok ? "ok    " : "FAILED", run->wall, run->sync);
+		if (c->prepare || c->mutate)
+			fprintf(stderr, ", untimed setup %.3f s", run->setup);
+		fprintf(stderr, ")%s%s\n", run->ok ? "" : ": ", run->ok ? "" : run->error);
 	}
 	free(scratch.error);
 	/* The copy is ours to remove: it is inside the directory we made. */
@@ -420,6 +485,8 @@ static int parse_options(int argc, char **argv, struct cmp *c, struct cmp_args *
 		{ "seed", required_argument, NULL, 'S' },
 		{ "cold", no_argument, NULL, 'c' },
 		{ "warm", no_argument, NULL, 'w' },
+		{ "prepare", required_argument, NULL, 'p' },
+		{ "mutate", required_argument, NULL, 'm' },
 		{ "fresh-fs", required_argument, NULL, 'f' },
 		{ "fs-size", required_argument, NULL, 'z' },
 		{ "work-dir", required_argument, NULL, 'd' },
@@ -462,6 +529,8 @@ static int parse_options(int argc, char **argv, struct cmp *c, struct cmp_args *
 			if (bench_parse_size(optarg, &c->fs_size) < 0 || c->fs_size < 64 * BENCH_MiB)
 				return bench_err("invalid --fs-size '%s' (at least 64M)", optarg), -EINVAL;
 			break;
+		case 'p': c->prepare = optarg; break;
+		case 'm': c->mutate = optarg; break;
 		case 'd': c->workdir_parent = optarg; break;
 		case 'j': c->json_path = optarg; break;
 		case 's': c->svg_path = optarg; break;
@@ -499,21 +568,30 @@ static int parse_operands(int argc, char **argv, bool dashdash, struct cmp *c)
 	return check_commands(c);
 }
 
-/* Without --seed, the order is drawn from the cache mode, SRC and the
- * commands (FNV-1a): the same table made again runs in the same order,
- * and tables of the other mode, other workloads or other commands in
- * other orders. */
+/* Without --seed, the order is drawn from the cache mode, SRC, the
+ * commands and --prepare and --mutate where given (FNV-1a): the same table
+ * made again runs in the same order, and tables of the other mode, other
+ * workloads or other commands in other orders. */
+static uint32_t fnv1a(uint32_t h, const char *s)
+{
+	for (;; s++) {
+		h = (h ^ (unsigned char)*s) * 16777619u;
+		if (!*s)
+			return h;
+	}
+}
+
 static uint32_t default_seed(const struct cmp *c)
 {
-	uint32_t h = 2166136261u;
+	uint32_t h = fnv1a(2166136261u, c->cold ? "cold" : "warm");
 
-	for (int i = -2; i < c->ncmd; i++)
-		for (const char *s = i == -2 ? (c->cold ? "cold" : "warm") : i == -1 ? c->src :
-				     c->cmds[i].tmpl;; s++) {
-			h = (h ^ (unsigned char)*s) * 16777619u;
-			if (!*s)
-				break;
-		}
+	h = fnv1a(h, c->src);
+	for (int i = 0; i < c->ncmd; i++)
+		h = fnv1a(h, c->cmds[i].tmpl);
+	if (c->prepare)
+		h = fnv1a(fnv1a(h, "--prepare"), c->prepare);
+	if (c->mutate)
+		h = fnv1a(fnv1a(h, "--mutate"), c->mutate);
 	return h;
 }
 
@@ -550,11 +628,47 @@ static int check_setup(struct cmp *c, const struct cmp_args *a)
 	return 0;
 }
 
+/* What parse_operands() and make_workdir() allocated. */
+static void cmp_free(struct cmp *c)
+{
+	for (int i = 0; c->cmds && i < c->ncmd; i++) {
+		for (int r = 0; r < c->cmds[i].nruns; r++)
+			free(c->cmds[i].runs[r].error);
+		free(c->cmds[i].runs);
+	}
+	free(c->cmds);
+	free((char *)c->src);
+	free(c->workdir);
+}
+
+static int compare(struct cmp *c)
+{
+	int ret;
+
+	bench_signals_install();
+	ret = run_session(c);
+	remove_workdir(c);
+	bench_signals_reraise();
+	if (c->cmds[0].nruns == 0)
+		return FCP_EXIT_PARTIAL;
+	cmp_print_report(c);
+	if (c->json_path && cmp_write_json(c))
+		ret = -EIO;
+	if (c->svg_path && cmp_write_svg(c))
+		ret = -EIO;
+	for (int i = 0; i < c->ncmd; i++)
+		for (int r = 0; r < c->cmds[i].nruns; r++)
+			if (!c->cmds[i].runs[r].ok)
+				ret = ret < 0 ? ret : 1;
+	return ret ? FCP_EXIT_PARTIAL : FCP_EXIT_OK;
+}
+
 int bench_compare_main(int argc, char **argv)
 {
 	struct cmp c = { .rounds = 3 };
 	struct cmp_args a = { 0 };
 	bool dashdash = false;
+	char *parent = NULL;
 	int ret;
 
 	for (int i = 1; i < argc; i++)
@@ -562,31 +676,22 @@ int bench_compare_main(int argc, char **argv)
 	ret = parse_options(argc, argv, &c, &a);
 	if (ret)
 		return ret > 0 ? -1 : FCP_EXIT_USAGE;
-	if (parse_operands(argc, argv, dashdash, &c) < 0 || check_setup(&c, &a) < 0)
+	if (parse_operands(argc, argv, dashdash, &c) < 0 || check_setup(&c, &a) < 0) {
+		cmp_free(&c);
 		return FCP_EXIT_USAGE;
+	}
 	if (!c.workdir_parent) {
 		char *slash = strrchr(c.src, '/');
 
-		c.workdir_parent = slash == c.src ? "/" : strndup(c.src, slash - c.src);
+		c.workdir_parent = slash == c.src ? "/" : (parent = strndup(c.src, slash - c.src));
 	}
 	if (make_workdir(&c) < 0) {
 		remove_workdir(&c);
-		return FCP_EXIT_USAGE;
+		ret = FCP_EXIT_USAGE;
+	} else {
+		ret = compare(&c);
 	}
-	bench_signals_install();
-	ret = run_session(&c);
-	remove_workdir(&c);
-	bench_signals_reraise();
-	if (c.cmds[0].nruns == 0)
-		return FCP_EXIT_PARTIAL;
-	cmp_print_report(&c);
-	if (c.json_path && cmp_write_json(&c))
-		ret = -EIO;
-	if (c.svg_path && cmp_write_svg(&c))
-		ret = -EIO;
-	for (int i = 0; i < c.ncmd; i++)
-		for (int r = 0; r < c.cmds[i].nruns; r++)
-			if (!c.cmds[i].runs[r].ok)
-				ret = ret < 0 ? ret : 1;
-	return ret ? FCP_EXIT_PARTIAL : FCP_EXIT_OK;
+	cmp_free(&c);
+	free(parent);
+	return ret;
 }

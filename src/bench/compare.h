@@ -16,6 +16,7 @@ struct cmp_run {
 	double sync;       /* the part of wall spent in that sync */
 	double user, sys;  /* CPU seconds of the command's process tree */
 	long maxrss_kib;
+	double setup;      /* seconds of --prepare and --mutate, not timed */
 	char *error;       /* why it FAILED (malloc'd), NULL when ok */
 };
 
@@ -35,6 +36,8 @@ struct cmp {
 	bool cold;
 	bool cache_dropped; /* false when --cold could not drop the cache */
 	char warning[256];  /* printed in the report itself */
+	const char *prepare; /* --prepare and --mutate templates, or NULL */
+	const char *mutate;
 	const char *fresh_fs;
 	uint64_t fs_size;
 	const char *json_path, *svg_path;

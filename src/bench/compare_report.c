@@ -52,6 +52,18 @@ void cmp_summarise(const struct cmp_cmd *c, struct cmp_summary *s)
 	free(z);
 }
 
+/* A command as a Markdown table cell: '|' would end the cell. */
+static void md_code(const char *s)
+{
+	putchar('`');
+	for (; *s; s++) {
+		if (*s == '|')
+			putchar('\\');
+		putchar(*s);
+	}
+	putchar('`');
+}
+
 static void print_header(const struct cmp *c)
 {
 	printf("## fastcp-bench compare\n\n");
@@ -71,20 +83,22 @@ static void print_header(const struct cmp *c)
 		printf("; a fresh %s loopback filesystem of %.0f MiB for every run", c->fresh_fs,
 		       c->fs_size / (double)BENCH_MiB);
 	printf(".\n\n");
+	if (c->prepare || c->mutate) {
+		printf("Before each run, untimed and before the cache step:");
+		if (c->prepare) {
+			printf(" the destination is prepared by ");
+			md_code(c->prepare);
+		}
+		if (c->prepare && c->mutate)
+			printf(", then");
+		if (c->mutate) {
+			printf(" changed by ");
+			md_code(c->mutate);
+		}
+		printf("; the copy is then verified against the source as every copy is.\n\n");
+	}
 	if (c->warning[0])
 		printf("**WARNING: %s**\n\n", c->warning);
-}
-
-/* A command as a Markdown table cell: '|' would end the cell. */
-static void md_code(const char *s)
-{
-	putchar('`');
-	for (; *s; s++) {
-		if (*s == '|')
-			putchar('\\');
-		putchar(*s);
-	}
-	putchar('`');
 }
 
 static void print_row(const struct cmp *c, int i, double first)
@@ -165,6 +179,8 @@ static void json_command(struct json *j, const struct cmp *c, int i, double firs
 		json_num(j, "user_s", run->user);
 		json_num(j, "sys_s", run->sys);
 		json_int(j, "peak_rss_kib", run->maxrss_kib);
+		if (c->prepare || c->mutate)
+			json_num(j, "setup_s", run->setup);
 		json_str(j, "error", run->error);
 		json_end_obj(j);
 	}
@@ -194,6 +210,8 @@ int cmp_write_json(const struct cmp *c)
 	json_str(&j, "cache", c->cold ? "cold" : "warm");
 	json_bool(&j, "cache_dropped", c->cache_dropped);
 	json_str(&j, "warning", c->warning[0] ? c->warning : NULL);
+	json_str(&j, "prepare", c->prepare);
+	json_str(&j, "mutate", c->mutate);
 	json_str(&j, "fresh_fs", c->fresh_fs);
 	json_int(&j, "fs_size", c->fresh_fs ? (int64_t)c->fs_size : 0);
 	json_arr(&j, "commands");

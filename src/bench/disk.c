@@ -212,6 +212,13 @@ static int run_disk(struct disk *d)
 	return ret;
 }
 
+static void disk_free(struct disk *d)
+{
+	for (int i = 0; i < d->nrows; i++)
+		free(d->rows[i].write), free(d->rows[i].read);
+	free(d->buf);
+}
+
 int bench_disk_main(int argc, char **argv)
 {
 	struct disk d = { .files = 5, .size = 64 * BENCH_MiB, .max_block = BENCH_MiB,
@@ -234,12 +241,13 @@ int bench_disk_main(int argc, char **argv)
 	bench_remove_workdir(d.workdir, d.wfd);
 	d.workdir = NULL;
 	bench_signals_reraise();
-	if (ret < 0)
-		return FCP_EXIT_PARTIAL;
-	disk_report(&d);
-	if (d.json_path && disk_write_json(&d))
-		ret = -EIO;
-	if (d.svg_path && disk_write_svg(&d))
-		ret = -EIO;
+	if (ret >= 0) {
+		disk_report(&d);
+		if (d.json_path && disk_write_json(&d))
+			ret = -EIO;
+		if (d.svg_path && disk_write_svg(&d))
+			ret = -EIO;
+	}
+	disk_free(&d);
 	return ret < 0 ? FCP_EXIT_PARTIAL : FCP_EXIT_OK;
 }

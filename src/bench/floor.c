@@ -139,14 +139,13 @@ static void usage(FILE *out)
 		     "  (create, write, close per file; N threads, default 2) and syncfs.\n");
 }
 
-int bench_floor_main(int argc, char **argv)
+static int floor_main(struct floor *f, int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "threads", required_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0, 0, 0, 0 },
 	};
-	struct floor f = { 0 };
 	uint64_t threads = 2;
 	pthread_t tid[64];
 	double t0, t1, t2, tl;
@@ -170,9 +169,9 @@ int bench_floor_main(int argc, char **argv)
 	if (src_fd < 0)
 		return bench_syserr(src_fd, "open", argv[optind]);
 	tl = bench_now();
-	f.dirs = bench_xgrow(NULL, &f.capdirs, 0, sizeof(*f.dirs));
-	f.dirs[f.ndirs++] = bench_xstrdup(".");
-	r = load_dir(&f, src_fd, 0);
+	f->dirs = bench_xgrow(NULL, &f->capdirs, 0, sizeof(*f->dirs));
+	f->dirs[f->ndirs++] = bench_xstrdup(".");
+	r = load_dir(f, src_fd, 0);
 	close(src_fd);
 	if (r < 0)
 		return FCP_EXIT_PARTIAL;
@@ -180,20 +179,20 @@ int bench_floor_main(int argc, char **argv)
 
 	t0 = bench_now();
 	r = fcp_sys_mkdirat(AT_FDCWD, argv[optind + 1], 0755);
-	f.dst_fd = r < 0 ? r : fcp_sys_openat(AT_FDCWD, argv[optind + 1], O_RDONLY | O_DIRECTORY, 0);
-	if (f.dst_fd < 0)
-		return bench_syserr(f.dst_fd, "make", argv[optind + 1]);
-	for (size_t i = 1; i < f.ndirs; i++) {
-		r = fcp_sys_mkdirat(f.dst_fd, f.dirs[i], 0755);
+	f->dst_fd = r < 0 ? r : fcp_sys_openat(AT_FDCWD, argv[optind + 1], O_RDONLY | O_DIRECTORY, 0);
+	if (f->dst_fd < 0)
+		return bench_syserr(f->dst_fd, "make", argv[optind + 1]);
+	for (size_t i = 1; i < f->ndirs; i++) {
+		r = fcp_sys_mkdirat(f->dst_fd, f->dirs[i], 0755);
 		if (r < 0)
-			return bench_syserr(r, "make", f.dirs[i]);
+			return bench_syserr(r, "make", f->dirs[i]);
 	}
 	uint64_t started = 0;
 	for (; started < threads; started++) {
-		r = pthread_create(&tid[started], NULL, writer, &f);
+		r = pthread_create(&tid[started], NULL, writer, f);
 		if (r) {
 			/* Fewer writers would measure something else: stop. */
-			atomic_store(&f.err, -r);
+			atomic_store(&f->err, -r);
 			break;
 		}
 	}
@@ -202,23 +201,38 @@ int bench_floor_main(int argc, char **argv)
 	t1 = bench_now();
 	if (started < threads)
 		return bench_syserr(-r, "start", "a writer thread");
-	if ((r = atomic_load(&f.err)) < 0)
+	if ((r = atomic_load(&f->err)) < 0)
 		return bench_syserr(r, "write into", argv[optind + 1]);
-	r = bench_syncfs(f.dst_fd);
+	r = bench_syncfs(f->dst_fd);
 	t2 = bench_now();
 	if (r < 0)
 		return bench_syserr(r, "sync", argv[optind + 1]);
 	printf("floor: %zu files, %zu directories, %.1f MB (%llu other entries left out); "
 	       "loaded in %.3f s\n",
-	       f.nfiles, f.ndirs, f.bytes / BENCH_MB, (unsigned long long)f.skipped, tl);
+	       f->nfiles, f->ndirs, f->bytes / BENCH_MB, (unsigned long long)f->skipped, tl);
 	printf("floor: %llu threads: write %.3f s, sync %.3f s, total %.3f s\n",
 	       (unsigned long long)threads, t1 - t0, t2 - t1, t2 - t0);
-	close(f.dst_fd);
-	for (size_t i = 0; i < f.nfiles; i++)
-		free(f.files[i].name), free(f.files[i].data);
-	for (size_t i = 0; i < f.ndirs; i++)
-		free(f.dirs[i]);
-	free(f.files);
-	free(f.dirs);
 	return FCP_EXIT_OK;
+}
+
+/* Everything the run loaded, on every way out. */
+static void floor_free(struct floor *f)
+{
+	if (f->dst_fd >= 0)
+		close(f->dst_fd);
+	for (size_t i = 0; i < f->nfiles; i++)
+		free(f->files[i].name), free(f->files[i].data);
+	for (size_t i = 0; i < f->ndirs; i++)
+		free(f->dirs[i]);
+	free(f->files);
+	free(f->dirs);
+}
+
+int bench_floor_main(int argc, char **argv)
+{
+	struct floor f = { .dst_fd = -1 };
+	int r = floor_main(&f, argc, argv);
+
+	floor_free(&f);
+	return r;
 }

@@ -155,7 +155,8 @@ static int read_names(int dirfd, struct names *out)
 	}
 	int err = errno;
 	closedir(d);
-	qsort(out->v, out->n, sizeof(char *), cmp_str);
+	if (out->n) /* qsort(NULL, 0) is undefined */
+		qsort(out->v, out->n, sizeof(char *), cmp_str);
 	return -err;
 }
 
@@ -204,6 +205,8 @@ static void links_check_side(int side)
 		"' in SRC is not a hard link in DST",
 		"' in DST, separate files in SRC",
 	};
+	if (nlinks < 2)
+		return;
 	link_side = side;
 	qsort(links, nlinks, sizeof(*links), link_order);
 	for (size_t i = 1; i < nlinks; i++) {
@@ -551,6 +554,10 @@ static int tree_cmp(const char *src, const char *dst)
 		return 2;
 	}
 	entry_cmp("", sdir, sb, ddir, db);
+	free(sb);
+	free(db);
+	close(sdir);
+	close(ddir);
 	if (checks & C_LINKS) {
 		links_check_side(0);
 		links_check_side(1);
@@ -580,13 +587,14 @@ static int shared_check(const char *file)
 {
 	enum { N = 128 };
 	struct fiemap *fm = xrealloc(NULL, sizeof(*fm) + N * sizeof(struct fiemap_extent));
-	int fd = open(file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	int fd = open(file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC), rc = -1;
 	unsigned long long start = 0;
 	if (fd < 0) {
 		fprintf(stderr, "treecmp: %s: %s\n", file, strerror(errno));
+		free(fm);
 		return 2;
 	}
-	for (;;) {
+	while (rc < 0) {
 		memset(fm, 0, sizeof(*fm));
 		fm->fm_start = start;
 		fm->fm_length = FIEMAP_MAX_OFFSET - start;
@@ -594,19 +602,23 @@ static int shared_check(const char *file)
 		fm->fm_extent_count = N;
 		if (ioctl(fd, FS_IOC_FIEMAP, fm) < 0) {
 			fprintf(stderr, "treecmp: fiemap %s: %s\n", file, strerror(errno));
-			return 2;
+			rc = 2;
+			break;
 		}
 		if (fm->fm_mapped_extents == 0)
-			return 1;
-		for (unsigned i = 0; i < fm->fm_mapped_extents; i++) {
+			rc = 1;
+		for (unsigned i = 0; rc < 0 && i < fm->fm_mapped_extents; i++) {
 			struct fiemap_extent *e = &fm->fm_extents[i];
 			if (e->fe_flags & FIEMAP_EXTENT_SHARED)
-				return 0;
-			if (e->fe_flags & FIEMAP_EXTENT_LAST)
-				return 1;
+				rc = 0;
+			else if (e->fe_flags & FIEMAP_EXTENT_LAST)
+				rc = 1;
 			start = e->fe_logical + e->fe_length;
 		}
 	}
+	close(fd);
+	free(fm);
+	return rc;
 }
 
 static int usage(void)

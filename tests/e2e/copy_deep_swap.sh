@@ -1,0 +1,51 @@
+#!/bin/bash
+# A deep copy under a low descriptor limit gives back the descriptors of
+# the levels nobody works in and re-opens them by name later. If a source
+# directory on that path is swapped meanwhile for another one with the
+# same names below it, the re-open must notice (not the same inode),
+# report it and copy nothing from the impostor. faultfs makes the file at
+# the bottom slow, which holds the copy there while the swap happens.
+. "${TESTLIB:-$(dirname "$0")/../lib}/lib.sh" || exit 1
+t_init
+need_fastcp
+need_cmd prlimit
+declare -F faultfs_mount >/dev/null || skip "faultfs_mount missing from lib.sh (fault filesystem not merged yet)"
+
+levels=300 swap_at=100
+chain() { # DIR MARKER: a chain of $levels directories "d" in DIR
+	(
+		mkdir -p "$1" && cd "$1" || exit 1
+		for ((i = 1; i <= levels; i++)); do
+			printf '%s %d\n' "$2" "$i" >f
+			mkdir d && cd d || exit 1
+		done
+		mkdir last
+		printf 'slow\n' >slow
+	) || fail "building $1"
+}
+mkdir backing out
+chain backing/src real
+chain backing/impostor impostor
+faultfs_mount backing mnt --match=slow --delay-ms=2000
+
+prlimit --nofile=64:128 -- "$FASTCP" mnt/src out/ >out.log 2>err.log &
+pid=$!
+# Wait until the copy reached the bottom (it is held there by the slow file).
+for ((i = 0; i < 100; i++)); do
+	[ -n "$(find out -type d -name last 2>/dev/null)" ] && break
+	sleep 0.1
+done
+[ -n "$(find out -type d -name last 2>/dev/null)" ] || { kill "$pid"; fail "the copy never reached the bottom"; }
+# Swap level $swap_at of the source for the impostor's.
+p=backing/src$(printf '/d%.0s' $(seq 1 $((swap_at - 1))))
+q=backing/impostor$(printf '/d%.0s' $(seq 1 $((swap_at - 1))))
+check mv "$p/d" "$p/moved"
+check mv "$q/d" "$p/d"
+wait "$pid"
+rc=$?
+sed 's/^/  err| /' err.log | head -5
+check_eq "$rc" 1 "exit status after a source directory was swapped"
+check_grep "was replaced during the copy" err.log
+# Nothing of the impostor was copied, under any name.
+! grep -rqs impostor out || fail "the impostor's files were copied"
+echo "swap at level $swap_at detected: $(grep -c 'replaced during the copy' err.log) levels refused"

@@ -1,0 +1,53 @@
+/* Unit tests for the syscall boundary (sys.c): running out of descriptors
+ * is back-pressure, not a failure. With every descriptor of a low limit
+ * taken, an open waits until another thread closes one, then succeeds;
+ * and with none ever freed it gives up with EMFILE instead of hanging. */
+#include "check.h"
+#include "sys.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#define LIMIT 64
+
+static int spare = -1;
+
+static void *close_later(void *arg)
+{
+	struct timespec t = { 0, 200 * 1000 * 1000 };
+
+	nanosleep(&t, NULL);
+	close(spare);
+	return NULL;
+}
+
+int main(void)
+{
+	struct rlimit rl = { LIMIT, LIMIT };
+	int fds[LIMIT], n = 0, fd;
+	pthread_t th;
+
+	if (setrlimit(RLIMIT_NOFILE, &rl) < 0) {
+		printf("cannot lower RLIMIT_NOFILE\n");
+		return 77;
+	}
+	while (n < LIMIT && (fd = open("/dev/null", O_RDONLY | O_CLOEXEC)) >= 0)
+		fds[n++] = fd;
+	CHECK(n > 0 && n < LIMIT);
+	spare = fds[--n];
+	/* Full: this open must wait for the thread's close, not fail. */
+	pthread_create(&th, NULL, close_later, NULL);
+	fd = fcp_sys_openat(AT_FDCWD, "/dev/null", O_RDONLY, 0);
+	pthread_join(th, NULL);
+	CHECK(fd >= 0);
+	/* Full again, and nobody closes: a bounded wait, then EMFILE. */
+	CHECK(fcp_sys_openat(AT_FDCWD, "/dev/null", O_RDONLY, 0) == -EMFILE);
+	if (fd >= 0)
+		close(fd);
+	while (n > 0)
+		close(fds[--n]);
+	CHECK_DONE();
+}
