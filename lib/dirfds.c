@@ -186,6 +186,8 @@ int fcp_dir_pin(struct fcp_job *job, struct fcp_dir *d)
 	pthread_mutex_unlock(&d->fd_lock);
 	if (r < 0) {
 		char *p = fcp_dir_src_path(d, NULL);
+		/* What was to be done in it was not: no deletions there. */
+		atomic_store(&d->failed_in, true);
 		if (r == -ESTALE)
 			fcp_report_errorf(job, "directory '%s' was replaced during the copy; "
 				          "not followed", p ? p : d->name);

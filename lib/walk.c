@@ -270,7 +270,6 @@ static void dir_finish(struct fcp_worker *w, struct fcp_dir *d)
 	/* Given back while its subdirectories were copied: open it again. */
 	if (fcp_dir_pin(job, d) < 0) {
 		atomic_fetch_add(&job->c.failed, 1);
-		atomic_store(&d->failed_in, true);
 	} else if (d->dst_fd >= 0) {
 		struct fcp_at dst = FCP_AT_FD(d->dst_fd);
 		dst.inherited = d->created && d->parent->gives_acl;
