@@ -115,6 +115,7 @@ struct sweep {
 	struct fcp_job *job;
 	uint64_t dev;   /* the destination's filesystem: never left */
 	bool dry;
+	int depth;      /* levels below the directory being tidied */
 };
 
 /* One deletion from the --max-delete budget; false once it is spent. */
@@ -135,15 +136,38 @@ static bool take(struct fcp_job *job, const char *path)
 	return false;
 }
 
-static int remove_at(struct sweep *x, int dirfd, const char *name, const char *path);
+/* Levels of a tree being deleted that keep their descriptor: below, a
+ * directory gives its parent's back and finds it again through "..", so
+ * that a tree deeper than the descriptor limit can go. */
+#define DELETE_KEEP_FDS 16
 
-/* Empty the directory name of dirfd, which was st when stat'ed. */
-static int remove_children(struct sweep *x, int dirfd, const char *name, const char *path,
-			   const struct statx *st)
+static int remove_at(struct sweep *x, int *dirfd, const struct statx *dir_st, bool owned,
+		     const char *name, const char *path);
+
+/* The parent of directory fd, which must be the directory want: ".." is
+ * never a symlink, and a tree moved meanwhile is not followed. */
+static int open_parent(int fd, const struct statx *want)
+{
+	struct statx st;
+	int up = fcp_sys_openat(fd, "..", O_RDONLY | O_DIRECTORY | O_NOFOLLOW, 0), r;
+
+	if (up < 0)
+		return up;
+	if ((r = fcp_sys_fstatx(up, &st)) < 0 || !fcp_statx_same_inode(&st, want)) {
+		close(up);
+		return r < 0 ? r : -ESTALE;
+	}
+	return up;
+}
+
+/* Empty the directory name of *dirfd (the directory dir_st; *dirfd is
+ * ours to close and find again when owned), which was st when stat'ed. */
+static int remove_children(struct sweep *x, int *dirfd, const struct statx *dir_st, bool owned,
+			   const char *name, const char *path, const struct statx *st)
 {
 	struct fcp_names kids = { 0 };
 	struct statx now;
-	int fd = fcp_sys_openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW, 0), r;
+	int fd = fcp_sys_openat(*dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW, 0), r;
 
 	if (fd < 0)
 		return fd;
@@ -152,31 +176,45 @@ static int remove_children(struct sweep *x, int dirfd, const char *name, const c
 		close(fd);
 		return r < 0 ? r : -ESTALE;
 	}
+	if (owned && x->depth >= DELETE_KEEP_FDS) {
+		close(*dirfd);
+		*dirfd = -1;
+	}
+	x->depth++;
 	r = list_names(fd, &kids);
 	for (size_t i = 0; r >= 0 && i < kids.n; i++) {
 		char *p = join(path, kids.v[i]);
-		int k = p ? remove_at(x, fd, kids.v[i], p) : -ENOMEM;
+		int k = p ? remove_at(x, &fd, st, true, kids.v[i], p) : -ENOMEM;
 		free(p);
 		/* A failure is reported where it happened; the budget spent
 		 * stops everything. */
 		if (k == -ECANCELED || (k < 0 && r >= 0))
 			r = k;
-		if (k == -ECANCELED)
+		if (k == -ECANCELED || fd < 0)
 			break;
 	}
+	x->depth--;
 	names_clear(&kids);
-	close(fd);
+	if (*dirfd < 0) {
+		int up = fd >= 0 ? open_parent(fd, dir_st) : -EBADF;
+		if (up < 0 && r >= 0)
+			r = up;
+		*dirfd = up;
+	}
+	if (fd >= 0)
+		close(fd);
 	return r;
 }
 
-/* Remove name of dirfd (path for messages), a directory with everything
+/* Remove name of *dirfd (path for messages), a directory with everything
  * in it. Returns 0, -ECANCELED when the budget is spent, or another
- * -errno after reporting it. */
-static int remove_at(struct sweep *x, int dirfd, const char *name, const char *path)
+ * -errno after reporting it; *dirfd may be -1 then (not found again). */
+static int remove_at(struct sweep *x, int *dirfd, const struct statx *dir_st, bool owned,
+		     const char *name, const char *path)
 {
 	struct statx st;
 	bool dir;
-	int r = fcp_sys_statx(dirfd, name, AT_SYMLINK_NOFOLLOW, STATX_BASIC_STATS, &st);
+	int r = fcp_sys_statx(*dirfd, name, AT_SYMLINK_NOFOLLOW, STATX_BASIC_STATS, &st);
 
 	if (r == -ENOENT)
 		return 0;
@@ -184,7 +222,7 @@ static int remove_at(struct sweep *x, int dirfd, const char *name, const char *p
 	if (dir && fcp_statx_dev(&st) != x->dev)
 		r = -EXDEV; /* a mount point: what is mounted there is not ours */
 	if (r == 0 && dir)
-		r = remove_children(x, dirfd, name, path, &st);
+		r = remove_children(x, dirfd, dir_st, owned, name, path, &st);
 	if (r == -ECANCELED)
 		return r;
 	if (r == 0 && !take(x->job, path))
@@ -192,7 +230,7 @@ static int remove_at(struct sweep *x, int dirfd, const char *name, const char *p
 	if (r == 0 && x->dry)
 		fcp_report_plan(x->job, "delete", path);
 	else if (r == 0)
-		r = fcp_sys_unlinkat(dirfd, name, dir ? AT_REMOVEDIR : 0);
+		r = fcp_sys_unlinkat(*dirfd, name, dir ? AT_REMOVEDIR : 0);
 	if (r < 0) {
 		fcp_report_failed(x->job, r == -EXDEV ? "not deleting a mount point," : "cannot delete",
 				  path, r == -EXDEV ? 0 : r);
@@ -204,9 +242,10 @@ static int remove_at(struct sweep *x, int dirfd, const char *name, const char *p
 
 int fcp_delete_entry(struct fcp_job *job, struct fcp_dir *d, const char *name)
 {
-	struct sweep x = { job, d->dst_dev, job->o->dry_run };
+	struct sweep x = { job, d->dst_dev, job->o->dry_run, 0 };
 	char *p = fcp_dir_dst_path(d, name);
-	int r = remove_at(&x, d->dst_fd, name, p ? p : name);
+	int dfd = d->dst_fd; /* d's own: never closed here */
+	int r = remove_at(&x, &dfd, NULL, false, name, p ? p : name);
 
 	free(p);
 	return r;
@@ -264,8 +303,9 @@ static int extras(struct fcp_job *job, struct fcp_dir *d, const char *dpath,
 void fcp_delete_extras(struct fcp_worker *w, struct fcp_dir *d)
 {
 	struct fcp_job *job = fcp_worker_job(w);
-	struct sweep x = { job, d->dst_dev, job->o->dry_run };
+	struct sweep x = { job, d->dst_dev, job->o->dry_run, 0 };
 	struct fcp_names extra = { 0 };
+	int dfd = d->dst_fd; /* d's own: never closed here */
 	const char *why;
 	char *dpath;
 
@@ -278,7 +318,7 @@ void fcp_delete_extras(struct fcp_worker *w, struct fcp_dir *d)
 			hold(job, dpath, why, extra.n);
 		for (size_t i = 0; !why && i < extra.n; i++) {
 			char *p = join(dpath ? dpath : "?", extra.v[i]);
-			int k = p ? remove_at(&x, d->dst_fd, extra.v[i], p) : -ENOMEM;
+			int k = p ? remove_at(&x, &dfd, NULL, false, extra.v[i], p) : -ENOMEM;
 			free(p);
 			if (k == -ECANCELED)
 				break;

@@ -3,7 +3,8 @@
 # stay open (directories give their descriptors back and are re-opened,
 # dirfds.c): the re-run copies the one change and deletes the one extra at
 # the bottom; a dry run of a new copy (whose directories have no copy to
-# re-open) lists every entry; a dry run over the copy changes nothing.
+# re-open) lists every entry; a dry run over the copy changes nothing; an
+# extra tree deeper than the limit is deleted whole.
 . "${TESTLIB:-$(dirname "$0")/../lib}/lib.sh" || exit 1
 t_init
 need_fastcp
@@ -47,5 +48,15 @@ check_rc 0 "--mirror"
 check_nogrep "open files|reopen|replaced" "$T/err"
 check_grep "^fastcp: copied 1 file " "$T/err"
 check_grep ", 1 deleted$" "$T/err"
+check_tree src dst
+# An extra tree deeper than the limit goes whole (the deletion does not
+# keep a descriptor per level).
+(cd dst && mkdir x && cd x && for i in $(seq 1 300); do mkdir d && printf 'x\n' >f && cd d || exit 1; done) ||
+	fail "building the deep extra tree"
+FCP_WRAP=$lim run_fcp -v --delete -T src dst
+check_rc 0 "--delete of a 300-level extra tree"
+check_nogrep "open files" "$T/err"
+check_grep ", 601 deleted$" "$T/err"
+check_absent dst/x
 check_tree src dst
 echo "$levels levels: mirror and dry run under a 256 descriptor limit"

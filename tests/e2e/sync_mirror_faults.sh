@@ -69,8 +69,15 @@ touch -m -d @1000000000 dst3/slow_1
 faultfs_mount "$B" mnt3 --match='slow_*' --delay-ms=1500
 timeout 60 "$FASTCP" --mirror -T mnt3/s3 dst3 >out3 2>err3 &
 pid=$!
-sleep 0.5
-kill -TERM "$pid"
+# Signalled once it copies (it holds the copy open), not while it starts.
+for ((i = 0; i < 200; i++)); do
+	child=$(pgrep -P "$pid" | head -1)
+	[ -n "$child" ] && ls -l "/proc/$child/fd" 2>/dev/null | grep -q "$T/dst3\$" && break
+	sleep 0.05
+done
+# fastcp itself: timeout would pass it on twice (to it and to its group),
+# and a second signal kills at once.
+kill -TERM "${child:-$pid}"
 wait "$pid"
 rc=$?
 cat out3 err3
