@@ -55,6 +55,14 @@ struct fcp_options {
 	bool recursive;         /* accepted for cp habit; always on */
 	int verbose;            /* 0 quiet, 1 summary, 2 per item */
 	FILE *err;              /* where per-item errors go; NULL = stderr */
+	/* Copying again (lib/plan.c decides per entry): */
+	bool sync;              /* -u: an up-to-date copy (type, size, mtime)
+				   is skipped, its metadata brought up to date */
+	bool checksum;          /* -c: the same, deciding data by content */
+	bool dry_run;           /* say what would be done, change nothing */
+	bool delete_extra;      /* --delete: remove what the source lacks */
+	long long max_delete;   /* deletions allowed; -1 = no limit */
+	FILE *out;              /* where --dry-run lines go; NULL = stdout */
 };
 
 /* Kinds of metadata that may not fit the destination: warned once each. */
@@ -79,6 +87,10 @@ struct fcp_stats {
 	uint64_t skipped;        /* items left out by policy */
 	uint64_t leftovers;      /* of interrupted runs, found (the first
 				    FCP_LEFTOVERS_NAMED named), none removed */
+	uint64_t unchanged;      /* entries already up to date (--sync) */
+	uint64_t updated;        /* entries whose metadata alone was updated */
+	uint64_t deleted;        /* destination entries removed (--delete) */
+	bool dry_run;            /* the counts say what would have been done */
 	uint64_t left_hidden;    /* unfinished new root copies left under a
 				    temporary name (each reported with its path) */
 	uint64_t links_internal, links_external, links_relative, links_absolute;

@@ -10,6 +10,7 @@
  */
 #include "engine.h"
 #include "job.h"
+#include "plan.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -20,7 +21,7 @@ static bool uring_wanted(struct fcp_job *job, struct fcp_dir *d)
 {
 	const struct fcp_engine *list[3];
 
-	if (job->o->no_io_uring || job->o->fsync || !atomic_load(&job->uring_ok))
+	if (job->o->no_io_uring || job->o->fsync || job->o->dry_run || !atomic_load(&job->uring_ok))
 		return false;
 	fcp_engine_plan(job, fcp_statx_dev(&d->st), d->dst_dev, list);
 	return list[0] != &fcp_engine_clone;
@@ -61,15 +62,20 @@ void fcp_batch_copy(struct fcp_worker *w, struct fcp_item *it)
 	const char *p = it->name;
 	int n = it->count;
 
-	for (int i = 0; i < n; i++, p += strlen(p) + 1) {
+	for (int i = 0; i < n; i++, p += strlen(p) + 1)
 		names[i] = p;
-		back[i] = true;
-	}
 	if (fcp_dir_pin(job, it->dir) < 0) {
 		atomic_fetch_add(&job->c.failed, n);
 		goto out;
 	}
-	if (uring_wanted(job, it->dir)) {
+	/* Where the destination may hold them already, the plan settles
+	 * what needs no copy first; the rest is copied as usual (and asked
+	 * again, once open, if it goes the synchronous way). */
+	if (fcp_plan_looks(job, it->dir))
+		n = fcp_plan_batch(w, it->dir, names, n);
+	for (int i = 0; i < n; i++)
+		back[i] = true;
+	if (n > 0 && uring_wanted(job, it->dir)) {
 		int r = fcp_uring_batch(w, it->dir, names, n, back, where);
 		if (r == -ENOSYS)
 			atomic_store(&job->uring_ok, false);

@@ -5,6 +5,7 @@
  * without running a copy.
  */
 #include "fastcp.h"
+#include "hash.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -38,6 +39,15 @@ static const char usage_text[] =
 	"      --direct-read=WHEN        read medium files around the page cache:\n"
 	"                                auto (default: if none of it is cached),\n"
 	"                                always, never\n"
+	"  -u, --sync                    copy again only what changed: an entry of the\n"
+	"                                same type, size and mtime is skipped, its\n"
+	"                                metadata brought up to date (not cp's -u)\n"
+	"  -c, --checksum                the same, deciding by content (XXH3-128)\n"
+	"      --delete                  remove what the source lacks from the copy\n"
+	"      --max-delete N            delete at most N entries (then exit 1)\n"
+	"      --mirror                  --sync --delete\n"
+	"      --dry-run                 say what would be copied, updated, deleted\n"
+	"                                and left unchanged; change nothing\n"
 	"  -v, --verbose, --stats        print a summary at the end\n"
 	"      --help                    show this help\n"
 	"      --version                 show the version (with -v: threads, engines)\n"
@@ -50,6 +60,7 @@ static const char usage_text[] =
 enum {
 	OPT_SYMLINKS = 256, OPT_REFLINK, OPT_NO_PRESERVE, OPT_PRESERVE, OPT_FSYNC,
 	OPT_NO_URING, OPT_DIRECT_READ, OPT_HELP, OPT_VERSION, OPT_STATS,
+	OPT_DRY_RUN, OPT_DELETE, OPT_MAX_DELETE, OPT_MIRROR,
 };
 
 static const struct option longopts[] = {
@@ -66,6 +77,12 @@ static const struct option longopts[] = {
 	{ "threads", required_argument, NULL, 'j' },
 	{ "no-io-uring", no_argument, NULL, OPT_NO_URING },
 	{ "direct-read", required_argument, NULL, OPT_DIRECT_READ },
+	{ "sync", no_argument, NULL, 'u' },
+	{ "checksum", no_argument, NULL, 'c' },
+	{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
+	{ "delete", no_argument, NULL, OPT_DELETE },
+	{ "max-delete", required_argument, NULL, OPT_MAX_DELETE },
+	{ "mirror", no_argument, NULL, OPT_MIRROR },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "stats", no_argument, NULL, OPT_STATS },
 	{ "help", no_argument, NULL, OPT_HELP },
@@ -155,6 +172,16 @@ static int parse_one(int c, const char *arg, struct fcp_options *o)
 	case 'L': o->symlinks = FCP_SYMLINKS_FOLLOW; break;
 	case 'v': case OPT_STATS: o->verbose++; break;
 	case OPT_FSYNC: o->fsync = true; break;
+	case 'u': o->sync = true; break;
+	case 'c': o->checksum = true; break;
+	case OPT_DRY_RUN: o->dry_run = true; break;
+	case OPT_DELETE: o->delete_extra = true; break;
+	case OPT_MIRROR: o->sync = o->delete_extra = true; break;
+	case OPT_MAX_DELETE:
+		if (parse_count(arg, 0, 2147483647, &v) < 0)
+			return bad("invalid --max-delete count '%s' (0 to 2147483647)", arg);
+		o->max_delete = v;
+		break;
 	case OPT_NO_URING: o->no_io_uring = true; break;
 	case OPT_SYMLINKS:
 		if ((v = parse_word(arg, symlinks, 4)) < 0)
@@ -200,7 +227,7 @@ int fcp_cli_parse(int argc, char **argv, struct fcp_options *o, char ***srcs, in
 	 * operands, as in cp ("fastcp a b -v"); "--" ends them. */
 	optind = 0;
 	opterr = 0; /* our own messages, without the program's path */
-	while ((c = getopt_long(argc, argv, ":arRTPLvj:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":arRTPLvucj:", longopts, NULL)) != -1) {
 		if (c == OPT_HELP) {
 			fputs(usage_text, stdout);
 			return -1;
@@ -224,6 +251,10 @@ int fcp_cli_parse(int argc, char **argv, struct fcp_options *o, char ***srcs, in
 			fcp_describe(stdout);
 		return -1;
 	}
+	if (o->max_delete >= 0 && !o->delete_extra)
+		return bad("%s", "--max-delete limits --delete or --mirror, given neither");
+	if (o->checksum && !fcp_hash_available())
+		return bad("%s", "--checksum is not available: fastcp was built without libxxhash");
 	if (argc - optind < 1)
 		return bad("%s", "missing file operand");
 	if (argc - optind < 2)

@@ -157,10 +157,12 @@ static int reopen(struct fcp_job *job, struct fcp_dir *d)
 		chain[n--] = x;
 	n = d->depth - a->depth;
 	s = reopen_side(job, a, chain, n, false);
-	t = s >= 0 ? reopen_side(job, a, chain, n, true) : s;
+	/* A --dry-run directory whose copy does not exist (no inode was
+	 * recorded) has no copy to open. */
+	t = s < 0 ? s : d->dst_ino ? reopen_side(job, a, chain, n, true) : -1;
 	fcp_dir_unpin(job, a);
 	free(chain);
-	if (t < 0) {
+	if (s < 0 || (t < 0 && d->dst_ino)) {
 		if (s >= 0)
 			close(s);
 		return t;
@@ -184,6 +186,8 @@ int fcp_dir_pin(struct fcp_job *job, struct fcp_dir *d)
 	pthread_mutex_unlock(&d->fd_lock);
 	if (r < 0) {
 		char *p = fcp_dir_src_path(d, NULL);
+		/* What was to be done in it was not: no deletions there. */
+		atomic_store(&d->failed_in, true);
 		if (r == -ESTALE)
 			fcp_report_errorf(job, "directory '%s' was replaced during the copy; "
 				          "not followed", p ? p : d->name);

@@ -10,6 +10,7 @@
 #include "entry.h"
 #include "links.h"
 #include "meta.h"
+#include "plan.h"
 #include "sys.h"
 
 #include <dirent.h>
@@ -132,6 +133,46 @@ static struct fcp_dir *dir_node(struct fcp_entry *e, int sfd, int dfd, bool crea
 	return nd;
 }
 
+/* The copy of directory e where the plan found one (a SKIP): opened, not
+ * made (-1 after a race: then it is made as usual). --dry-run: where the
+ * copy would be new, say so and leave it at -1 with *created: everything
+ * in it would be copied. */
+static int planned_dir(struct fcp_entry *e, enum fcp_action a, bool *created)
+{
+	*created = a != FCP_ACT_SKIP;
+	if (a == FCP_ACT_SKIP)
+		return fcp_sys_openat(e->d->dst_fd, e->dst_name,
+				      O_RDONLY | O_DIRECTORY | O_NOFOLLOW, 0);
+	if (e->job->o->dry_run) {
+		char *p = fcp_dir_dst_path(e->d, e->dst_name);
+		fcp_report_plan(e->job, fcp_plan_verb(a), p);
+		free(p);
+	}
+	return -1;
+}
+
+/* Open or make the copy of directory e, as the plan says: the one there
+ * is opened; a new one is made (a root copy whole, under a temporary
+ * name written to hidden_name) or, in a dry run, not made (-1). */
+static int dir_copy_open(struct fcp_entry *e, bool *created, char hidden_name[FCP_TMPNAME_MAX])
+{
+	enum fcp_action a = fcp_plan_entry(e);
+	int dfd = -1;
+
+	hidden_name[0] = 0;
+	if (a == FCP_ACT_SKIP || e->job->o->dry_run)
+		dfd = planned_dir(e, a, created);
+	if (e->job->o->dry_run)
+		return dfd;
+	if (a == FCP_ACT_REPLACE && !fcp_plan_make_room(e))
+		return -ECANCELED;
+	if (dfd < 0)
+		dfd = e->d->is_top ? fcp_dest_mkdir_hidden(e->w, e->d->dst_fd, e->dst_name, created,
+							   hidden_name)
+				   : fcp_dest_mkdir(e->d->dst_fd, e->dst_name, created);
+	return dfd;
+}
+
 static void copy_dir(struct fcp_entry *e)
 {
 	struct fcp_item *scan;
@@ -153,12 +194,12 @@ static void copy_dir(struct fcp_entry *e)
 		fcp_entry_fail(e, "cannot open directory", sfd);
 		return;
 	}
-	/* A root copy that is new is made whole under a temporary name. */
-	hidden_name[0] = 0;
-	dfd = e->d->is_top ? fcp_dest_mkdir_hidden(e->w, e->d->dst_fd, e->dst_name, &created,
-						   hidden_name)
-			   : fcp_dest_mkdir(e->d->dst_fd, e->dst_name, &created);
-	if (dfd < 0) {
+	dfd = dir_copy_open(e, &created, hidden_name);
+	if (dfd == -ECANCELED) { /* what was in the way could not go: reported */
+		close(sfd);
+		return;
+	}
+	if (dfd < 0 && !(e->job->o->dry_run && created)) {
 		/* Name the destination: that is where the obstacle is. */
 		close(sfd);
 		fcp_report_failed_in(e->job, dfd == -ENOTDIR ? "cannot replace non-directory"
@@ -176,10 +217,13 @@ static void copy_dir(struct fcp_entry *e)
 	}
 	/* Hard links re-open their first name's directory beneath the root
 	 * copy, so the root keeps an fd of its own until the job ends. */
-	if (nd->depth == 0 && nd->root->dst_fd < 0 &&
+	if (nd->depth == 0 && nd->root->dst_fd < 0 && dfd >= 0 &&
 	    (nd->root->dst_fd = fcp_sys_dup(dfd)) < 0)
 		fcp_entry_fail(e, "cannot keep open the copy of", nd->root->dst_fd);
-	atomic_fetch_add(&e->job->c.dirs, 1);
+	/* One that was there and is planned counts as unchanged or
+	 * updated when it is finished (plan.c). */
+	if (!e->job->o->dry_run && (created || !fcp_plan_looks(e->job, e->d)))
+		atomic_fetch_add(&e->job->c.dirs, 1);
 	/* The parent's count for this entry passes to the new directory: it
 	 * is released when the directory finishes, not now. */
 	atomic_fetch_add(&e->d->pending, 1);
@@ -312,7 +356,10 @@ static int try_open_regular(struct fcp_entry *e)
 		return r < 0;
 	}
 	e->src_fd = fd;
-	fcp_file_copy(e);
+	if (fcp_plan_settled(e))
+		close(fd);
+	else
+		fcp_file_copy(e);
 	return 1;
 }
 
@@ -352,7 +399,8 @@ static void dispatch(struct fcp_entry *e, unsigned char d_type)
 		}
 		break;
 	}
-	copy_other(e);
+	if (!fcp_plan_settled(e))
+		copy_other(e);
 }
 
 static void copy_named(struct fcp_worker *w, struct fcp_dir *d, const char *name,

@@ -17,6 +17,8 @@ struct fcp_entry {
 	int src_fd;             /* open source fd, or -1 */
 	mode_t create_mode;     /* a regular file's copy was created with
 				   (fcp_meta_create_mode; 0 = private) */
+	mode_t dst_mode;        /* what the plan found at the destination
+				   (0: nothing, or not looked) */
 };
 
 /* file.c: copy a regular file; e->src_fd is open (and closed here). */

@@ -43,6 +43,7 @@ void fcp_options_init(struct fcp_options *o)
 	o->symlinks = FCP_SYMLINKS_KEEP;
 	o->preserve = FCP_PRESERVE_ALL;
 	o->recursive = true;
+	o->max_delete = -1;
 }
 
 const char *fcp_version(void)
@@ -388,6 +389,10 @@ static void collect(struct fcp_job *job, struct fcp_stats *s)
 	s->links_absolute = c->links_absolute;
 	s->links_rewritten = c->links_rewritten;
 	s->leftovers = c->leftovers;
+	s->unchanged = c->unchanged;
+	s->updated = c->updated;
+	s->deleted = c->deleted;
+	s->dry_run = job->o->dry_run;
 	for (int k = 0; k < FCP_WARN_KINDS; k++)
 		s->warnings[k] = c->warnings[k];
 }
@@ -449,6 +454,14 @@ static int decide_into(struct fcp_job *job, int nsrc, const char *dst)
 	struct statx st;
 	bool is_dir = fcp_sys_statx(AT_FDCWD, dst, 0, STATX_TYPE, &st) == 0 && S_ISDIR(st.stx_mode);
 
+	/* --delete tidies a directory: a file in DEST's place is no usage
+	 * to guess at. */
+	if (job->o->delete_extra && fcp_sys_statx(AT_FDCWD, dst, 0, STATX_TYPE,
+						  &st) == 0 && !S_ISDIR(st.stx_mode)) {
+		fcp_report_errorf(job, "--delete needs a directory as destination: '%s' is not one",
+				  dst);
+		return -2;
+	}
 	if (job->o->no_target_dir)
 		return 0;
 	if (nsrc > 1 && !is_dir) {
@@ -545,7 +558,7 @@ int fcp_job_run(const struct fcp_options *o, char *const *srcs, int nsrc, const 
 	budget_fds(&job, &threads, nsrc);
 	into = decide_into(&job, nsrc, dst);
 	if (into < 0)
-		return FCP_EXIT_PARTIAL;
+		return into == -2 ? FCP_EXIT_USAGE : FCP_EXIT_PARTIAL;
 	tops = calloc(nsrc, sizeof(*tops));
 	ops = calloc(nsrc, sizeof(*ops));
 	if (!tops || !ops || fcp_sched_create(&job, threads) < 0 || fcp_hl_init(&job) < 0 ||

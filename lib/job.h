@@ -22,6 +22,7 @@
 
 struct fcp_sched;
 struct fcp_hlmap;
+struct fcp_names;
 struct fcp_worker;
 
 /* One top-level SOURCE and where it goes. */
@@ -59,6 +60,9 @@ struct fcp_dir {
 	char *hidden_name;        /* a root copy's temporary name in its parent,
 				     renamed to dst_name when it is finished */
 	bool failed_meta;
+	atomic_bool failed_in;    /* an item in it (or below) failed: its
+				     extras are not deleted (--delete) */
+	struct fcp_names *seen;   /* the source names its scan met (--delete) */
 	/* Descriptors given back while the job is over budget (dirfds.c):
 	 * src_fd and dst_fd are -1 then. Both and users are under fd_lock. */
 	pthread_mutex_t fd_lock;
@@ -92,6 +96,7 @@ struct fcp_counters {
 	atomic_ullong links_internal, links_external, links_relative, links_absolute;
 	atomic_ullong links_rewritten;
 	atomic_ullong leftovers;     /* of interrupted runs, found (leftover.c) */
+	atomic_ullong unchanged, updated, deleted; /* plan.c, delete.c */
 	atomic_ullong warnings[FCP_WARN_KINDS];
 };
 
@@ -123,6 +128,8 @@ struct fcp_job {
 	int cpus;                    /* CPUs this process may run on */
 	atomic_int unnamed;          /* how new files are linked (dest.c) */
 	atomic_int chunk_runners;    /* workers copying chunks right now */
+	atomic_llong delete_taken;   /* deletions begun, against --max-delete */
+	atomic_bool delete_stopped;  /* --max-delete reached: no more */
 	/* Descriptors, budgeted from RLIMIT_NOFILE (job.c): directories open
 	 * below the roots, and the most a budget lets them be (dirfds.c);
 	 * regular files per io_uring batch (walk.c). */
@@ -237,6 +244,12 @@ void fcp_report_leftover_in(struct fcp_job *job, const char *what, const struct 
  * or by its copy's path when dst (where the obstacle is). */
 void fcp_report_failed_in(struct fcp_job *job, const char *what, const struct fcp_dir *d,
 			  const char *name, bool dst, int err);
+
+/* "deletions held back in 'path': why" (--delete). */
+void fcp_report_held(struct fcp_job *job, const char *path, const char *why);
+
+/* A --dry-run line on the job's output: "VERB 'path'". */
+void fcp_report_plan(struct fcp_job *job, const char *verb, const char *path);
 
 /* Name a leftover of an interrupted run (a hidden root copy when dir). */
 void fcp_report_leftover(struct fcp_job *job, const char *path, bool dir);

@@ -66,6 +66,23 @@ static void drop_inherited(struct fcp_job *job, int fd, const char *path, const 
 	}
 }
 
+/* An inode brought up to date (--sync) keeps no xattr its source lacks. */
+static void drop_extra(struct fcp_job *job, int fd, const char *path, const char *list, size_t n,
+		       struct fcp_dir *d, const char *name)
+{
+	char *have = NULL;
+	ssize_t m = fcp_sys_listxattr(fd, path, &have);
+
+	for (ssize_t off = 0; m > 0 && off < m; off += strlen(have + off) + 1) {
+		const char *key = have + off;
+		int r = listed(list, n, key) ? 0 : fcp_sys_removexattr(fd, path, key);
+
+		if (r < 0 && r != -ENODATA)
+			warn(job, xattr_kind(key), d, name, r);
+	}
+	free(have);
+}
+
 bool fcp_meta_copy_xattrs(struct fcp_job *job, struct fcp_at src, struct fcp_at dst,
 			  struct fcp_dir *d, const char *name, bool *lost_acl)
 {
@@ -94,8 +111,52 @@ bool fcp_meta_copy_xattrs(struct fcp_job *job, struct fcp_at src, struct fcp_at 
 	}
 	if (dst.inherited)
 		drop_inherited(job, dst.fd, dpath, list, n > 0 ? n : 0, d, name);
+	if (dst.exact_xattrs && n >= 0)
+		drop_extra(job, dst.fd, dpath, list, n, d, name);
 	free(list);
 	return acl;
+}
+
+/* Both lists hold the same keys with the same values. */
+static bool values_same(struct fcp_at a, const char *apath, const char *alist, ssize_t an,
+			struct fcp_at b, const char *bpath, const char *blist, ssize_t bn)
+{
+	size_t count_a = 0, count_b = 0;
+	bool same = true;
+
+	for (ssize_t off = 0; off < bn; off += strlen(blist + off) + 1)
+		count_b++;
+	for (ssize_t off = 0; same && off < an; off += strlen(alist + off) + 1) {
+		const char *key = alist + off;
+		void *va = NULL, *vb = NULL;
+		ssize_t la = fcp_sys_getxattr(a.fd, apath, key, &va);
+		ssize_t lb = fcp_sys_getxattr(b.fd, bpath, key, &vb);
+
+		count_a++;
+		same = la >= 0 && lb == la && (la == 0 || !memcmp(va, vb, la));
+		free(va);
+		free(vb);
+	}
+	return same && count_a == count_b;
+}
+
+bool fcp_meta_xattrs_same(struct fcp_at a, struct fcp_at b)
+{
+	char abuf[4096 + 64], bbuf[4096 + 64], *alist = NULL, *blist = NULL;
+	const char *apath = at_path(a, abuf, sizeof(abuf));
+	const char *bpath = at_path(b, bbuf, sizeof(bbuf));
+	ssize_t an = fcp_sys_listxattr(a.fd, apath, &alist);
+	ssize_t bn = fcp_sys_listxattr(b.fd, bpath, &blist);
+	bool same;
+
+	if (an == -EOPNOTSUPP)
+		an = 0;
+	if (bn == -EOPNOTSUPP)
+		bn = 0;
+	same = an >= 0 && bn >= 0 && values_same(a, apath, alist, an, b, bpath, blist, bn);
+	free(alist);
+	free(blist);
+	return same;
 }
 
 /* The on-disk form of an access ACL (system.posix_acl_access): a version

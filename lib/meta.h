@@ -22,6 +22,8 @@ struct fcp_at {
 	mode_t mode;    /* exact permission bits it was created with (0: unknown) */
 	bool existed;   /* there before this job (a directory copied into):
 			   without mode preservation it keeps its own mode */
+	bool exact_xattrs; /* brought up to date (--sync): its xattrs the
+			      source lacks are removed */
 };
 #define FCP_AT_FD(f) ((struct fcp_at){ .fd = (f), .dirfd = -1, .name = NULL })
 #define FCP_AT_NAME(d, n) ((struct fcp_at){ .fd = -1, .dirfd = (d), .name = (n) })
@@ -56,5 +58,9 @@ mode_t fcp_meta_create_mode(const struct fcp_job *job, const struct statx *st,
  * that dst did not take. */
 bool fcp_meta_copy_xattrs(struct fcp_job *job, struct fcp_at src, struct fcp_at dst,
 			  struct fcp_dir *d, const char *name, bool *lost_acl);
+
+/* Do a and b carry the same xattrs with the same values (both unable to
+ * carry any counts as the same)? */
+bool fcp_meta_xattrs_same(struct fcp_at a, struct fcp_at b);
 
 #endif

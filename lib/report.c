@@ -133,9 +133,13 @@ void fcp_report_failed_in(struct fcp_job *job, const char *what, const struct fc
 {
 	char *p = dst ? fcp_dir_dst_path(d, name) : fcp_dir_src_path(d, name);
 
-	/* A new root copy with a failed item is not whole (fcp_dest_unhide). */
+	/* A new root copy with a failed item is not whole (fcp_dest_unhide),
+	 * and a directory with one keeps what the source lacks (--delete):
+	 * the flag is the directory's only state written by its children. */
 	if (d && d->root)
 		atomic_fetch_add(&d->root->failed, 1);
+	if (d)
+		atomic_store(&((struct fcp_dir *)d)->failed_in, true);
 	fcp_report_failed(job, what, p, err);
 	free(p);
 }
@@ -174,6 +178,26 @@ void fcp_report_left(struct fcp_job *job, const char *src, const char *left)
 	put_path(job->err, left);
 	/* There is no resuming yet: a re-run makes a new copy of its own. */
 	fputs("': re-run to make the copy, then remove this one\n", job->err);
+	pthread_mutex_unlock(&job->err_lock);
+}
+
+void fcp_report_held(struct fcp_job *job, const char *path, const char *why)
+{
+	pthread_mutex_lock(&job->err_lock);
+	fputs("fastcp: deletions held back in '", job->err);
+	put_path(job->err, path ? path : "?");
+	fprintf(job->err, "': %s\n", why);
+	pthread_mutex_unlock(&job->err_lock);
+}
+
+void fcp_report_plan(struct fcp_job *job, const char *verb, const char *path)
+{
+	FILE *f = job->o->out ? job->o->out : stdout;
+
+	pthread_mutex_lock(&job->err_lock);
+	fprintf(f, "%s '", verb);
+	put_path(f, path ? path : "?");
+	fputs("'\n", f);
 	pthread_mutex_unlock(&job->err_lock);
 }
 

@@ -38,6 +38,15 @@ void fcp_stats_print(const struct fcp_stats *s, FILE *f)
 		(unsigned long long)s->hardlinks, s_(s->hardlinks),
 		(unsigned long long)s->specials, s_(s->specials), s->seconds, rate,
 		s->files / secs, s->threads, s_(s->threads), s->io_path ? s->io_path : "sync");
+	if (s->dry_run)
+		fprintf(f, "fastcp: dry run, nothing changed: %llu unchanged, %llu to update "
+			   "metadata only, %llu to delete\n",
+			(unsigned long long)s->unchanged, (unsigned long long)s->updated,
+			(unsigned long long)s->deleted);
+	else if (s->unchanged || s->updated || s->deleted)
+		fprintf(f, "fastcp: %llu unchanged, %llu with metadata updated, %llu deleted\n",
+			(unsigned long long)s->unchanged, (unsigned long long)s->updated,
+			(unsigned long long)s->deleted);
 	if (s->cloned_files)
 		fprintf(f, "fastcp: %llu file%s cloned (reflink)\n",
 			(unsigned long long)s->cloned_files, s_(s->cloned_files));

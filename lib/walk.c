@@ -9,7 +9,9 @@
  */
 #include "dest.h"
 #include "job.h"
+#include "delete.h"
 #include "meta.h"
+#include "plan.h"
 #include "sys.h"
 
 #include <dirent.h>
@@ -110,6 +112,8 @@ static void emit(struct fcp_worker *w, struct fcp_dir *d, struct batch *b, const
 {
 	if (dot_or_dotdot(name))
 		return;
+	if (d->seen)
+		fcp_names_add(fcp_worker_job(w), d, name);
 	/* Only a source that reaches into this very run's destination can
 	 * hold one of this job's temporary names; copied, it could replace a
 	 * file in flight under that name. (A directory so named is this job's
@@ -228,6 +232,7 @@ void fcp_walk_scan(struct fcp_worker *w, struct fcp_dir *d)
 	/* Before any child is started, so nothing of this job is in it yet. */
 	if (d->existed)
 		fcp_leftover_scan(job, d, NULL);
+	fcp_delete_prepare(job, d);
 	fd = fcp_sys_openat(d->src_fd, ".", O_RDONLY | O_DIRECTORY, 0);
 	dir = fd >= 0 ? fdopendir(fd) : NULL;
 
@@ -269,7 +274,10 @@ static void dir_finish(struct fcp_worker *w, struct fcp_dir *d)
 		struct fcp_at dst = FCP_AT_FD(d->dst_fd);
 		dst.inherited = d->created && d->parent->gives_acl;
 		dst.existed = !d->made;
-		fcp_meta_copy(job, FCP_AT_FD(d->src_fd), dst, &d->st, d, NULL);
+		/* Extras go first: removing them moves the directory's mtime. */
+		fcp_delete_extras(w, d);
+		if (fcp_plan_dir_meta(job, d, &dst))
+			fcp_meta_copy(job, FCP_AT_FD(d->src_fd), dst, &d->st, d, NULL);
 		int r = job->o->fsync ? fcp_sys_fsync(d->dst_fd) : 0;
 		if (r < 0)
 			fcp_report_failed_in(job, "cannot sync directory", d->parent, d->dst_name,
@@ -277,6 +285,11 @@ static void dir_finish(struct fcp_worker *w, struct fcp_dir *d)
 		if (d->hidden_name)
 			fcp_dest_unhide(job, d);
 	}
+	/* A failure below holds back the deletions above (--delete), as
+	 * rsync does on an I/O error. */
+	if (atomic_load(&d->failed_in))
+		atomic_store(&d->parent->failed_in, true);
+	fcp_names_free(d);
 	fcp_dir_fds_release(job, d);
 }
 

@@ -1,5 +1,6 @@
 /* Unit tests for the command line: cp's options and fastcp's own. */
 #include "check.h"
+#include "hash.h"
 #include "fastcp.h"
 
 #include <fcntl.h>
@@ -141,5 +142,20 @@ int main(void)
 	CHECK(parse_rc((char *[]){ "fastcp", "a", "", "c", NULL }) == FCP_EXIT_USAGE);
 	CHECK(parse_rc((char *[]){ "fastcp", "-T", "a", "", NULL }) == FCP_EXIT_USAGE);
 	CHECK(parse_rc((char *[]){ "fastcp", "--", "", "b", NULL }) == FCP_EXIT_USAGE);
+	/* Copying again (issue 18): -u is --sync, not cp's "newer only"; -n
+	 * is no dry run; --max-delete takes a count and needs --delete. */
+	CHECK(parse(&o, (char *[]){ "fastcp", "-u", "a", "b", NULL }) == 1 && o.sync);
+	CHECK(!o.delete_extra && !o.dry_run && o.max_delete == -1);
+	CHECK(parse(&o, (char *[]){ "fastcp", "--mirror", "a", "b", NULL }) == 1);
+	CHECK(o.sync && o.delete_extra);
+	CHECK(parse(&o, (char *[]){ "fastcp", "--dry-run", "--delete", "--max-delete", "0", "a",
+				   "b", NULL }) == 1);
+	CHECK(o.dry_run && o.delete_extra && !o.sync && o.max_delete == 0);
+	CHECK(parse(&o, (char *[]){ "fastcp", "-n", "a", "b", NULL }) < 0);
+	CHECK(parse(&o, (char *[]){ "fastcp", "--delete", "--max-delete=-1", "a", "b", NULL }) < 0);
+	CHECK(parse(&o, (char *[]){ "fastcp", "--delete", "--max-delete=1e3", "a", "b", NULL }) < 0);
+	CHECK(parse(&o, (char *[]){ "fastcp", "--max-delete=3", "a", "b", NULL }) < 0);
+	CHECK(parse(&o, (char *[]){ "fastcp", "-c", "a", "b", NULL }) ==
+	      (fcp_hash_available() ? 1 : -1));
 	CHECK_DONE();
 }

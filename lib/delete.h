@@ -1,0 +1,37 @@
+/*
+ * delete.h - --delete: remove what the source lacks, inside the copied tree.
+ *
+ * Only in a directory that existed before the job (a new one holds nothing
+ * else), only once everything in it was copied, and never where an item
+ * in it or below failed or the job was stopped: a source read error must
+ * not read as "gone from the source". What the scan of the source met is
+ * kept per directory; a name met there is never deleted, even if it
+ * vanished from the source since (a directory removed during the copy
+ * does not take its copy along). Removal is by directory fd and name, a
+ * directory opened with O_NOFOLLOW and checked to be the one stat'ed
+ * before it is emptied: no symlink is ever followed, no other filesystem
+ * entered.
+ */
+#ifndef FCP_DELETE_H
+#define FCP_DELETE_H
+
+#include "job.h"
+
+/* Before d is scanned: start keeping its source names, if d will have its
+ * extras deleted. */
+void fcp_delete_prepare(struct fcp_job *job, struct fcp_dir *d);
+
+/* Keep a source name of d (its scan met it). */
+void fcp_names_add(struct fcp_job *job, struct fcp_dir *d, const char *name);
+void fcp_names_free(struct fcp_dir *d);
+
+/* d is finished: remove the entries of its copy that its source lacks
+ * (--dry-run: say so), or say why they are held back. */
+void fcp_delete_extras(struct fcp_worker *w, struct fcp_dir *d);
+
+/* Remove name of d's copy, a directory with everything in it, counted
+ * against --max-delete (--dry-run: say so). Returns 0 or -errno, after
+ * reporting it. */
+int fcp_delete_entry(struct fcp_job *job, struct fcp_dir *d, const char *name);
+
+#endif
