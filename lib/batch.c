@@ -66,7 +66,7 @@ void fcp_batch_copy(struct fcp_worker *w, struct fcp_item *it)
 		back[i] = true;
 	}
 	if (fcp_dir_pin(job, it->dir) < 0) {
-		atomic_fetch_add(&job->c.failed, n);
+		atomic_fetch_add(&job->c.failed, n - 1); /* the pin counted one */
 		goto out;
 	}
 	if (uring_wanted(job, it->dir)) {

@@ -184,6 +184,10 @@ int fcp_dir_pin(struct fcp_job *job, struct fcp_dir *d)
 	pthread_mutex_unlock(&d->fd_lock);
 	if (r < 0) {
 		char *p = fcp_dir_src_path(d, NULL);
+		/* The work in d fails with it: a new root copy without it is
+		 * not whole (fcp_dest_unhide). Counted here, once. */
+		atomic_fetch_add(&d->root->failed, 1);
+		atomic_fetch_add(&job->c.failed, 1);
 		if (r == -ESTALE)
 			fcp_report_errorf(job, "directory '%s' was replaced during the copy; "
 				          "not followed", p ? p : d->name);

@@ -183,8 +183,9 @@ void fcp_dir_fds_init(struct fcp_job *job, struct fcp_dir *d);
 void fcp_dir_fds_release(struct fcp_job *job, struct fcp_dir *d);
 /* Make d->src_fd and d->dst_fd usable until fcp_dir_unpin(): re-opened
  * (and checked to be the same directories) if they were given back. On
- * failure, reports it with the path and returns -errno; nothing is pinned
- * then. Pins nest; the caller holds a pending count of d. */
+ * failure, reports it with the path, counts one failed item (in the job and
+ * in d's root copy) and returns -errno; nothing is pinned then. Pins nest;
+ * the caller holds a pending count of d. */
 int fcp_dir_pin(struct fcp_job *job, struct fcp_dir *d);
 /* Over the budget, ancestors of d nobody works in give theirs back. */
 void fcp_dir_unpin(struct fcp_job *job, struct fcp_dir *d);
