@@ -65,7 +65,7 @@ void fcp_batch_copy(struct fcp_worker *w, struct fcp_item *it)
 	for (int i = 0; i < n; i++, p += strlen(p) + 1)
 		names[i] = p;
 	if (fcp_dir_pin(job, it->dir) < 0) {
-		atomic_fetch_add(&job->c.failed, n);
+		atomic_fetch_add(&job->c.failed, n - 1); /* the pin counted one */
 		goto out;
 	}
 	/* Where the destination may hold them already, the plan settles

@@ -85,8 +85,13 @@ bool fcp_chunk_start(struct fcp_entry *e, const struct fcp_xfer *x, struct fcp_h
 	if (helpers < 0)
 		helpers = 0;
 	atomic_init(&b->runners, helpers + 1);
-	/* The directory stays open until the file lands. */
+	/* The directory stays open until the file lands, its descriptors
+	 * too (a nested pin of the caller's, so it cannot fail): the file
+	 * in it, under a temporary or a final name, can always be named,
+	 * finished or removed. A directory given back and then replaced
+	 * could not be re-opened, and the file would be left in it. */
 	atomic_fetch_add(&e->d->pending, 1);
+	fcp_dir_pin(e->job, e->d);
 	for (int i = 0; i < helpers; i++) {
 		struct fcp_item *it = calloc(1, sizeof(*it));
 		if (!it)
@@ -110,17 +115,8 @@ static void land_last(struct fcp_worker *w, struct fcp_bigfile *b)
 		err = FCP_ESHRANK;
 	atomic_fetch_add(&b->e.job->c.bytes, atomic_load(&b->bytes));
 	b->e.w = w;
-	/* The directory may have given its descriptors back meanwhile. */
-	if (fcp_dir_pin(b->e.job, d) < 0) {
-		/* Its temporary file cannot be reached, nor named. */
-		atomic_fetch_add(&b->e.job->c.failed, 1);
-		close(b->x.out);
-		close(b->e.src_fd);
-		fcp_hl_done(w, b->hl, false);
-	} else {
-		fcp_file_finish(&b->e, b->hl, b->x.out, &b->tmp, err, "cannot copy");
-		fcp_dir_unpin(b->e.job, d);
-	}
+	fcp_file_finish(&b->e, b->hl, b->x.out, &b->tmp, err, "cannot copy");
+	fcp_dir_unpin(b->e.job, d); /* pinned since fcp_chunk_start() */
 	pthread_mutex_destroy(&b->wlock);
 	free(b);
 	fcp_dir_release(w, d);

@@ -20,14 +20,19 @@
  * directory's own lock; a re-open takes an ancestor's lock while holding
  * the directory's, always in that order (child, then parent), so no two
  * workers can wait on each other.
+ *
+ * How many may be open at once is set once per job, with the number of
+ * workers and their batch size, from the descriptor limit (fcp_dir_budget).
  */
 #include "job.h"
 #include "sys.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 /* How many levels above the pinned directory stay open: the siblings of
@@ -186,8 +191,12 @@ int fcp_dir_pin(struct fcp_job *job, struct fcp_dir *d)
 	pthread_mutex_unlock(&d->fd_lock);
 	if (r < 0) {
 		char *p = fcp_dir_src_path(d, NULL);
-		/* What was to be done in it was not: no deletions there. */
+		/* The work in d fails with it: a new root copy without it is
+		 * not whole (fcp_dest_unhide), and no deletions are made
+		 * there. Counted here, once. */
 		atomic_store(&d->failed_in, true);
+		atomic_fetch_add(&d->root->failed, 1);
+		atomic_fetch_add(&job->c.failed, 1);
 		if (r == -ESTALE)
 			fcp_report_errorf(job, "directory '%s' was replaced during the copy; "
 				          "not followed", p ? p : d->name);
@@ -226,4 +235,69 @@ void fcp_dir_unpin(struct fcp_job *job, struct fcp_dir *d)
 		x = x->parent;
 	for (; closable(x) && atomic_load(&job->open_dirs) > job->dir_budget; x = x->parent)
 		try_close(job, x);
+}
+
+/* Deep or wide trees want many descriptors: the soft limit goes up to the
+ * hard one. Returns the limit now in force. */
+static long raise_fd_limit(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+		return 1024;
+	if (rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		if (setrlimit(RLIMIT_NOFILE, &rl) < 0)
+			getrlimit(RLIMIT_NOFILE, &rl);
+	}
+	return rl.rlim_cur > (1 << 20) ? 1 << 20 : (long)rl.rlim_cur;
+}
+
+/*
+ * Descriptors, budgeted so that the limit is never met. Reserved: those
+ * open already (stdio, inherited, the caller's) and a few more (DEST, open
+ * once for all the operands), and per root copy of a directory the copy
+ * kept for hard links and its two. A worker holds at most its ring, a large
+ * file still landing, two pinned directories and a re-open's pieces, and
+ * the sources and copies of one io_uring batch. Workers get three quarters
+ * of the rest, which sets their number (fewer than asked, at a very low
+ * limit) and their batch size; the directories open at once get the last
+ * quarter (beyond it, fcp_dir_unpin gives back; a directory with a large
+ * file landing in it is pinned and counts among them).
+ */
+#define FDS_RESERVED 16
+#define FDS_PER_ROOT 3
+#define FDS_PER_WORKER 10
+
+/* Descriptors open already (inherited, or the caller's), as a reserve. */
+static int fds_open_now(void)
+{
+	int fd = fcp_sys_openat(AT_FDCWD, "/proc/self/fd", O_RDONLY | O_DIRECTORY, 0), n = 0;
+	DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
+	struct dirent *de;
+
+	if (!dir) {
+		if (fd >= 0)
+			close(fd);
+		return 0;
+	}
+	while (fcp_sys_readdir(dir, &de) > 0)
+		n += de->d_name[0] != '.';
+	closedir(dir);
+	return n;
+}
+
+void fcp_dir_budget(struct fcp_job *job, int *threads, int dir_roots)
+{
+	long avail = raise_fd_limit() - fds_open_now() - FDS_RESERVED - (long)FDS_PER_ROOT * dir_roots;
+	long workers = avail * 3 / 4, most = workers / (FDS_PER_WORKER + 2);
+	int batch = FCP_BATCH_MAX;
+
+	if (*threads > most)
+		*threads = most > 1 ? (int)most : 1;
+	while (batch > 1 && *threads * (FDS_PER_WORKER + 2L * batch) > workers)
+		batch--;
+	job->batch_max = batch;
+	avail -= *threads * (FDS_PER_WORKER + 2L * batch);
+	job->dir_budget = avail / 2 > 8 ? (int)(avail / 2) : 8;
 }

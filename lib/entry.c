@@ -76,6 +76,7 @@ static bool filesystem_loop(struct fcp_entry *e, const struct fcp_dir *ancestor)
 		return false;
 	p = fcp_dir_src_path(e->d, e->name);
 	q = fcp_dir_src_path(ancestor, NULL);
+	atomic_fetch_add(&e->d->root->failed, 1); /* not whole (fcp_dest_unhide) */
 	fcp_report_failed_pair(e->job, "filesystem loop detected:", p, "is the same directory as", q);
 	free(p);
 	free(q);
@@ -431,9 +432,7 @@ void fcp_entry_copy(struct fcp_worker *w, struct fcp_item *it)
 {
 	struct fcp_job *job = fcp_worker_job(w);
 
-	if (fcp_dir_pin(job, it->dir) < 0) {
-		atomic_fetch_add(&job->c.failed, 1);
-	} else {
+	if (fcp_dir_pin(job, it->dir) == 0) {
 		copy_named(w, it->dir, it->name, it->dst_name ? it->dst_name : it->name,
 			   it->d_type);
 		fcp_dir_unpin(job, it->dir);

@@ -22,7 +22,6 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -78,68 +77,6 @@ void fcp_describe(FILE *f)
 	fprintf(f, "engines: clone (FICLONE), copy_file_range, read/write; large files in chunks\n");
 	fprintf(f, "small files: %s\n", why ? why : "io_uring batches");
 	fprintf(f, "medium files: %s\n", fcp_direct_describe());
-}
-
-/* Deep or wide trees want many descriptors: the soft limit goes up to the
- * hard one. Returns the limit now in force. */
-static long raise_fd_limit(void)
-{
-	struct rlimit rl;
-
-	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
-		return 1024;
-	if (rl.rlim_cur < rl.rlim_max) {
-		rl.rlim_cur = rl.rlim_max;
-		if (setrlimit(RLIMIT_NOFILE, &rl) < 0)
-			getrlimit(RLIMIT_NOFILE, &rl);
-	}
-	return rl.rlim_cur > (1 << 20) ? 1 << 20 : (long)rl.rlim_cur;
-}
-
-/*
- * Descriptors, budgeted so that the limit is never met. Reserved: those
- * open already (stdio, inherited, the caller's) and a few more, and per SOURCE its destination parent,
- * the root copy kept for hard links and the root's two. A worker holds at
- * most its ring, a large file still landing, two pinned directories and a
- * re-open's pieces, and the sources and copies of one io_uring batch.
- * Workers get three quarters of the rest, which sets their number (fewer
- * than asked, at a very low limit) and their batch size; the directories
- * open at once get the last quarter (dirfds.c gives back what is beyond).
- */
-#define FDS_RESERVED 16
-#define FDS_PER_WORKER 10
-
-/* Descriptors open already (inherited, or the caller's), as a reserve. */
-static int fds_open_now(void)
-{
-	int fd = fcp_sys_openat(AT_FDCWD, "/proc/self/fd", O_RDONLY | O_DIRECTORY, 0), n = 0;
-	DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
-	struct dirent *de;
-
-	if (!dir) {
-		if (fd >= 0)
-			close(fd);
-		return 0;
-	}
-	while (fcp_sys_readdir(dir, &de) > 0)
-		n += de->d_name[0] != '.';
-	closedir(dir);
-	return n;
-}
-
-static void budget_fds(struct fcp_job *job, int *threads, int nsrc)
-{
-	long avail = raise_fd_limit() - fds_open_now() - FDS_RESERVED - 4L * nsrc;
-	long workers = avail * 3 / 4, most = workers / (FDS_PER_WORKER + 2);
-	int batch = FCP_BATCH_MAX;
-
-	if (*threads > most)
-		*threads = most > 1 ? (int)most : 1;
-	while (batch > 1 && *threads * (FDS_PER_WORKER + 2L * batch) > workers)
-		batch--;
-	job->batch_max = batch;
-	avail -= *threads * (FDS_PER_WORKER + 2L * batch);
-	job->dir_budget = avail / 2 > 8 ? (int)(avail / 2) : 8;
 }
 
 /* Would the copy destroy its own source? The same inode, or a symlink
@@ -242,10 +179,9 @@ struct top {
 	struct fcp_root root;
 };
 
+/* (t->dir.dst_fd is the job's DEST, shared: fcp_job_run closes it.) */
 static void top_release(struct top *t)
 {
-	if (t->dir.dst_fd >= 0)
-		close(t->dir.dst_fd);
 	if (t->root.dst_fd >= 0)
 		close(t->root.dst_fd);
 	free(t->dir.dst_name);
@@ -292,16 +228,19 @@ static bool refused(struct fcp_job *job, const struct fcp_operand *op, const cha
 }
 
 /* Resolve one SOURCE into a top pseudo-directory and its entry item.
- * Returns the item, or NULL after reporting why it cannot be copied. */
+ * Returns the item, or NULL after reporting why it cannot be copied.
+ * *dfd: the destination parent, opened by the first operand that gets
+ * so far and shared by all (it is DEST for every operand, or there is only
+ * one): one descriptor, not one per operand until the job ends. */
 static struct fcp_item *prepare(struct fcp_job *job, const struct fcp_operand *op, const char *dst,
-				bool into, struct top *t)
+				bool into, struct top *t, int *dfd)
 {
 	int sflags = job->o->symlinks == FCP_SYMLINKS_FOLLOW ? 0 : AT_SYMLINK_NOFOLLOW;
 	const char *src = op->src;
 	struct placement p = place(src, dst, into);
 	struct statx sst, dstx;
 	struct fcp_item *it = NULL;
-	int r, pfd = -1;
+	int r, pfd;
 	char real[PATH_MAX];
 
 	t->dir.dst_fd = t->root.dst_fd = -1;
@@ -315,8 +254,11 @@ static struct fcp_item *prepare(struct fcp_job *job, const struct fcp_operand *o
 		fcp_report_failed(job, "cannot stat", src, r);
 		goto out;
 	}
-	if ((pfd = fcp_sys_openat(AT_FDCWD, p.parent, O_RDONLY | O_DIRECTORY, 0)) < 0) {
+	if (*dfd < 0)
+		*dfd = fcp_sys_openat(AT_FDCWD, p.parent, O_RDONLY | O_DIRECTORY, 0);
+	if ((pfd = *dfd) < 0) {
 		fcp_report_failed(job, "cannot open destination directory", p.parent, pfd);
+		*dfd = -1;
 		goto out;
 	}
 	if (S_ISDIR(sst.stx_mode) && inside(pfd, &sst)) {
@@ -340,13 +282,10 @@ static struct fcp_item *prepare(struct fcp_job *job, const struct fcp_operand *o
 	t->dir.dst_dev = fcp_sys_fstatx(pfd, &dstx) == 0 ? fcp_statx_dev(&dstx) : 0;
 	t->dir.gives_acl = fcp_dest_has_default_acl(pfd);
 	atomic_init(&t->dir.pending, 1); /* held by the job until the end */
-	pfd = -1;
 	it = fcp_item_new(FCP_ITEM_ENTRY, &t->dir, src, p.name, DT_UNKNOWN);
 	if (it)
 		atomic_fetch_add(&t->dir.pending, 1);
 out:
-	if (pfd >= 0)
-		close(pfd);
 	free(p.parent);
 	free(p.name);
 	return it;
@@ -417,6 +356,18 @@ static int plan(struct fcp_job *job, struct fcp_operand *ops, char *const *srcs,
 	return into && nsrc > 1 ? fcp_operands_plan(job, ops, nsrc, dst) : 0;
 }
 
+/* The operands that may be directories: each root copy of one holds
+ * descriptors until the job ends (fcp_dir_budget). Only several operands
+ * going into DEST are looked at before (plan). */
+static int dir_roots(const struct fcp_operand *ops, int n)
+{
+	int k = 0;
+
+	for (int i = 0; i < n; i++)
+		k += !ops[i].stat_ok || S_ISDIR(ops[i].st.stx_mode);
+	return k;
+}
+
 static void free_operands(struct fcp_operand *ops, int n)
 {
 	for (int i = 0; ops && i < n; i++)
@@ -426,18 +377,18 @@ static void free_operands(struct fcp_operand *ops, int n)
 
 /* Copy the operands of one round, all at once. Returns the workers used. */
 static int run_round(struct fcp_job *job, const struct fcp_operand *ops, int nsrc,
-		     const char *dst, bool into, struct top *tops, int round)
+		     const char *dst, bool into, struct top *tops, int round, int *dfd)
 {
 	for (int i = 0; i < nsrc; i++) {
 		struct fcp_item *it;
 
 		if (ops[i].repeat || ops[i].round != round)
 			continue;
-		if (round > 0 && atomic_load(&job->stop)) { /* a signal, a full DEST */
+		if (atomic_load(&job->stop)) { /* a signal, a full DEST */
 			atomic_fetch_add(&job->c.not_copied, 1);
 			continue;
 		}
-		it = prepare(job, &ops[i], dst, into, &tops[i]);
+		it = prepare(job, &ops[i], dst, into, &tops[i], dfd);
 		if (it)
 			fcp_sched_push_initial(job, it);
 	}
@@ -539,7 +490,8 @@ int fcp_job_run(const struct fcp_options *o, char *const *srcs, int nsrc, const 
 	struct timespec t0, t1;
 	struct top *tops;
 	struct fcp_operand *ops;
-	int into, threads, last;
+	int into, threads, last, dfd = -1;
+	bool synced = false;
 
 	memset(stats, 0, sizeof(*stats));
 	clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -555,14 +507,15 @@ int fcp_job_run(const struct fcp_options *o, char *const *srcs, int nsrc, const 
 	umask(job.umask);
 	job.cpus = usable_cpus();
 	threads = o->threads > 0 ? o->threads : default_threads(job.cpus);
-	budget_fds(&job, &threads, nsrc);
 	into = decide_into(&job, nsrc, dst);
 	if (into < 0)
 		return into == -2 ? FCP_EXIT_USAGE : FCP_EXIT_PARTIAL;
 	tops = calloc(nsrc, sizeof(*tops));
 	ops = calloc(nsrc, sizeof(*ops));
-	if (!tops || !ops || fcp_sched_create(&job, threads) < 0 || fcp_hl_init(&job) < 0 ||
-	    (last = plan(&job, ops, srcs, nsrc, dst, into)) < 0) {
+	last = tops && ops ? plan(&job, ops, srcs, nsrc, dst, into) : -ENOMEM;
+	if (last >= 0)
+		fcp_dir_budget(&job, &threads, dir_roots(ops, nsrc));
+	if (last < 0 || fcp_sched_create(&job, threads) < 0 || fcp_hl_init(&job) < 0) {
 		fcp_report_errorf(&job, "out of memory");
 		free_operands(ops, nsrc);
 		free(tops);
@@ -572,14 +525,18 @@ int fcp_job_run(const struct fcp_options *o, char *const *srcs, int nsrc, const 
 	for (int i = 0; i < nsrc; i++)
 		tops[i].dir.dst_fd = tops[i].root.dst_fd = -1; /* not prepared */
 	catch_signals(&job, old_actions);
+	fcp_sys_watch_stop(&job.stop);
 	for (int round = 0; round <= last; round++)
-		stats->threads = run_round(&job, ops, nsrc, dst, into, tops, round);
+		stats->threads = run_round(&job, ops, nsrc, dst, into, tops, round, &dfd);
+	fcp_sys_watch_stop(NULL);
 	catch_signals(NULL, old_actions);
 	free_operands(ops, nsrc);
 	stats->signal = caught;
 	for (int i = 0; i < nsrc; i++) {
-		/* --fsync: the entries made in DEST itself are durable too. */
-		int r = o->fsync && tops[i].dir.dst_fd >= 0 ? fcp_sys_fsync(tops[i].dir.dst_fd) : 0;
+		/* --fsync: the entries made in DEST itself are durable too
+		 * (DEST is one directory, shared by the operands). */
+		int r = o->fsync && !synced && tops[i].dir.dst_fd >= 0 ? fcp_sys_fsync(dfd) : 0;
+		synced |= tops[i].dir.dst_fd >= 0;
 		if (r < 0)
 			fcp_report_failed(&job, "cannot sync directory", tops[i].dir.dst_name, r);
 		if (tops[i].root.left) {
@@ -589,6 +546,8 @@ int fcp_job_run(const struct fcp_options *o, char *const *srcs, int nsrc, const 
 		top_release(&tops[i]);
 	}
 	free(tops);
+	if (dfd >= 0)
+		close(dfd);
 	collect(&job, stats);
 	stats->io_path = atomic_load(&job.uring_used) ? "io_uring" : "sync";
 	fcp_hl_free(&job);

@@ -130,7 +130,7 @@ struct fcp_job {
 	atomic_int chunk_runners;    /* workers copying chunks right now */
 	atomic_llong delete_taken;   /* deletions begun, against --max-delete */
 	atomic_bool delete_stopped;  /* --max-delete reached: no more */
-	/* Descriptors, budgeted from RLIMIT_NOFILE (job.c): directories open
+	/* Descriptors, budgeted from RLIMIT_NOFILE (dirfds.c): directories open
 	 * below the roots, and the most a budget lets them be (dirfds.c);
 	 * regular files per io_uring batch (walk.c). */
 	atomic_int open_dirs;
@@ -190,11 +190,17 @@ void fcp_dir_fds_init(struct fcp_job *job, struct fcp_dir *d);
 void fcp_dir_fds_release(struct fcp_job *job, struct fcp_dir *d);
 /* Make d->src_fd and d->dst_fd usable until fcp_dir_unpin(): re-opened
  * (and checked to be the same directories) if they were given back. On
- * failure, reports it with the path and returns -errno; nothing is pinned
- * then. Pins nest; the caller holds a pending count of d. */
+ * failure, reports it with the path, counts one failed item (in the job and
+ * in d's root copy) and returns -errno; nothing is pinned then. Pins nest;
+ * the caller holds a pending count of d. */
 int fcp_dir_pin(struct fcp_job *job, struct fcp_dir *d);
 /* Over the budget, ancestors of d nobody works in give theirs back. */
 void fcp_dir_unpin(struct fcp_job *job, struct fcp_dir *d);
+/* Raise the soft descriptor limit to the hard one and share it out: at most
+ * *threads workers (lowered to fit), job->batch_max, job->dir_budget;
+ * dir_roots: the operands that may be directories (root copies hold
+ * descriptors until the job ends). */
+void fcp_dir_budget(struct fcp_job *job, int *threads, int dir_roots);
 
 /* entry.c: copy one entry of an open directory (ENTRY item). */
 void fcp_entry_copy(struct fcp_worker *w, struct fcp_item *it);

@@ -276,9 +276,7 @@ void fcp_hl_done(struct fcp_worker *w, struct fcp_hl_entry *e, bool ok)
 		int r = fcp_dir_pin(job, wt->dir);
 
 		next = wt->next;
-		if (r < 0) {
-			atomic_fetch_add(&job->c.failed, 1);
-		} else {
+		if (r == 0) {
 			r = fcp_hl_link(w, e, wt->dir, wt->dst_name);
 			fcp_dir_unpin(job, wt->dir);
 			if (r < 0)

@@ -9,6 +9,7 @@
 #include <dirent.h>
 #include <stdbool.h>
 #include <errno.h>
+#include <stdatomic.h>
 #include <linux/fiemap.h>
 #include <linux/fs.h>
 #include <linux/openat2.h>
@@ -32,16 +33,33 @@
  * them; other processes, for ENFILE). That is back-pressure, not a failed
  * file: wait for some to be closed and try again, in growing steps, up to
  * FD_WAIT_MS in all; only then is it an error (something holds them for
- * good). Returns true to try again; errno is kept otherwise.
+ * good). A job that is stopping waits for nothing: its signal or its full
+ * destination must not wait 5 s per open. Returns true to try again; errno
+ * is kept otherwise.
  */
 #define FD_WAIT_MS 5000
+
+static _Atomic(const atomic_bool *) stop_flag;
+
+void fcp_sys_watch_stop(const atomic_bool *stop)
+{
+	atomic_store(&stop_flag, stop);
+}
+
+static bool stopping(void)
+{
+	const atomic_bool *stop = atomic_load(&stop_flag);
+
+	return stop && atomic_load(stop);
+}
 
 static bool fd_wait(long r, int *waited_ms)
 {
 	struct timespec t;
 	int ms = 1 + *waited_ms / 4;
 
-	if (r >= 0 || (errno != EMFILE && errno != ENFILE) || *waited_ms >= FD_WAIT_MS)
+	if (r >= 0 || (errno != EMFILE && errno != ENFILE) || *waited_ms >= FD_WAIT_MS ||
+	    stopping())
 		return false;
 	ms = ms < 50 ? ms : 50;
 	t.tv_sec = 0;
@@ -51,15 +69,14 @@ static bool fd_wait(long r, int *waited_ms)
 	return true;
 }
 
+/* RET for a call that makes a descriptor: a shortage is waited out too. */
+#define RET_FD(expr) do { int w_ = 0; long r_; \
+	do r_ = (long)(expr); while ((r_ < 0 && errno == EINTR) || fd_wait(r_, &w_)); \
+	return r_ < 0 ? -errno : (int)r_; } while (0)
+
 int fcp_sys_openat(int dirfd, const char *name, int flags, mode_t mode)
 {
-	int waited = 0;
-	long r;
-
-	do
-		r = openat(dirfd, name, flags | O_CLOEXEC, mode);
-	while ((r < 0 && errno == EINTR) || fd_wait(r, &waited));
-	return r < 0 ? -errno : (int)r;
+	RET_FD(openat(dirfd, name, flags | O_CLOEXEC, mode));
 }
 
 /* The fallback walk for kernels without openat2: every directory component
@@ -87,6 +104,11 @@ static int open_beneath_walk(int dirfd, const char *relpath, int flags, mode_t m
 	return ret;
 }
 
+static int openat2_beneath(int dirfd, const char *relpath, const struct open_how *how)
+{
+	RET_FD(syscall(SYS_openat2, dirfd, relpath, how, sizeof(*how)));
+}
+
 int fcp_sys_open_beneath(int dirfd, const char *relpath, int flags, mode_t mode)
 {
 	struct open_how how = {
@@ -94,15 +116,9 @@ int fcp_sys_open_beneath(int dirfd, const char *relpath, int flags, mode_t mode)
 		.mode = (flags & (O_CREAT | O_TMPFILE)) ? mode : 0,
 		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
 	};
-	int waited = 0;
-	long r;
+	int r = openat2_beneath(dirfd, relpath, &how);
 
-	do
-		r = syscall(SYS_openat2, dirfd, relpath, &how, sizeof(how));
-	while ((r < 0 && errno == EINTR) || fd_wait(r, &waited));
-	if (r < 0 && errno == ENOSYS)
-		return open_beneath_walk(dirfd, relpath, flags, mode);
-	return r < 0 ? -errno : (int)r;
+	return r == -ENOSYS ? open_beneath_walk(dirfd, relpath, flags, mode) : r;
 }
 
 int fcp_sys_close(int fd)
@@ -113,13 +129,7 @@ int fcp_sys_close(int fd)
 
 int fcp_sys_dup(int fd)
 {
-	int waited = 0;
-	long r;
-
-	do
-		r = fcntl(fd, F_DUPFD_CLOEXEC, 0);
-	while ((r < 0 && errno == EINTR) || fd_wait(r, &waited));
-	return r < 0 ? -errno : (int)r;
+	RET_FD(fcntl(fd, F_DUPFD_CLOEXEC, 0));
 }
 
 int fcp_sys_statx(int dirfd, const char *name, int flags, unsigned mask, struct statx *stx)

@@ -9,6 +9,7 @@
 #define FCP_SYS_H
 
 #include <fcntl.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -21,6 +22,10 @@ int fcp_sys_openat(int dirfd, const char *name, int flags, mode_t mode);
 int fcp_sys_open_beneath(int dirfd, const char *relpath, int flags, mode_t mode);
 int fcp_sys_close(int fd);
 int fcp_sys_dup(int fd); /* close-on-exec */
+/* The opens above wait out a shortage of descriptors (EMFILE, ENFILE) for
+ * a few seconds, unless *stop is true: a job sets its stop flag here while
+ * it runs (one job at a time per process), NULL after. */
+void fcp_sys_watch_stop(const atomic_bool *stop);
 int fcp_sys_statx(int dirfd, const char *name, int flags, unsigned mask, struct statx *stx);
 int fcp_sys_fstatx(int fd, struct statx *stx);
 

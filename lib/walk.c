@@ -225,7 +225,6 @@ void fcp_walk_scan(struct fcp_worker *w, struct fcp_dir *d)
 		return;
 	}
 	if (fcp_dir_pin(job, d) < 0) {
-		atomic_fetch_add(&job->c.failed, 1);
 		fcp_dir_release(w, d);
 		return;
 	}
@@ -268,9 +267,7 @@ static void dir_finish(struct fcp_worker *w, struct fcp_dir *d)
 	if (d->is_top)
 		return;
 	/* Given back while its subdirectories were copied: open it again. */
-	if (fcp_dir_pin(job, d) < 0) {
-		atomic_fetch_add(&job->c.failed, 1);
-	} else if (d->dst_fd >= 0) {
+	if (fcp_dir_pin(job, d) == 0 && d->dst_fd >= 0) {
 		struct fcp_at dst = FCP_AT_FD(d->dst_fd);
 		dst.inherited = d->created && d->parent->gives_acl;
 		dst.existed = !d->made;

@@ -2,8 +2,9 @@
 # A directory bind-mounted inside itself (mount --bind d d/sub) is a loop of
 # the filesystem, not of symlinks: it is reported as one ("filesystem loop
 # detected: 'd/sub' is the same directory as 'd'"), once, with exit 1, and
-# the rest of the tree is copied. Under -L a symlink to an ancestor is still
-# a symlink loop.
+# the rest of the tree is copied. A new root copy with the loop in it is not
+# whole: it keeps its temporary name. Under -L a symlink to an ancestor is
+# still a symlink loop.
 . "${TESTLIB:-$(dirname "$0")/../lib}/lib.sh" || exit 1
 t_init
 need_fastcp
@@ -27,6 +28,14 @@ for opt in -P -L; do
 	check_file copy/other/y
 	check_no_temp copy
 done
+
+# A new root copy: made under a temporary name, and left under it.
+run_fcp d new
+check_rc 1 "bind-mount cycle in a new root copy"
+check_grep "filesystem loop detected" "$T/err"
+check_absent new "a root copy with a loop in it under its final name"
+check_grep "unfinished copy of 'd' is left as '.*\.fcp-" "$T/err"
+rm -rf .fcp-*
 
 # A symlink that leads back up, followed: a symlink loop, as before.
 umount d/sub || fail "umount d/sub"
