@@ -419,6 +419,27 @@ static void free_operands(struct fcp_operand *ops, int n)
 	free(ops);
 }
 
+/* Is the copy of an earlier operand of the same name unfinished (left
+ * under its .fcp-* name, or not started)? Then ops[i] is not copied: its
+ * round would find the name free and make a new copy of its own half
+ * alone, a partial merge under the final name. Says so after the first. */
+static bool after_unfinished(struct fcp_job *job, const struct fcp_operand *ops,
+			     const struct top *tops, int i)
+{
+	for (int j = 0; j < i; j++) {
+		if (ops[j].repeat || ops[j].round >= ops[i].round || !ops[j].name ||
+		    !ops[i].name || strcmp(ops[j].name, ops[i].name))
+			continue;
+		/* dir.root is set once prepare() succeeded. */
+		if (tops[j].root.left || !tops[j].dir.root) {
+			fcp_report_errorf(job, "not copying '%s': the copy of '%s', "
+					  "of the same name, did not finish", ops[i].src, ops[j].src);
+			return true;
+		}
+	}
+	return false;
+}
+
 /* Copy the operands of one round, all at once. Returns the workers used. */
 static int run_round(struct fcp_job *job, const struct fcp_operand *ops, int nsrc,
 		     const char *dst, bool into, struct top *tops, int round)
@@ -429,6 +450,10 @@ static int run_round(struct fcp_job *job, const struct fcp_operand *ops, int nsr
 		if (ops[i].repeat || ops[i].round != round)
 			continue;
 		if (round > 0 && atomic_load(&job->stop)) { /* a signal, a full DEST */
+			atomic_fetch_add(&job->c.not_copied, 1);
+			continue;
+		}
+		if (round > 0 && after_unfinished(job, ops, tops, i)) {
 			atomic_fetch_add(&job->c.not_copied, 1);
 			continue;
 		}
