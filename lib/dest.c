@@ -275,27 +275,46 @@ static int refuse_special(struct fcp_job *job, struct fcp_dir *d, const char *tm
 	return FCP_ERR_REFUSED;
 }
 
-int fcp_dest_commit(struct fcp_job *job, struct fcp_dir *d, const char *tmp, const char *name)
+/* The end of every commit: a directory in the way is -EISDIR, and a
+ * failed one's inode goes. */
+static int committed(struct fcp_job *job, struct fcp_dir *d, const char *tmp, int r)
 {
-	/* Nothing in the way, the common case: one call. Something there, or
-	 * a filesystem whose rename takes no flags (rename_noreplace() below):
-	 * look at it first. */
-	int r = atomic_load(&job->rename_flags_refused)
-			? -EINVAL
-			: fcp_sys_renameat(d->dst_fd, tmp, d->dst_fd, name, RENAME_NOREPLACE);
-
-	if (r == -EINVAL || r == -ENOSYS)
-		atomic_store(&job->rename_flags_refused, true);
-	if (r == -EEXIST || r == -EINVAL || r == -ENOSYS) {
-		r = refuse_special(job, d, tmp, name);
-		if (r == 0)
-			r = fcp_sys_renameat(d->dst_fd, tmp, d->dst_fd, name, 0);
-	}
 	if (r == -ENOTEMPTY || r == -EEXIST)
 		r = -EISDIR;
 	if (r < 0)
 		fcp_dest_discard(job, d, tmp);
 	return r;
+}
+
+int fcp_dest_commit_taken(struct fcp_job *job, struct fcp_dir *d, const char *tmp,
+			  const char *name)
+{
+	int r = refuse_special(job, d, tmp, name);
+
+	if (r == 0)
+		r = fcp_sys_renameat(d->dst_fd, tmp, d->dst_fd, name, 0);
+	return committed(job, d, tmp, r);
+}
+
+int fcp_dest_commit(struct fcp_job *job, struct fcp_dir *d, const char *tmp, const char *name)
+{
+	int r;
+
+	/* A directory read before with nothing special in it: one plain
+	 * rename, which replaces a file there. */
+	if (d->no_special)
+		return committed(job, d, tmp, fcp_sys_renameat(d->dst_fd, tmp, d->dst_fd, name, 0));
+	/* Nothing in the way, the common case: one call. Something there, or
+	 * a filesystem whose rename takes no flags (rename_noreplace() below):
+	 * look at it first. */
+	r = atomic_load(&job->rename_flags_refused)
+		    ? -EINVAL
+		    : fcp_sys_renameat(d->dst_fd, tmp, d->dst_fd, name, RENAME_NOREPLACE);
+	if (r == -EINVAL || r == -ENOSYS)
+		atomic_store(&job->rename_flags_refused, true);
+	if (r == -EEXIST || r == -EINVAL || r == -ENOSYS)
+		return fcp_dest_commit_taken(job, d, tmp, name);
+	return committed(job, d, tmp, r);
 }
 
 void fcp_dest_discard(struct fcp_job *job, struct fcp_dir *d, const char *name)

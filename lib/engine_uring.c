@@ -59,6 +59,7 @@ struct small {
 	struct fcp_tmp tmp;
 	bool linked;             /* unnamed, and linked under its name */
 	bool commit_again;       /* closed, but the rename found its name taken */
+	bool flags_refused;      /* the rename said it takes no flags here */
 	int link_err;            /* why io_uring could not link it */
 	char link_path[32];      /* linkat's old path for an unnamed one */
 };
@@ -226,7 +227,8 @@ static void on_cqe(struct small *s, unsigned tag, int res)
 	case T_RENAME:
 		/* The name is taken (or the filesystem takes no rename flags):
 		 * the synchronous commit looks at what is there first. */
-		if (res == -EEXIST || res == -EINVAL || res == -ENOSYS)
+		s->flags_refused = res == -EINVAL || res == -ENOSYS;
+		if (res == -EEXIST || s->flags_refused)
 			s->commit_again = true;
 		else if (res < 0 && !s->err)
 			s->err = res == -ENOTEMPTY ? -EISDIR : res;
@@ -452,20 +454,21 @@ static void rounds_data(struct fcp_worker *w, struct io_uring *ring, struct fcp_
 			io_uring_sqe_set_flags(l, IOSQE_IO_LINK);
 			io_uring_prep_close(sqe_for(ring, i, T_CLOSE_OUT), s->out);
 			k += 2;
-		} else if (atomic_load(&job->rename_flags_refused)) {
+		} else if (!d->no_special && atomic_load(&job->rename_flags_refused)) {
 			/* No rename without replacement here: the synchronous
 			 * commit looks at the name, then renames. */
 			io_uring_prep_close(sqe_for(ring, i, T_CLOSE_OUT), s->out);
 			s->commit_again = true;
 			k++;
 		} else {
-			/* Linked: the rename runs only if the close succeeded. */
+			/* Linked: the rename runs only if the close succeeded.
+			 * Plain where nothing special can be in the way. */
 			struct io_uring_sqe *c = sqe_for(ring, i, T_CLOSE_OUT);
 			io_uring_prep_close(c, s->out);
 			io_uring_sqe_set_flags(c, IOSQE_IO_LINK);
 			io_uring_prep_renameat(sqe_for(ring, i, T_RENAME), d->dst_fd,
 					       s->tmp.name, d->dst_fd, s->name,
-					       RENAME_NOREPLACE);
+					       d->no_special ? 0 : RENAME_NOREPLACE);
 			k += 2;
 		}
 		io_uring_prep_close(sqe_for(ring, i, T_CLOSE_IN), s->in);
@@ -483,8 +486,10 @@ static void rounds_data(struct fcp_worker *w, struct io_uring *ring, struct fcp_
 			give_back(w, d, s);
 			continue;
 		}
+		if (s->flags_refused) /* asked once per job (dest.c) */
+			atomic_store(&job->rename_flags_refused, true);
 		if (s->commit_again && !s->err &&
-		    (s->err = fcp_dest_commit(job, d, s->tmp.name, s->name)) < 0)
+		    (s->err = fcp_dest_commit_taken(job, d, s->tmp.name, s->name)) < 0)
 			s->tmp.name[0] = 0; /* removed by the commit */
 		if (s->err) {
 			fail(w, d, s, s->err == -EISDIR ? "cannot overwrite directory with"

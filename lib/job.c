@@ -362,7 +362,7 @@ static void find_leftovers(struct fcp_job *job, struct top *tops, int n)
 		if (tops[i].dir.dst_fd < 0)
 			continue;
 		dir = slash ? strndup(abs, slash - abs) : NULL;
-		fcp_leftover_scan(job, &tops[i].dir, dir);
+		tops[i].dir.no_special = !fcp_leftover_scan(job, &tops[i].dir, dir);
 		free(dir);
 		return;
 	}

@@ -58,6 +58,8 @@ struct fcp_dir {
 				     files get their final names at once */
 	char *hidden_name;        /* a root copy's temporary name in its parent,
 				     renamed to dst_name when it is finished */
+	bool no_special;          /* read before its children started: no FIFO,
+				     device or socket in it to refuse (dest.c) */
 	bool failed_meta;
 	/* Descriptors given back while the job is over budget (dirfds.c):
 	 * src_fd and dst_fd are -1 then. Both and users are under fd_lock. */
@@ -242,8 +244,10 @@ void fcp_report_failed_in(struct fcp_job *job, const char *what, const struct fc
 void fcp_report_leftover(struct fcp_job *job, const char *path, bool dir);
 
 /* leftover.c: name the leftovers of interrupted runs in d's destination
- * directory; by full path in abs_dir when given, else as d's names. */
-void fcp_leftover_scan(struct fcp_job *job, const struct fcp_dir *d, const char *abs_dir);
+ * directory; by full path in abs_dir when given, else as d's names.
+ * Returns whether the directory may hold a FIFO, device or socket (one
+ * seen, a type unknown, or not read): false lets commits rename plainly. */
+bool fcp_leftover_scan(struct fcp_job *job, const struct fcp_dir *d, const char *abs_dir);
 
 /* Say that the unfinished copy of src was left under its temporary name,
  * at the full path left. */
