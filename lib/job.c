@@ -11,6 +11,7 @@
 #include "engine.h"
 #include "job.h"
 #include "links.h"
+#include "meta.h"
 #include "operands.h"
 #include "sys.h"
 
@@ -461,8 +462,10 @@ static int run_round(struct fcp_job *job, const struct fcp_operand *ops, int nsr
 		if (it)
 			fcp_sched_push_initial(job, it);
 	}
-	/* Once, before any work runs: the new root copies are made (and
-	 * locked) by now, so only earlier runs' leftovers are found. */
+	/* Once, before any work runs: the workers start in fcp_sched_run,
+	 * so none of this job's root copies exists yet (and its own names,
+	 * tmp_prefix, are left out anyway): only earlier runs' leftovers are
+	 * found. */
 	if (round == 0)
 		find_leftovers(job, tops, nsrc);
 	return fcp_sched_run(job);
@@ -563,6 +566,7 @@ int fcp_job_run(const struct fcp_options *o, char *const *srcs, int nsrc, const 
 	atomic_init(&job.uring_ok, true);
 	job.euid = geteuid();
 	job.egid = getegid();
+	fcp_meta_init(&job);
 	job.umask = umask(022);
 	umask(job.umask);
 	job.cpus = usable_cpus();

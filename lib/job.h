@@ -76,6 +76,7 @@ enum fcp_item_kind {
 };
 
 #define FCP_BATCH_MAX 32
+#define FCP_GROUPS_MAX 64
 
 struct fcp_item {
 	enum fcp_item_kind kind;
@@ -109,6 +110,10 @@ struct fcp_job {
 					temporary names (fcp_worker_tmpname) */
 	uid_t euid;
 	gid_t egid;
+	/* Supplementary groups, read once (fcp_meta_init); -1: too many to
+	 * hold, every group is tried. */
+	int ngroups;
+	gid_t groups[FCP_GROUPS_MAX];
 	mode_t umask;
 	struct fcp_sched *sched;
 	struct fcp_hlmap *hl;
