@@ -48,7 +48,6 @@ struct fcp_dir {
 	bool is_top;              /* pseudo-dir holding a root entry: no metadata */
 	bool rotational;          /* the source is on a rotational disk */
 	bool gives_acl;           /* new inodes in dst_fd inherit a default ACL */
-	bool existed;             /* in the destination before this job */
 	bool created;             /* made by this job: new inodes in it get our
 				     euid/egid (no setgid directory to inherit from) */
 	bool made;                /* made by this job at all (else it was there

@@ -225,8 +225,9 @@ void fcp_walk_scan(struct fcp_worker *w, struct fcp_dir *d)
 		fcp_dir_release(w, d);
 		return;
 	}
-	/* Before any child is started, so nothing of this job is in it yet. */
-	if (d->existed)
+	/* Before any child is started, so nothing of this job is in it yet;
+	 * one this job made holds nothing else. */
+	if (!d->made)
 		d->no_special = !fcp_leftover_scan(job, d, NULL);
 	fd = fcp_sys_openat(d->src_fd, ".", O_RDONLY | O_DIRECTORY, 0);
 	dir = fd >= 0 ? fdopendir(fd) : NULL;
