@@ -275,6 +275,22 @@ static int refuse_special(struct fcp_job *job, struct fcp_dir *d, const char *tm
 	return FCP_ERR_REFUSED;
 }
 
+/* rename(RENAME_NOREPLACE), or -EINVAL where this job learnt that the
+ * destination's rename takes no flags (EINVAL; ENOSYS from old kernels):
+ * asked once, then remembered (rename_noreplace() below says why). */
+static int rename_flagged(struct fcp_job *job, int dirfd, const char *old, const char *new)
+{
+	int r;
+
+	if (atomic_load(&job->rename_flags_refused))
+		return -EINVAL;
+	r = fcp_sys_renameat(dirfd, old, dirfd, new, RENAME_NOREPLACE);
+	if (r != -EINVAL && r != -ENOSYS)
+		return r;
+	atomic_store(&job->rename_flags_refused, true);
+	return -EINVAL;
+}
+
 /* The end of every commit: a directory in the way is -EISDIR, and a
  * failed one's inode goes. */
 static int committed(struct fcp_job *job, struct fcp_dir *d, const char *tmp, int r)
@@ -307,12 +323,8 @@ int fcp_dest_commit(struct fcp_job *job, struct fcp_dir *d, const char *tmp, con
 	/* Nothing in the way, the common case: one call. Something there, or
 	 * a filesystem whose rename takes no flags (rename_noreplace() below):
 	 * look at it first. */
-	r = atomic_load(&job->rename_flags_refused)
-		    ? -EINVAL
-		    : fcp_sys_renameat(d->dst_fd, tmp, d->dst_fd, name, RENAME_NOREPLACE);
-	if (r == -EINVAL || r == -ENOSYS)
-		atomic_store(&job->rename_flags_refused, true);
-	if (r == -EEXIST || r == -EINVAL || r == -ENOSYS)
+	r = rename_flagged(job, d->dst_fd, tmp, name);
+	if (r == -EEXIST || r == -EINVAL)
 		return fcp_dest_commit_taken(job, d, tmp, name);
 	return committed(job, d, tmp, r);
 }
@@ -399,12 +411,9 @@ static int rename_noreplace(struct fcp_job *job, int dirfd, const char *old, con
 	struct statx st;
 	int r;
 
-	if (!atomic_load(&job->rename_flags_refused)) {
-		r = fcp_sys_renameat(dirfd, old, dirfd, new, RENAME_NOREPLACE);
-		if (r != -EINVAL && r != -ENOSYS)
-			return r;
-		atomic_store(&job->rename_flags_refused, true);
-	}
+	r = rename_flagged(job, dirfd, old, new);
+	if (r != -EINVAL)
+		return r;
 	r = fcp_sys_statx(dirfd, new, AT_SYMLINK_NOFOLLOW, STATX_TYPE, &st);
 	if (r != -ENOENT)
 		return r < 0 ? r : -EEXIST;
