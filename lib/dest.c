@@ -236,19 +236,6 @@ static bool special(mode_t m)
 	return !S_ISREG(m) && !S_ISDIR(m) && !S_ISLNK(m);
 }
 
-static const char *kind_name(mode_t m)
-{
-	switch (m & S_IFMT) {
-	case S_IFREG: return "a regular file";
-	case S_IFLNK: return "a symlink";
-	case S_IFIFO: return "a FIFO";
-	case S_IFCHR: return "a character device";
-	case S_IFBLK: return "a block device";
-	case S_IFSOCK: return "a socket";
-	}
-	return "another kind of file";
-}
-
 /*
  * A FIFO, device or socket at name is replaced only by one of its own kind
  * (archive mode re-creates it): anything else there is most likely a
@@ -270,7 +257,7 @@ static int refuse_special(struct fcp_job *job, struct fcp_dir *d, const char *tm
 		return 0;
 	p = fcp_dir_dst_path(d, name);
 	fcp_report_refused(job, "will not replace special file", p ? p : name,
-			   kind_name(new.stx_mode), "remove it first");
+			   fcp_file_kind_name(new.stx_mode, false), "remove it first");
 	free(p);
 	return FCP_ERR_REFUSED;
 }

@@ -254,12 +254,6 @@ static void top_release(struct top *t)
 	free(t->root.left);
 }
 
-/* What cp calls a file of each type, for "cannot create regular file". */
-static const char *kind_name(mode_t mode)
-{
-	return S_ISREG(mode) ? "regular file" : S_ISLNK(mode) ? "symbolic link" : "special file";
-}
-
 /* Whether the copy of src (sst) to name in dst must be refused though it
  * can be made: returns true after reporting why. dstx is what is at the
  * destination now, or NULL. */
@@ -273,8 +267,8 @@ static bool refused(struct fcp_job *job, const struct fcp_operand *op, const cha
 	/* "fastcp f newdir/": the slash says DEST is a directory; there is
 	 * none, and a file is no directory to create (cp's answer). */
 	if (!into && n && dst[n - 1] == '/' && !S_ISDIR(sst->stx_mode)) {
-		fcp_report_errorf(job, "cannot create %s '%s': %s", kind_name(sst->stx_mode), dst,
-				  strerror(ENOTDIR));
+		fcp_report_errorf(job, "cannot create %s '%s': %s",
+				  fcp_file_kind_name(sst->stx_mode, true), dst, strerror(ENOTDIR));
 	} else if (dstx && same_target(src, sst, dstx)) {
 		fcp_report_errorf(job, "'%s' and '%s' are the same file", src, dst);
 	} else if (!S_ISDIR(sst->stx_mode) && fcp_operand_just_created(op, dstx)) {

@@ -263,4 +263,9 @@ void fcp_report_left(struct fcp_job *job, const char *src, const char *left);
 
 const char *fcp_warn_kind_name(enum fcp_warn_kind kind);
 
+/* What a file of mode's type is called in messages: "a FIFO", or with
+ * cp_words cp's bare words ("cannot create regular file"), which call
+ * every other type a special file. */
+const char *fcp_file_kind_name(mode_t mode, bool cp_words);
+
 #endif
