@@ -18,7 +18,7 @@ struct fcp_names {
 void fcp_delete_prepare(struct fcp_job *job, struct fcp_dir *d)
 {
 	/* The top pseudo-directory is DEST's parent: never ours to tidy. */
-	if (!job->o->delete_extra || !d->existed || d->is_top || d->dst_fd < 0)
+	if (!job->o->delete_extra || !fcp_dir_existed(d) || d->is_top || d->dst_fd < 0)
 		return;
 	d->seen = calloc(1, sizeof(*d->seen));
 	if (!d->seen)

@@ -236,19 +236,6 @@ static bool special(mode_t m)
 	return !S_ISREG(m) && !S_ISDIR(m) && !S_ISLNK(m);
 }
 
-static const char *kind_name(mode_t m)
-{
-	switch (m & S_IFMT) {
-	case S_IFREG: return "a regular file";
-	case S_IFLNK: return "a symlink";
-	case S_IFIFO: return "a FIFO";
-	case S_IFCHR: return "a character device";
-	case S_IFBLK: return "a block device";
-	case S_IFSOCK: return "a socket";
-	}
-	return "another kind of file";
-}
-
 /*
  * A FIFO, device or socket at name is replaced only by one of its own kind
  * (archive mode re-creates it): anything else there is most likely a
@@ -270,32 +257,63 @@ static int refuse_special(struct fcp_job *job, struct fcp_dir *d, const char *tm
 		return 0;
 	p = fcp_dir_dst_path(d, name);
 	fcp_report_refused(job, "will not replace special file", p ? p : name,
-			   kind_name(new.stx_mode), "remove it first");
+			   fcp_file_kind_name(new.stx_mode, false), "remove it first");
 	free(p);
 	return FCP_ERR_REFUSED;
 }
 
-int fcp_dest_commit(struct fcp_job *job, struct fcp_dir *d, const char *tmp, const char *name)
+/* rename(RENAME_NOREPLACE), or -EINVAL where this job learnt that the
+ * destination's rename takes no flags (EINVAL; ENOSYS from old kernels):
+ * asked once, then remembered (rename_noreplace() below says why). */
+static int rename_flagged(struct fcp_job *job, int dirfd, const char *old, const char *new)
 {
-	/* Nothing in the way, the common case: one call. Something there, or
-	 * a filesystem whose rename takes no flags (rename_noreplace() below):
-	 * look at it first. */
-	int r = atomic_load(&job->rename_flags_refused)
-			? -EINVAL
-			: fcp_sys_renameat(d->dst_fd, tmp, d->dst_fd, name, RENAME_NOREPLACE);
+	int r;
 
-	if (r == -EINVAL || r == -ENOSYS)
-		atomic_store(&job->rename_flags_refused, true);
-	if (r == -EEXIST || r == -EINVAL || r == -ENOSYS) {
-		r = refuse_special(job, d, tmp, name);
-		if (r == 0)
-			r = fcp_sys_renameat(d->dst_fd, tmp, d->dst_fd, name, 0);
-	}
+	if (atomic_load(&job->rename_flags_refused))
+		return -EINVAL;
+	r = fcp_sys_renameat(dirfd, old, dirfd, new, RENAME_NOREPLACE);
+	if (r != -EINVAL && r != -ENOSYS)
+		return r;
+	atomic_store(&job->rename_flags_refused, true);
+	return -EINVAL;
+}
+
+/* The end of every commit: a directory in the way is -EISDIR, and a
+ * failed one's inode goes. */
+static int committed(struct fcp_job *job, struct fcp_dir *d, const char *tmp, int r)
+{
 	if (r == -ENOTEMPTY || r == -EEXIST)
 		r = -EISDIR;
 	if (r < 0)
 		fcp_dest_discard(job, d, tmp);
 	return r;
+}
+
+int fcp_dest_commit_taken(struct fcp_job *job, struct fcp_dir *d, const char *tmp,
+			  const char *name)
+{
+	int r = refuse_special(job, d, tmp, name);
+
+	if (r == 0)
+		r = fcp_sys_renameat(d->dst_fd, tmp, d->dst_fd, name, 0);
+	return committed(job, d, tmp, r);
+}
+
+int fcp_dest_commit(struct fcp_job *job, struct fcp_dir *d, const char *tmp, const char *name)
+{
+	int r;
+
+	/* A directory read before with nothing special in it: one plain
+	 * rename, which replaces a file there. */
+	if (d->no_special)
+		return committed(job, d, tmp, fcp_sys_renameat(d->dst_fd, tmp, d->dst_fd, name, 0));
+	/* Nothing in the way, the common case: one call. Something there, or
+	 * a filesystem whose rename takes no flags (rename_noreplace() below):
+	 * look at it first. */
+	r = rename_flagged(job, d->dst_fd, tmp, name);
+	if (r == -EEXIST || r == -EINVAL)
+		return fcp_dest_commit_taken(job, d, tmp, name);
+	return committed(job, d, tmp, r);
 }
 
 void fcp_dest_discard(struct fcp_job *job, struct fcp_dir *d, const char *name)
@@ -380,12 +398,9 @@ static int rename_noreplace(struct fcp_job *job, int dirfd, const char *old, con
 	struct statx st;
 	int r;
 
-	if (!atomic_load(&job->rename_flags_refused)) {
-		r = fcp_sys_renameat(dirfd, old, dirfd, new, RENAME_NOREPLACE);
-		if (r != -EINVAL && r != -ENOSYS)
-			return r;
-		atomic_store(&job->rename_flags_refused, true);
-	}
+	r = rename_flagged(job, dirfd, old, new);
+	if (r != -EINVAL)
+		return r;
 	r = fcp_sys_statx(dirfd, new, AT_SYMLINK_NOFOLLOW, STATX_TYPE, &st);
 	if (r != -ENOENT)
 		return r < 0 ? r : -EEXIST;

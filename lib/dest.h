@@ -102,6 +102,11 @@ int fcp_dest_make_for(struct fcp_worker *w, struct fcp_dir *d, const char *name,
  * the temporary inode is removed. */
 int fcp_dest_commit(struct fcp_job *job, struct fcp_dir *d, const char *tmp, const char *name);
 
+/* The same where a rename without replacement found the name taken (or
+ * cannot be had): looks at what is there, then renames over it. */
+int fcp_dest_commit_taken(struct fcp_job *job, struct fcp_dir *d, const char *tmp,
+			  const char *name);
+
 /* Remove a name of d this job made for a file that failed (a temporary
  * name, or the final one of a file whose close failed after its link); if
  * even that fails, say so and count it (a leftover must never go

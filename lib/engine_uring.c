@@ -59,6 +59,7 @@ struct small {
 	struct fcp_tmp tmp;
 	bool linked;             /* unnamed, and linked under its name */
 	bool commit_again;       /* closed, but the rename found its name taken */
+	bool flags_refused;      /* the rename said it takes no flags here */
 	int link_err;            /* why io_uring could not link it */
 	char link_path[32];      /* linkat's old path for an unnamed one */
 };
@@ -226,7 +227,8 @@ static void on_cqe(struct small *s, unsigned tag, int res)
 	case T_RENAME:
 		/* The name is taken (or the filesystem takes no rename flags):
 		 * the synchronous commit looks at what is there first. */
-		if (res == -EEXIST || res == -EINVAL || res == -ENOSYS)
+		s->flags_refused = res == -EINVAL || res == -ENOSYS;
+		if (res == -EEXIST || s->flags_refused)
 			s->commit_again = true;
 		else if (res < 0 && !s->err)
 			s->err = res == -ENOTEMPTY ? -EISDIR : res;
@@ -412,6 +414,73 @@ static void round_read(struct fcp_worker *w, struct io_uring *ring, struct fcp_d
 	}
 }
 
+/* Round 5 for s, whose data and metadata are written: queue the close and
+ * what gives it its name (nothing under its final name already, a link for
+ * an unnamed file, else a rename). Returns the entries queued. */
+static unsigned queue_commit(struct io_uring *ring, struct fcp_job *job, struct fcp_dir *d,
+			     struct small *s, int i)
+{
+	struct io_uring_sqe *c;
+
+	if (s->tmp.final) {
+		/* Under its name already: the close is all. */
+		io_uring_prep_close(sqe_for(ring, i, T_CLOSE_OUT), s->out);
+		return 1;
+	}
+	if (s->tmp.unnamed) {
+		/* Linked: the close runs only if the link succeeded
+		 * (else the file is dropped below). */
+		int olddir, flags;
+		struct io_uring_sqe *l = sqe_for(ring, i, T_LINK);
+		fcp_dest_unnamed_link_args(job, s->out, s->link_path, &olddir, &flags);
+		io_uring_prep_linkat(l, olddir, s->link_path, d->dst_fd, s->name, flags);
+		io_uring_sqe_set_flags(l, IOSQE_IO_LINK);
+		io_uring_prep_close(sqe_for(ring, i, T_CLOSE_OUT), s->out);
+		return 2;
+	}
+	if (!d->no_special && atomic_load(&job->rename_flags_refused)) {
+		/* No rename without replacement here: the synchronous
+		 * commit looks at the name, then renames. */
+		io_uring_prep_close(sqe_for(ring, i, T_CLOSE_OUT), s->out);
+		s->commit_again = true;
+		return 1;
+	}
+	/* Linked: the rename runs only if the close succeeded. Plain where
+	 * nothing special can be in the way. */
+	c = sqe_for(ring, i, T_CLOSE_OUT);
+	io_uring_prep_close(c, s->out);
+	io_uring_sqe_set_flags(c, IOSQE_IO_LINK);
+	io_uring_prep_renameat(sqe_for(ring, i, T_RENAME), d->dst_fd, s->tmp.name, d->dst_fd,
+			       s->name, d->no_special ? 0 : RENAME_NOREPLACE);
+	return 2;
+}
+
+/* After round 5: s is named and counted, handed back, or failed. */
+static void finish(struct fcp_worker *w, struct fcp_dir *d, struct small *s)
+{
+	struct fcp_job *job = fcp_worker_job(w);
+
+	if (s->back) {
+		/* The rest of the job names its files the other way. */
+		if (s->link_err == -EINVAL || s->link_err == -ENOENT)
+			atomic_store(&job->uring_link_refused, true);
+		give_back(w, d, s);
+		return;
+	}
+	if (s->flags_refused) /* asked once per job (dest.c) */
+		atomic_store(&job->rename_flags_refused, true);
+	if (s->commit_again && !s->err &&
+	    (s->err = fcp_dest_commit_taken(job, d, s->tmp.name, s->name)) < 0)
+		s->tmp.name[0] = 0; /* removed by the commit */
+	if (s->err) {
+		fail(w, d, s, s->err == -EISDIR ? "cannot overwrite directory with"
+						: "cannot write copy of");
+		return;
+	}
+	atomic_fetch_add(&job->c.files, 1);
+	atomic_fetch_add(&job->c.bytes, (unsigned long long)s->got);
+}
+
 /* Rounds 3 to 5 for files [0, n) that all have a buffer. */
 static void rounds_data(struct fcp_worker *w, struct io_uring *ring, struct fcp_dir *d,
 			struct small *f, int n)
@@ -438,62 +507,14 @@ static void rounds_data(struct fcp_worker *w, struct io_uring *ring, struct fcp_
 		}
 		fcp_meta_copy(job, FCP_AT_FD(s->in), FCP_AT_NEW(s->out, d, s->mode), &s->st, d,
 			      s->name);
-		if (s->tmp.final) {
-			/* Under its name already: the close is all. */
-			io_uring_prep_close(sqe_for(ring, i, T_CLOSE_OUT), s->out);
-			k++;
-		} else if (s->tmp.unnamed) {
-			/* Linked: the close runs only if the link succeeded
-			 * (else the file is dropped below). */
-			int olddir, flags;
-			struct io_uring_sqe *l = sqe_for(ring, i, T_LINK);
-			fcp_dest_unnamed_link_args(job, s->out, s->link_path, &olddir, &flags);
-			io_uring_prep_linkat(l, olddir, s->link_path, d->dst_fd, s->name, flags);
-			io_uring_sqe_set_flags(l, IOSQE_IO_LINK);
-			io_uring_prep_close(sqe_for(ring, i, T_CLOSE_OUT), s->out);
-			k += 2;
-		} else if (atomic_load(&job->rename_flags_refused)) {
-			/* No rename without replacement here: the synchronous
-			 * commit looks at the name, then renames. */
-			io_uring_prep_close(sqe_for(ring, i, T_CLOSE_OUT), s->out);
-			s->commit_again = true;
-			k++;
-		} else {
-			/* Linked: the rename runs only if the close succeeded. */
-			struct io_uring_sqe *c = sqe_for(ring, i, T_CLOSE_OUT);
-			io_uring_prep_close(c, s->out);
-			io_uring_sqe_set_flags(c, IOSQE_IO_LINK);
-			io_uring_prep_renameat(sqe_for(ring, i, T_RENAME), d->dst_fd,
-					       s->tmp.name, d->dst_fd, s->name,
-					       RENAME_NOREPLACE);
-			k += 2;
-		}
+		k += queue_commit(ring, job, d, s, i);
 		io_uring_prep_close(sqe_for(ring, i, T_CLOSE_IN), s->in);
 		k++;
 	}
 	ring_run(ring, k, f, on_cqe);
-	for (int i = 0; i < n; i++) {
-		struct small *s = &f[i];
-		if (!s->tmp.name[0] && !s->tmp.unnamed && !s->tmp.final)
-			continue;
-		if (s->back) {
-			/* The rest of the job names its files the other way. */
-			if (s->link_err == -EINVAL || s->link_err == -ENOENT)
-				atomic_store(&job->uring_link_refused, true);
-			give_back(w, d, s);
-			continue;
-		}
-		if (s->commit_again && !s->err &&
-		    (s->err = fcp_dest_commit(job, d, s->tmp.name, s->name)) < 0)
-			s->tmp.name[0] = 0; /* removed by the commit */
-		if (s->err) {
-			fail(w, d, s, s->err == -EISDIR ? "cannot overwrite directory with"
-							: "cannot write copy of");
-			continue;
-		}
-		atomic_fetch_add(&job->c.files, 1);
-		atomic_fetch_add(&job->c.bytes, (unsigned long long)s->got);
-	}
+	for (int i = 0; i < n; i++)
+		if (f[i].tmp.name[0] || f[i].tmp.unnamed || f[i].tmp.final)
+			finish(w, d, &f[i]);
 }
 
 int fcp_uring_batch(struct fcp_worker *w, struct fcp_dir *d, const char **names, int n,

@@ -103,7 +103,6 @@ static struct fcp_dir *dir_node(struct fcp_entry *e, int sfd, int dfd, bool crea
 	/* Nobody sees into a root copy before it gets its name, nor into
 	 * what this job makes inside it. */
 	nd->hidden = nd->hidden_name || (created && e->d->hidden);
-	nd->existed = !created;
 	nd->parent = e->d;
 	nd->root = e->d->root;
 	nd->src_fd = sfd;

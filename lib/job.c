@@ -11,6 +11,7 @@
 #include "engine.h"
 #include "job.h"
 #include "links.h"
+#include "meta.h"
 #include "operands.h"
 #include "sys.h"
 
@@ -190,12 +191,6 @@ static void top_release(struct top *t)
 	free(t->root.left);
 }
 
-/* What cp calls a file of each type, for "cannot create regular file". */
-static const char *kind_name(mode_t mode)
-{
-	return S_ISREG(mode) ? "regular file" : S_ISLNK(mode) ? "symbolic link" : "special file";
-}
-
 /* Whether the copy of src (sst) to name in dst must be refused though it
  * can be made: returns true after reporting why. dstx is what is at the
  * destination now, or NULL. */
@@ -209,8 +204,8 @@ static bool refused(struct fcp_job *job, const struct fcp_operand *op, const cha
 	/* "fastcp f newdir/": the slash says DEST is a directory; there is
 	 * none, and a file is no directory to create (cp's answer). */
 	if (!into && n && dst[n - 1] == '/' && !S_ISDIR(sst->stx_mode)) {
-		fcp_report_errorf(job, "cannot create %s '%s': %s", kind_name(sst->stx_mode), dst,
-				  strerror(ENOTDIR));
+		fcp_report_errorf(job, "cannot create %s '%s': %s",
+				  fcp_file_kind_name(sst->stx_mode, true), dst, strerror(ENOTDIR));
 	} else if (dstx && same_target(src, sst, dstx)) {
 		fcp_report_errorf(job, "'%s' and '%s' are the same file", src, dst);
 	} else if (!S_ISDIR(sst->stx_mode) && fcp_operand_just_created(op, dstx)) {
@@ -302,7 +297,7 @@ static void find_leftovers(struct fcp_job *job, struct top *tops, int n)
 		if (tops[i].dir.dst_fd < 0)
 			continue;
 		dir = slash ? strndup(abs, slash - abs) : NULL;
-		fcp_leftover_scan(job, &tops[i].dir, dir);
+		tops[i].dir.no_special = !fcp_leftover_scan(job, &tops[i].dir, dir);
 		free(dir);
 		return;
 	}
@@ -375,6 +370,27 @@ static void free_operands(struct fcp_operand *ops, int n)
 	free(ops);
 }
 
+/* Is the copy of an earlier operand of the same name unfinished (left
+ * under its .fcp-* name, or not started)? Then ops[i] is not copied: its
+ * round would find the name free and make a new copy of its own half
+ * alone, a partial merge under the final name. Says so after the first. */
+static bool after_unfinished(struct fcp_job *job, const struct fcp_operand *ops,
+			     const struct top *tops, int i)
+{
+	for (int j = 0; j < i; j++) {
+		if (ops[j].repeat || ops[j].round >= ops[i].round || !ops[j].name ||
+		    !ops[i].name || strcmp(ops[j].name, ops[i].name))
+			continue;
+		/* dir.root is set once prepare() succeeded. */
+		if (tops[j].root.left || !tops[j].dir.root) {
+			fcp_report_errorf(job, "not copying '%s': the copy of '%s', "
+					  "of the same name, did not finish", ops[i].src, ops[j].src);
+			return true;
+		}
+	}
+	return false;
+}
+
 /* Copy the operands of one round, all at once. Returns the workers used. */
 static int run_round(struct fcp_job *job, const struct fcp_operand *ops, int nsrc,
 		     const char *dst, bool into, struct top *tops, int round, int *dfd)
@@ -388,12 +404,18 @@ static int run_round(struct fcp_job *job, const struct fcp_operand *ops, int nsr
 			atomic_fetch_add(&job->c.not_copied, 1);
 			continue;
 		}
+		if (round > 0 && after_unfinished(job, ops, tops, i)) {
+			atomic_fetch_add(&job->c.not_copied, 1);
+			continue;
+		}
 		it = prepare(job, &ops[i], dst, into, &tops[i], dfd);
 		if (it)
 			fcp_sched_push_initial(job, it);
 	}
-	/* Once, before any work runs: the new root copies are made (and
-	 * locked) by now, so only earlier runs' leftovers are found. */
+	/* Once, before any work runs: the workers start in fcp_sched_run,
+	 * so none of this job's root copies exists yet (and its own names,
+	 * tmp_prefix, are left out anyway): only earlier runs' leftovers are
+	 * found. */
 	if (round == 0)
 		find_leftovers(job, tops, nsrc);
 	return fcp_sched_run(job);
@@ -503,6 +525,7 @@ int fcp_job_run(const struct fcp_options *o, char *const *srcs, int nsrc, const 
 	atomic_init(&job.uring_ok, true);
 	job.euid = geteuid();
 	job.egid = getegid();
+	fcp_meta_init(&job);
 	job.umask = umask(022);
 	umask(job.umask);
 	job.cpus = usable_cpus();

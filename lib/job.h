@@ -49,7 +49,6 @@ struct fcp_dir {
 	bool is_top;              /* pseudo-dir holding a root entry: no metadata */
 	bool rotational;          /* the source is on a rotational disk */
 	bool gives_acl;           /* new inodes in dst_fd inherit a default ACL */
-	bool existed;             /* in the destination before this job */
 	bool created;             /* made by this job: new inodes in it get our
 				     euid/egid (no setgid directory to inherit from) */
 	bool made;                /* made by this job at all (else it was there
@@ -59,6 +58,8 @@ struct fcp_dir {
 				     files get their final names at once */
 	char *hidden_name;        /* a root copy's temporary name in its parent,
 				     renamed to dst_name when it is finished */
+	bool no_special;          /* read before its children started: no FIFO,
+				     device or socket in it to refuse (dest.c) */
 	bool failed_meta;
 	atomic_bool failed_in;    /* an item in it (or below) failed: its
 				     extras are not deleted (--delete) */
@@ -69,6 +70,14 @@ struct fcp_dir {
 	int users;                /* workers using src_fd and dst_fd now */
 };
 
+/* A directory that was there before this job: neither made by it nor a
+ * top pseudo-directory. */
+static inline bool fcp_dir_existed(const struct fcp_dir *d)
+{
+	return !d->made && !d->is_top;
+}
+
+
 /* ENTRY: one entry of a directory. SCAN: read a directory's names.
  * BATCH: several regular files (by getdents) of one directory, copied
  * together so that one kernel entry can carry many of them (io_uring).
@@ -78,6 +87,7 @@ enum fcp_item_kind {
 };
 
 #define FCP_BATCH_MAX 32
+#define FCP_GROUPS_MAX 64
 
 struct fcp_item {
 	enum fcp_item_kind kind;
@@ -112,6 +122,10 @@ struct fcp_job {
 					temporary names (fcp_worker_tmpname) */
 	uid_t euid;
 	gid_t egid;
+	/* Supplementary groups, read once (fcp_meta_init); -1: too many to
+	 * hold, every group is tried. */
+	int ngroups;
+	gid_t groups[FCP_GROUPS_MAX];
 	mode_t umask;
 	struct fcp_sched *sched;
 	struct fcp_hlmap *hl;
@@ -178,6 +192,10 @@ struct fcp_item *fcp_item_new(enum fcp_item_kind kind, struct fcp_dir *d, const 
 			      const char *dst_name, unsigned char d_type);
 /* Release one pending count of d; finishes d (and maybe ancestors) at zero. */
 void fcp_dir_release(struct fcp_worker *w, struct fcp_dir *d);
+/* "dir/name" for messages and lookups: a trailing slash of dir is not
+ * doubled ("out/" + "d" is "out/d", "out//" is "out/"); "" + name is
+ * name, dir + "" is dir. malloc'd. */
+char *fcp_path_join(const char *dir, const char *name);
 /* Source / destination path of an entry of d, for messages (malloc'd). */
 char *fcp_dir_src_path(const struct fcp_dir *d, const char *name);
 char *fcp_dir_dst_path(const struct fcp_dir *d, const char *name);
@@ -261,13 +279,20 @@ void fcp_report_plan(struct fcp_job *job, const char *verb, const char *path);
 void fcp_report_leftover(struct fcp_job *job, const char *path, bool dir);
 
 /* leftover.c: name the leftovers of interrupted runs in d's destination
- * directory; by full path in abs_dir when given, else as d's names. */
-void fcp_leftover_scan(struct fcp_job *job, const struct fcp_dir *d, const char *abs_dir);
+ * directory; by full path in abs_dir when given, else as d's names.
+ * Returns whether the directory may hold a FIFO, device or socket (one
+ * seen, a type unknown, or not read): false lets commits rename plainly. */
+bool fcp_leftover_scan(struct fcp_job *job, const struct fcp_dir *d, const char *abs_dir);
 
 /* Say that the unfinished copy of src was left under its temporary name,
  * at the full path left. */
 void fcp_report_left(struct fcp_job *job, const char *src, const char *left);
 
 const char *fcp_warn_kind_name(enum fcp_warn_kind kind);
+
+/* What a file of mode's type is called in messages: "a FIFO", or with
+ * cp_words cp's bare words ("cannot create regular file"), which call
+ * every other type a special file. */
+const char *fcp_file_kind_name(mode_t mode, bool cp_words);
 
 #endif

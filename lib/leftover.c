@@ -10,6 +10,9 @@
  * copies go, and each destination directory that existed, read before
  * anything of this run can be in it.
  *
+ * The same reading tells whether the directory holds a FIFO, device or
+ * socket: where it holds none, commits rename plainly (dest.c).
+ *
  * Nothing is removed. A name of the temporary shape proves neither that
  * fastcp made it nor that the run that made it is dead: a run going on
  * now holds a lock on its hidden root copy (fcp_dest_mkdir_hidden), so that
@@ -68,24 +71,33 @@ static void found(struct fcp_job *job, const struct fcp_dir *d, const char *abs_
 	free(path);
 }
 
-void fcp_leftover_scan(struct fcp_job *job, const struct fcp_dir *d, const char *abs_dir)
+/* What refuse_special() (dest.c) would have to look at. */
+static bool maybe_special(unsigned char type)
+{
+	return type != DT_REG && type != DT_DIR && type != DT_LNK;
+}
+
+bool fcp_leftover_scan(struct fcp_job *job, const struct fcp_dir *d, const char *abs_dir)
 {
 	int fd = fcp_sys_openat(d->dst_fd, ".", O_RDONLY | O_DIRECTORY, 0);
 	size_t mine = strlen(job->tmp_prefix);
 	DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
 	struct dirent *de;
+	bool special = false;
+	int r;
 
 	/* Only a report: a directory that cannot be read here is the copy's
 	 * to report, if it matters to it. */
 	if (!dir) {
 		if (fd >= 0)
 			close(fd);
-		return;
+		return true;
 	}
-	while (fcp_sys_readdir(dir, &de) > 0) {
+	while ((r = fcp_sys_readdir(dir, &de)) > 0) {
 		struct statx st;
 		bool is_dir = de->d_type == DT_DIR;
 
+		special |= maybe_special(de->d_type);
 		if (!temp_shaped(de->d_name) || !strncmp(de->d_name, job->tmp_prefix, mine))
 			continue;
 		if (de->d_type == DT_UNKNOWN)
@@ -95,4 +107,7 @@ void fcp_leftover_scan(struct fcp_job *job, const struct fcp_dir *d, const char 
 			found(job, d, abs_dir, de->d_name, is_dir);
 	}
 	closedir(dir);
+	/* A read error part way leaves names unseen. */
+	special |= r < 0;
+	return special;
 }

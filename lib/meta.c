@@ -217,14 +217,31 @@ static int chown_at(struct fcp_at dst, uid_t uid, gid_t gid)
 	return fcp_sys_fchownat(dst.dirfd, dst.name, uid, gid, AT_SYMLINK_NOFOLLOW);
 }
 
+void fcp_meta_init(struct fcp_job *job)
+{
+	job->ngroups = fcp_sys_getgroups(FCP_GROUPS_MAX, job->groups);
+}
+
+/* May we give gid without being root? Unknown counts as yes. */
+static bool in_group(const struct fcp_job *job, gid_t gid)
+{
+	if (gid == job->egid || job->ngroups < 0)
+		return true;
+	for (int i = 0; i < job->ngroups; i++)
+		if (job->groups[i] == gid)
+			return true;
+	return false;
+}
+
 /* Owner and group; where the owner cannot be given (not root), the group
- * still can if we are a member of it, as cp does. The result is the full
+ * still can if we are a member of it, as cp does: asked only then, since
+ * for another group it could only fail too. The result is the full
  * change's: the owner is lost either way. */
-static int set_owner(struct fcp_at dst, const struct statx *st)
+static int set_owner(const struct fcp_job *job, struct fcp_at dst, const struct statx *st)
 {
 	int r = chown_at(dst, st->stx_uid, st->stx_gid);
 
-	if (r == -EPERM || r == -EINVAL)
+	if ((r == -EPERM || r == -EINVAL) && in_group(job, st->stx_gid))
 		chown_at(dst, (uid_t)-1, st->stx_gid);
 	return r;
 }
@@ -258,7 +275,7 @@ void fcp_meta_copy(struct fcp_job *job, struct fcp_at src, struct fcp_at dst,
 
 	if ((keep & FCP_PRESERVE_OWNER) &&
 	    !(dst.ours && st->stx_uid == job->euid && st->stx_gid == job->egid)) {
-		r = set_owner(dst, st);
+		r = set_owner(job, dst, st);
 		/* Like cp: an owner we cannot give means the setuid/setgid
 		 * bits must not survive either. Not root: silently skipped. */
 		if (r < 0) {

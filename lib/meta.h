@@ -31,6 +31,9 @@ struct fcp_at {
 						.ours = (dir)->created, \
 						.inherited = (dir)->gives_acl, .mode = (m) })
 
+/* Read what the job's owner changes depend on (its groups), once. */
+void fcp_meta_init(struct fcp_job *job);
+
 /*
  * Copy the metadata of src (described by st) onto dst, as the job's
  * preserve bits say. Failures are warnings, counted once per kind; the

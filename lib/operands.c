@@ -15,19 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-char *fcp_path_join(const char *dir, const char *name)
-{
-	size_t n = strlen(dir);
-	char *s;
-
-	while (n > 1 && dir[n - 1] == '/' && dir[n - 2] == '/')
-		n--;
-	s = malloc(n + strlen(name) + 2);
-	if (s)
-		sprintf(s, "%.*s%s%s", (int)n, dir, n && dir[n - 1] != '/' ? "/" : "", name);
-	return s;
-}
-
 static int cmp_u64(uint64_t a, uint64_t b)
 {
 	return a < b ? -1 : a > b;

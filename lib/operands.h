@@ -40,8 +40,4 @@ int fcp_operands_plan(struct fcp_job *job, struct fcp_operand *ops, int n, const
  * (now: its statx, or NULL when there is nothing)? */
 bool fcp_operand_just_created(const struct fcp_operand *op, const struct statx *now);
 
-/* "dir/name" for messages and lookups: a trailing slash of dir is not
- * doubled ("out/" + "d" is "out/d"); "" + name is name. malloc'd. */
-char *fcp_path_join(const char *dir, const char *name);
-
 #endif

@@ -26,7 +26,7 @@ static bool deciding(const struct fcp_options *o)
 
 bool fcp_plan_looks(const struct fcp_job *job, const struct fcp_dir *d)
 {
-	return job->o->dry_run || (deciding(job->o) && (d->existed || d->is_top));
+	return job->o->dry_run || (deciding(job->o) && (fcp_dir_existed(d) || d->is_top));
 }
 
 static bool same_time(const struct statx_timestamp *a, const struct statx_timestamp *b)
@@ -217,7 +217,7 @@ bool fcp_plan_dir_meta(struct fcp_job *job, struct fcp_dir *d, struct fcp_at *da
 	struct statx dst;
 	bool same;
 
-	if (!d->existed || !fcp_plan_looks(job, d))
+	if (!fcp_dir_existed(d) || !fcp_plan_looks(job, d))
 		return !job->o->dry_run;
 	if (!deciding(job->o) && !job->o->dry_run)
 		return true;

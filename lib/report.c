@@ -217,3 +217,23 @@ const char *fcp_warn_kind_name(enum fcp_warn_kind kind)
 {
 	return warn_name[kind];
 }
+
+const char *fcp_file_kind_name(mode_t mode, bool cp_words)
+{
+	static const struct {
+		mode_t type;
+		const char *name, *cp;
+	} kinds[] = {
+		{ S_IFREG, "a regular file", "regular file" },
+		{ S_IFLNK, "a symlink", "symbolic link" },
+		{ S_IFIFO, "a FIFO", "special file" },
+		{ S_IFCHR, "a character device", "special file" },
+		{ S_IFBLK, "a block device", "special file" },
+		{ S_IFSOCK, "a socket", "special file" },
+	};
+
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if ((mode & S_IFMT) == kinds[i].type)
+			return cp_words ? kinds[i].cp : kinds[i].name;
+	return cp_words ? "special file" : "another kind of file";
+}

@@ -287,6 +287,7 @@ int fcp_sys_renameat(int olddir, const char *old, int newdir, const char *new, u
 
 int fcp_sys_flock(int fd, int op) { RET(flock(fd, op)); }
 ssize_t fcp_sys_getrandom(void *buf, size_t len) { RET(getrandom(buf, len, 0)); }
+int fcp_sys_getgroups(int size, gid_t *list) { RET(getgroups(size, list)); }
 int fcp_sys_unlinkat(int dirfd, const char *name, int flags) { RET(unlinkat(dirfd, name, flags)); }
 int fcp_sys_fchown(int fd, uid_t uid, gid_t gid) { RET(fchown(fd, uid, gid)); }
 

@@ -63,6 +63,7 @@ int fcp_sys_linkat(int olddir, const char *old, int newdir, const char *new, int
 int fcp_sys_flock(int fd, int op);
 /* Random bytes from the kernel (at most 256 come at once). */
 ssize_t fcp_sys_getrandom(void *buf, size_t len);
+int fcp_sys_getgroups(int size, gid_t *list);
 int fcp_sys_renameat(int olddir, const char *old, int newdir, const char *new, unsigned flags);
 int fcp_sys_unlinkat(int dirfd, const char *name, int flags);
 

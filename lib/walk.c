@@ -228,9 +228,10 @@ void fcp_walk_scan(struct fcp_worker *w, struct fcp_dir *d)
 		fcp_dir_release(w, d);
 		return;
 	}
-	/* Before any child is started, so nothing of this job is in it yet. */
-	if (d->existed)
-		fcp_leftover_scan(job, d, NULL);
+	/* Before any child is started, so nothing of this job is in it yet;
+	 * one this job made holds nothing else. */
+	if (fcp_dir_existed(d))
+		d->no_special = !fcp_leftover_scan(job, d, NULL);
 	fcp_delete_prepare(job, d);
 	fd = fcp_sys_openat(d->src_fd, ".", O_RDONLY | O_DIRECTORY, 0);
 	dir = fd >= 0 ? fdopendir(fd) : NULL;
@@ -270,7 +271,7 @@ static void dir_finish(struct fcp_worker *w, struct fcp_dir *d)
 	if (fcp_dir_pin(job, d) == 0 && d->dst_fd >= 0) {
 		struct fcp_at dst = FCP_AT_FD(d->dst_fd);
 		dst.inherited = d->created && d->parent->gives_acl;
-		dst.existed = !d->made;
+		dst.existed = fcp_dir_existed(d);
 		/* Extras go first: removing them moves the directory's mtime. */
 		fcp_delete_extras(w, d);
 		if (fcp_plan_dir_meta(job, d, &dst))
@@ -308,42 +309,37 @@ void fcp_dir_release(struct fcp_worker *w, struct fcp_dir *d)
 	}
 }
 
+char *fcp_path_join(const char *dir, const char *name)
+{
+	size_t n = strlen(dir);
+	char *s;
+
+	/* A command-line path may end in slashes ("out/"): one separates,
+	 * never two ("out//d"). */
+	while (n > 1 && dir[n - 1] == '/' && dir[n - 2] == '/')
+		n--;
+	s = malloc(n + strlen(name) + 2);
+	if (s)
+		sprintf(s, "%.*s%s%s", (int)n, dir, n && *name && dir[n - 1] != '/' ? "/" : "",
+			name);
+	return s;
+}
+
 /* Join the names from the root down; used only for messages and the rare
- * hard-link re-open, so it walks the parent chain each time. */
+ * hard-link re-open, so it walks the parent chain each time, joining from
+ * the leaf up. Empty components (a top pseudo-dir for ".") are skipped. */
 static char *chain_path(const struct fcp_dir *d, const char *name, bool dst)
 {
-	size_t len = name ? strlen(name) + 2 : 1;
-	const struct fcp_dir *x;
-	char *p, *end;
+	char *p = strdup(name ? name : ""), *up;
 
-	for (x = d; x; x = x->parent)
-		len += strlen(dst ? x->dst_name : x->name) + 1;
-	/* Empty components (a top pseudo-dir for ".") are skipped below. */
-	p = malloc(len);
-	if (!p)
-		return NULL;
-	end = p + len - 1;
-	*end = 0;
-	if (name) {
-		size_t n = strlen(name);
-		end -= n;
-		memcpy(end, name, n);
-	}
-	for (x = d; x; x = x->parent) {
-		const char *s = dst ? x->dst_name : x->name;
-		size_t n = strlen(s);
-		if (!n)
+	for (; d && p; d = d->parent) {
+		const char *s = dst ? d->dst_name : d->name;
+		if (!*s)
 			continue;
-		/* A command-line path may end in slashes ("out/"): one
-		 * separates, never two ("out//d"). */
-		while (n > 1 && s[n - 1] == '/' && s[n - 2] == '/')
-			n--;
-		if (*end && s[n - 1] != '/')
-			*--end = '/';
-		end -= n;
-		memcpy(end, s, n);
+		up = fcp_path_join(s, p);
+		free(p);
+		p = up;
 	}
-	memmove(p, end, strlen(end) + 1);
 	return p;
 }
 

@@ -61,6 +61,8 @@ int main(void)
 	join("/", "d", "/d");
 	join("//", "d", "/d");
 	join("", "d", "d");
+	join("out", "", "out");
+	join("out//", "", "out/");
 
 	if (!mkdtemp(dir) || chdir(dir) < 0) {
 		printf("SKIP: cannot make %s\n", dir);

@@ -58,7 +58,7 @@ int main(void)
 	CHECK(fcp_sched_create(&job, 1) == 0);
 	dir.src_fd = sdir;
 	dir.dst_fd = ddir;
-	dir.existed = true;
+	dir.made = false;
 
 	put(sdir, "same", "abc", 100);        put(ddir, "same", "abc", 100);
 	put(sdir, "size", "abcd", 100);       put(ddir, "size", "abc", 100);
@@ -97,10 +97,10 @@ int main(void)
 	CHECK(!strcmp(fcp_plan_verb(FCP_ACT_META), "update metadata"));
 
 	/* A directory this job made holds nothing: nothing is asked. */
-	dir.existed = false;
+	dir.made = true;
 	CHECK(!fcp_plan_looks(&job, &dir));
 	CHECK(act("same") == FCP_ACT_COPY);
-	dir.existed = true;
+	dir.made = false;
 
 	if (fcp_hash_available()) {
 		o.checksum = true;
