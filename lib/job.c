@@ -248,6 +248,10 @@ static void top_release(struct top *t)
 		close(t->dir.dst_fd);
 	if (t->root.dst_fd >= 0)
 		close(t->root.dst_fd);
+	if (t->root.adopt_fd >= 0)
+		close(t->root.adopt_fd);
+	free(t->root.adopt_name);
+	free(t->root.name);
 	free(t->dir.dst_name);
 	free(t->root.src_abs);
 	free(t->root.dst_abs);
@@ -304,7 +308,7 @@ static struct fcp_item *prepare(struct fcp_job *job, const struct fcp_operand *o
 	int r, pfd = -1;
 	char real[PATH_MAX];
 
-	t->dir.dst_fd = t->root.dst_fd = -1;
+	t->dir.dst_fd = t->root.dst_fd = t->root.adopt_fd = -1;
 	if (!p.name || !p.parent) {
 		fcp_report_errorf(job, "cannot copy '%s' into '%s': give the copy's own name with -T",
 				  src, dst);
@@ -328,6 +332,7 @@ static struct fcp_item *prepare(struct fcp_job *job, const struct fcp_operand *o
 	if (refused(job, op, dst, into, &sst, r == 0 ? &dstx : NULL, p.name))
 		goto out;
 	t->root.src_arg = src;
+	t->root.name = strdup(p.name);
 	t->root.src_abs = realpath(src, real) ? strdup(real) : NULL;
 	t->root.dst_abs = realpath(p.parent, real) ? fcp_path_join(real, p.name) : NULL;
 	t->dir.root = &t->root;
@@ -352,21 +357,30 @@ out:
 	return it;
 }
 
-/* Name what killed runs left beside the destination names: every root
- * copy goes into one directory, read once, before anything is made. */
+/* Name what killed runs left beside the destination names (--sync: take
+ * up their hidden copies of these names): every root copy goes into one
+ * directory, read once, before anything is made. */
 static void find_leftovers(struct fcp_job *job, struct top *tops, int n)
 {
-	for (int i = 0; i < n; i++) {
-		const char *abs = tops[i].root.dst_abs, *slash = abs ? strrchr(abs, '/') : NULL;
-		char *dir;
+	struct fcp_root **roots = calloc(n, sizeof(*roots));
+	int k = 0, first = -1;
 
+	for (int i = 0; i < n; i++) {
 		if (tops[i].dir.dst_fd < 0)
 			continue;
-		dir = slash ? strndup(abs, slash - abs) : NULL;
-		fcp_leftover_scan(job, &tops[i].dir, dir);
-		free(dir);
-		return;
+		if (first < 0)
+			first = i;
+		if (roots)
+			roots[k++] = &tops[i].root;
 	}
+	if (first >= 0) {
+		const char *abs = tops[first].root.dst_abs, *slash = abs ? strrchr(abs, '/') : NULL;
+		char *dir = slash ? strndup(abs, slash - abs) : NULL;
+
+		fcp_leftover_scan(job, &tops[first].dir, dir, roots, k);
+		free(dir);
+	}
+	free(roots);
 }
 
 static void collect(struct fcp_job *job, struct fcp_stats *s)
@@ -569,8 +583,8 @@ int fcp_job_run(const struct fcp_options *o, char *const *srcs, int nsrc, const 
 		fcp_sched_destroy(&job);
 		return FCP_EXIT_PARTIAL;
 	}
-	for (int i = 0; i < nsrc; i++)
-		tops[i].dir.dst_fd = tops[i].root.dst_fd = -1; /* not prepared */
+	for (int i = 0; i < nsrc; i++) /* not prepared */
+		tops[i].dir.dst_fd = tops[i].root.dst_fd = tops[i].root.adopt_fd = -1;
 	catch_signals(&job, old_actions);
 	for (int round = 0; round <= last; round++)
 		stats->threads = run_round(&job, ops, nsrc, dst, into, tops, round);

@@ -33,6 +33,10 @@ struct fcp_root {
 	int dst_fd;             /* the copied root directory, open until the job ends */
 	atomic_ullong failed;   /* items that failed in this copy */
 	char *left;             /* where an unfinished new copy was left (full path) */
+	char *name;             /* the copy's name in its destination directory */
+	int adopt_fd;           /* --sync: a killed run's hidden copy of it, locked, to
+				   finish (leftover.c), or -1 */
+	char *adopt_name;       /* and its temporary name */
 };
 
 struct fcp_dir {
@@ -255,8 +259,15 @@ void fcp_report_plan(struct fcp_job *job, const char *verb, const char *path);
 void fcp_report_leftover(struct fcp_job *job, const char *path, bool dir);
 
 /* leftover.c: name the leftovers of interrupted runs in d's destination
- * directory; by full path in abs_dir when given, else as d's names. */
-void fcp_leftover_scan(struct fcp_job *job, const struct fcp_dir *d, const char *abs_dir);
+ * directory; by full path in abs_dir when given, else as d's names. With
+ * --sync, temporary files of killed runs are removed instead, and a killed
+ * run's hidden copy for one of roots[0..n) is kept for it to finish
+ * (root->adopt_fd) instead of being named. */
+void fcp_leftover_scan(struct fcp_job *job, const struct fcp_dir *d, const char *abs_dir,
+		       struct fcp_root **roots, int n);
+
+/* The marker xattr of a hidden root copy: its final name. */
+#define FCP_ROOT_MARKER "user.fastcp.root"
 
 /* Say that the unfinished copy of src was left under its temporary name,
  * at the full path left. */

@@ -231,7 +231,7 @@ void fcp_walk_scan(struct fcp_worker *w, struct fcp_dir *d)
 	}
 	/* Before any child is started, so nothing of this job is in it yet. */
 	if (d->existed)
-		fcp_leftover_scan(job, d, NULL);
+		fcp_leftover_scan(job, d, NULL, NULL, 0);
 	fcp_delete_prepare(job, d);
 	fd = fcp_sys_openat(d->src_fd, ".", O_RDONLY | O_DIRECTORY, 0);
 	dir = fd >= 0 ? fdopendir(fd) : NULL;
