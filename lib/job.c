@@ -240,6 +240,7 @@ static struct placement place(const char *src, const char *dst, bool into)
 struct top {
 	struct fcp_dir dir;   /* pseudo-directory: the destination parent */
 	struct fcp_root root;
+	bool moved;           /* --move: renamed whole, nothing to copy */
 };
 
 static void top_release(struct top *t)
@@ -324,12 +325,16 @@ static struct fcp_item *prepare(struct fcp_job *job, const struct fcp_operand *o
 		goto out;
 	}
 	if (S_ISDIR(sst.stx_mode) && inside(pfd, &sst)) {
-		fcp_report_errorf(job, "cannot copy a directory, '%s', into itself, '%s'", src, dst);
+		fcp_report_errorf(job, "cannot %s a directory, '%s', into itself, '%s'",
+				  job->o->move ? "move" : "copy", src, dst);
 		atomic_fetch_add(&job->c.failed, 1);
 		goto out;
 	}
 	r = fcp_sys_statx(pfd, p.name, AT_SYMLINK_NOFOLLOW, STATX_BASIC_STATS, &dstx);
 	if (refused(job, op, dst, into, &sst, r == 0 ? &dstx : NULL, p.name))
+		goto out;
+	if (job->o->move &&
+	    (t->moved = fcp_move_rename(job, src, &sst, pfd, p.name, r == 0 ? &dstx : NULL)))
 		goto out;
 	t->root.src_arg = src;
 	t->root.name = strdup(p.name);
@@ -406,6 +411,7 @@ static void collect(struct fcp_job *job, struct fcp_stats *s)
 	s->unchanged = c->unchanged;
 	s->updated = c->updated;
 	s->deleted = c->deleted;
+	s->moved = c->moved;
 	s->dry_run = job->o->dry_run;
 	for (int k = 0; k < FCP_WARN_KINDS; k++)
 		s->warnings[k] = c->warnings[k];
@@ -548,6 +554,9 @@ static void catch_signals(struct fcp_job *job, struct sigaction old[3])
 int fcp_job_run(const struct fcp_options *o, char *const *srcs, int nsrc, const char *dst,
 		struct fcp_stats *stats)
 {
+	/* --move copies as --sync does, so that running it again after a
+	 * kill finishes it (the killed run's hidden copy is taken up). */
+	struct fcp_options moving = *o;
 	struct fcp_job job = { .o = o, .err = o->err ? o->err : stderr };
 	struct sigaction old_actions[3];
 	struct timespec t0, t1;
@@ -557,6 +566,10 @@ int fcp_job_run(const struct fcp_options *o, char *const *srcs, int nsrc, const 
 
 	memset(stats, 0, sizeof(*stats));
 	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (o->move) {
+		moving.sync = true;
+		job.o = &moving;
+	}
 	pthread_mutex_init(&job.err_lock, NULL);
 	if (empty_operand(&job, srcs, nsrc, dst))
 		return FCP_EXIT_USAGE;
@@ -599,6 +612,9 @@ int fcp_job_run(const struct fcp_options *o, char *const *srcs, int nsrc, const 
 		if (tops[i].root.left) {
 			fcp_report_left(&job, srcs[i], tops[i].root.left);
 			stats->left_hidden++;
+		} else if (o->move && !tops[i].moved && tops[i].dir.dst_fd >= 0 &&
+			   !atomic_load(&job.stop)) {
+			fcp_move_prune(&job, srcs[i], tops[i].dir.dst_fd, tops[i].root.name);
 		}
 		top_release(&tops[i]);
 	}

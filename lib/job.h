@@ -101,6 +101,7 @@ struct fcp_counters {
 	atomic_ullong links_rewritten;
 	atomic_ullong leftovers;     /* of interrupted runs, found (leftover.c) */
 	atomic_ullong unchanged, updated, deleted; /* plan.c, delete.c */
+	atomic_ullong moved;         /* --move: sources renamed or removed (move.c) */
 	atomic_ullong warnings[FCP_WARN_KINDS];
 };
 
@@ -265,6 +266,15 @@ void fcp_report_leftover(struct fcp_job *job, const char *path, bool dir);
  * (root->adopt_fd) instead of being named. */
 void fcp_leftover_scan(struct fcp_job *job, const struct fcp_dir *d, const char *abs_dir,
 		       struct fcp_root **roots, int n);
+
+/* move.c (--move). Rename src (sst) to name in dirfd pfd where one
+ * filesystem holds both, over what is there (dstx, or NULL) only as mv
+ * would; true when it is moved, false for the copy to do it. */
+bool fcp_move_rename(struct fcp_job *job, const char *src, const struct statx *sst, int pfd,
+		     const char *name, const struct statx *dstx);
+/* After the copy: remove what of src has its whole copy at dname in
+ * ddir, each copy made durable first; name what stays. */
+void fcp_move_prune(struct fcp_job *job, const char *src, int ddir, const char *dname);
 
 /* The marker xattr of a hidden root copy: its final name. */
 #define FCP_ROOT_MARKER "user.fastcp.root"
