@@ -51,6 +51,25 @@ check_absent "$T/src" "the source of a finished move"
 check_tree "$R" "$T/mnt/two/src"
 check_no_temp "$T/mnt/two"
 
+# The copy's data and the directory holding its name are synced before
+# the source goes (strace: the order of the calls).
+if command -v strace >/dev/null; then
+	mkdir "$T/one" && echo data >"$T/one/f"
+	strace -f -o "$T/trace" -e trace=openat,fsync,unlinkat "$FASTCP" --move "$T/one/f" "$T/mnt/two/" ||
+		fail "fastcp under strace"
+	awk -v dst="$T/mnt/two" '
+		/openat\(AT_FDCWD, / && index($0, "\"" dst) { split($0, a, "= "); dirfd = a[2] + 0 }
+		/openat\([0-9]+, "f", O_RDONLY/ { split($0, a, "= "); filefd = a[2] + 0 }
+		/fsync\(/ { sub(/.*fsync\(/, ""); synced[$0 + 0] = 1 }
+		/unlinkat\([0-9]+, "f", 0\)/ { ok = synced[dirfd] && synced[filefd]; done = 1; exit }
+		END { exit !(done && ok && dirfd && filefd) }' "$T/trace" ||
+		{ grep -e fsync -e unlinkat -e '"f"' "$T/trace"; fail "the source went before its copy was synced"; }
+	check_absent "$T/one/f"
+	check_eq "$(cat "$T/mnt/two/f")" data "the moved file"
+else
+	note "no strace: the order of fsync and unlink is not checked"
+fi
+
 # Bad input: nothing moves.
 fresh "$T/src"
 run_fcp --move --dry-run "$T/src" "$T/mnt/three"
