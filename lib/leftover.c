@@ -17,9 +17,9 @@
  * files look like any leftover.
  *
  * --sync resumes (the same command again, or one that copies the same
- * names): in the directories it walks, it removes the temporary files of
- * killed runs (regular files of the exact shape, owned by this user, never
- * a symlink), and it finishes a killed run's hidden root copy of a name it
+ * names): in the directories it walks, it removes the temporary names of
+ * killed runs (non-directories of the exact shape owned by this user; a
+ * symlink is removed, never followed), and it finishes a killed run's hidden root copy of a name it
  * copies: a directory of the temporary shape, owned by this user, not
  * locked, whose marker xattr (FCP_ROOT_MARKER, set when it was made) is
  * that name. Its files under final names are either finished or have an
@@ -82,8 +82,10 @@ static void found(struct fcp_job *job, const struct fcp_dir *d, const char *abs_
 	free(path);
 }
 
-/* --sync: remove the temporary file name of d, when it is one of a
- * killed run (a regular file of ours, looked at without following). */
+/* --sync: remove the temporary name of d, when it is one of a killed run:
+ * a non-directory of ours (a file, or a symlink, FIFO or device made under
+ * a temporary name before its rename), looked at without following; the
+ * unlink removes a symlink itself, never what it points to. */
 static bool removed(struct fcp_job *job, const struct fcp_dir *d, const char *abs_dir,
 		    const char *name)
 {
@@ -92,7 +94,7 @@ static bool removed(struct fcp_job *job, const struct fcp_dir *d, const char *ab
 	int r;
 
 	if (fcp_sys_statx(d->dst_fd, name, AT_SYMLINK_NOFOLLOW, STATX_TYPE | STATX_UID, &st) < 0 ||
-	    !S_ISREG(st.stx_mode) || st.stx_uid != job->euid)
+	    S_ISDIR(st.stx_mode) || st.stx_uid != job->euid)
 		return false;
 	r = fcp_sys_unlinkat(d->dst_fd, name, 0);
 	if (r < 0 && r != -ENOENT)

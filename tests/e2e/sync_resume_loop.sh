@@ -3,8 +3,9 @@
 # SIGKILL at a random moment, then (odd rounds) a --sync run killed again,
 # then a --sync run to the end. After it the copy equals the source and
 # no .fcp-* name is left in it or beside it: the killed runs' hidden root
-# copy was adopted and their temporary files removed. A planted symlink of
-# the temporary shape beside the copy is neither followed nor removed.
+# copy was adopted and their temporary files removed. A symlink of the
+# temporary shape planted beside the copy by another user is neither
+# followed nor removed.
 . "${TESTLIB:-$(dirname "$0")/../lib}/lib.sh" || exit 1
 t_init
 need_fastcp
@@ -61,6 +62,7 @@ for ((r = 1; r <= ROUNDS; r++)); do
 	rm -rf "$T/dst/new"
 	mkdir "$T/dst/new"
 	ln -s "$T/victim" "$T/dst/new/.fcp-0123456789abcdef-0-1"
+	chown -h nobody "$T/dst/new/.fcp-0123456789abcdef-0-1" # someone else's
 	kill_after $((RANDOM % span)) "$S" "$T/dst/new"
 	((r % 2)) && kill_after $((RANDOM % span)) --sync "$S" "$T/dst/new"
 	run_fcp --sync "$S" "$T/dst/new"
