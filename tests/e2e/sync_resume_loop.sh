@@ -10,12 +10,12 @@
 t_init
 need_fastcp
 need_treecmp
-t_mount_fs tmpfs 200m "$T/dst"
+t_mount_fs tmpfs 400m "$T/dst"
 setfattr -n user.fastcp.probe -v 1 "$T/dst" 2>/dev/null ||
 	skip "tmpfs here takes no user xattrs (the hidden copy's marker)"
 ROUNDS=${KILL_ROUNDS:-20}
 
-# About 50 MB: 400 small files in 8 directories, a few of several MiB.
+# About 120 MB: 400 small files in 8 directories, a few of several MiB.
 S=$T/src
 for d in $(seq 1 8); do
 	mkdir -p "$S/d$d/sub"
@@ -24,6 +24,9 @@ for d in $(seq 1 8); do
 	ln -s "f1" "$S/d$d/link"
 done
 for i in 1 2 3 4; do head -c $((i * 4 << 20)) /dev/urandom >"$S/m$i"; done
+# One file above the 64 MiB where chunks begin: its chunks are written by
+# several workers, and the last one out sets its mtime.
+head -c $((66 << 20)) /dev/urandom >"$S/large"
 # Planted beside the copy: a symlink of the temporary shape to a directory
 # marked as the hidden copy of this very name. Taking it up would write
 # through it.
