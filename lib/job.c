@@ -566,11 +566,16 @@ int fcp_job_run(const struct fcp_options *o, char *const *srcs, int nsrc, const 
 
 	memset(stats, 0, sizeof(*stats));
 	clock_gettime(CLOCK_MONOTONIC, &t0);
+	pthread_mutex_init(&job.err_lock, NULL);
+	/* Which sources would go depends on which copies succeed. */
+	if (o->move && o->dry_run) {
+		fcp_report_errorf(&job, "--dry-run cannot show a --move");
+		return FCP_EXIT_USAGE;
+	}
 	if (o->move) {
 		moving.sync = true;
 		job.o = &moving;
 	}
-	pthread_mutex_init(&job.err_lock, NULL);
 	if (empty_operand(&job, srcs, nsrc, dst))
 		return FCP_EXIT_USAGE;
 	job.is_root = geteuid() == 0;

@@ -19,14 +19,15 @@
  * --sync resumes (the same command again, or one that copies the same
  * names): in the directories it walks, it removes the temporary names of
  * killed runs (non-directories of the exact shape owned by this user; a
- * symlink is removed, never followed), and it finishes a killed run's hidden root copy of a name it
- * copies: a directory of the temporary shape, owned by this user, not
+ * symlink is removed, never followed), and it finishes a killed run's
+ * hidden root copy of a name it copies: a directory of the temporary shape, owned by this user, not
  * locked, whose marker xattr (FCP_ROOT_MARKER, set when it was made) is
  * that name. Its files under final names are either finished or have an
  * mtime not yet set (the mtime is set last, on every path), so the quick
  * check redoes exactly the unfinished ones. An empty, unmarked one (killed
  * between its mkdir and its marker) is removed. On a filesystem without
- * user xattrs, hidden copies stay leftovers to name.
+ * user xattrs, hidden copies stay leftovers to name. --dry-run changes
+ * nothing: it only names them.
  */
 #include "dest.h"
 #include "job.h"
@@ -184,8 +185,9 @@ void fcp_leftover_scan(struct fcp_job *job, const struct fcp_dir *d, const char 
 		if (de->d_type == DT_UNKNOWN)
 			is_dir = fcp_sys_statx(d->dst_fd, de->d_name, AT_SYMLINK_NOFOLLOW, STATX_TYPE,
 					       &st) == 0 && S_ISDIR(st.stx_mode);
-		if (job->o->sync && (is_dir ? adopted(job, d, de->d_name, roots, n)
-					    : removed(job, d, abs_dir, de->d_name)))
+		if (job->o->sync && !job->o->dry_run &&
+		    (is_dir ? adopted(job, d, de->d_name, roots, n)
+			    : removed(job, d, abs_dir, de->d_name)))
 			continue;
 		if (!is_dir || !in_use(d->dst_fd, de->d_name))
 			found(job, d, abs_dir, de->d_name, is_dir);

@@ -3,7 +3,8 @@
 # SIGKILL at a random moment, then (odd rounds) a --sync run killed again,
 # then a --sync run to the end. After it the copy equals the source and
 # no .fcp-* name is left in it or beside it: the killed runs' hidden root
-# copy was adopted and their temporary files removed. A symlink of the
+# copy was adopted and their temporary files removed (a --dry-run before
+# changes nothing). A symlink of the
 # temporary shape planted beside the copy by another user is neither
 # followed nor removed.
 . "${TESTLIB:-$(dirname "$0")/../lib}/lib.sh" || exit 1
@@ -66,8 +67,15 @@ for ((r = 1; r <= ROUNDS; r++)); do
 	mkdir "$T/dst/new"
 	ln -s "$T/victim" "$T/dst/new/.fcp-0123456789abcdef-0-1"
 	chown -h nobody "$T/dst/new/.fcp-0123456789abcdef-0-1" # someone else's
+	# As a killed copy of a single file into it would leave.
+	echo partial >"$T/dst/new/.fcp-00000000000000aa-0-0"
 	kill_after $((RANDOM % span)) "$S" "$T/dst/new"
 	((r % 2)) && kill_after $((RANDOM % span)) --sync "$S" "$T/dst/new"
+	# A dry run names what it finds and changes nothing, leftovers too.
+	before=$(cd "$T/dst/new" && find . -printf '%p %i %s %T@\n' | sort)
+	run_fcp --sync --dry-run "$S" "$T/dst/new"
+	check_eq "$(cd "$T/dst/new" && find . -printf '%p %i %s %T@\n' | sort)" "$before" \
+		"round $r: the destination after --sync --dry-run"
 	run_fcp --sync "$S" "$T/dst/new"
 	check_rc 0 "round $r: fastcp --sync exit status"
 	check_tree "$S" "$T/dst/new/src"
