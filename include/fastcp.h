@@ -62,6 +62,9 @@ struct fcp_options {
 	bool dry_run;           /* say what would be done, change nothing */
 	bool delete_extra;      /* --delete: remove what the source lacks */
 	long long max_delete;   /* deletions allowed; -1 = no limit */
+	bool move;              /* --move: rename, or copy durably (as --sync
+				   --fsync) and then remove each source item
+				   whose copy is in place (lib/move.c) */
 	FILE *out;              /* where --dry-run lines go; NULL = stdout */
 };
 
@@ -90,6 +93,7 @@ struct fcp_stats {
 	uint64_t unchanged;      /* entries already up to date (--sync) */
 	uint64_t updated;        /* entries whose metadata alone was updated */
 	uint64_t deleted;        /* destination entries removed (--delete) */
+	uint64_t moved;          /* sources renamed or removed after their copy */
 	bool dry_run;            /* the counts say what would have been done */
 	uint64_t left_hidden;    /* unfinished new root copies left under a
 				    temporary name (each reported with its path) */

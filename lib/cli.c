@@ -46,6 +46,8 @@ static const char usage_text[] =
 	"      --delete                  remove what the source lacks from the copy\n"
 	"      --max-delete N            delete at most N entries (then exit 1)\n"
 	"      --mirror                  --sync --delete\n"
+	"      --move                    move: rename on one filesystem, else copy,\n"
+	"                                make durable, then remove the source\n"
 	"      --dry-run                 say what would be copied, updated, deleted\n"
 	"                                and left unchanged; change nothing\n"
 	"  -v, --verbose, --stats        print a summary at the end\n"
@@ -60,7 +62,7 @@ static const char usage_text[] =
 enum {
 	OPT_SYMLINKS = 256, OPT_REFLINK, OPT_NO_PRESERVE, OPT_PRESERVE, OPT_FSYNC,
 	OPT_NO_URING, OPT_DIRECT_READ, OPT_HELP, OPT_VERSION, OPT_STATS,
-	OPT_DRY_RUN, OPT_DELETE, OPT_MAX_DELETE, OPT_MIRROR,
+	OPT_DRY_RUN, OPT_DELETE, OPT_MAX_DELETE, OPT_MIRROR, OPT_MOVE,
 };
 
 static const struct option longopts[] = {
@@ -83,6 +85,7 @@ static const struct option longopts[] = {
 	{ "delete", no_argument, NULL, OPT_DELETE },
 	{ "max-delete", required_argument, NULL, OPT_MAX_DELETE },
 	{ "mirror", no_argument, NULL, OPT_MIRROR },
+	{ "move", no_argument, NULL, OPT_MOVE },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "stats", no_argument, NULL, OPT_STATS },
 	{ "help", no_argument, NULL, OPT_HELP },
@@ -177,6 +180,7 @@ static int parse_one(int c, const char *arg, struct fcp_options *o)
 	case OPT_DRY_RUN: o->dry_run = true; break;
 	case OPT_DELETE: o->delete_extra = true; break;
 	case OPT_MIRROR: o->sync = o->delete_extra = true; break;
+	case OPT_MOVE: o->move = true; break;
 	case OPT_MAX_DELETE:
 		if (parse_count(arg, 0, 2147483647, &v) < 0)
 			return bad("invalid --max-delete count '%s' (0 to 2147483647)", arg);
@@ -253,6 +257,10 @@ int fcp_cli_parse(int argc, char **argv, struct fcp_options *o, char ***srcs, in
 	}
 	if (o->max_delete >= 0 && !o->delete_extra)
 		return bad("%s", "--max-delete limits --delete or --mirror, given neither");
+	/* A dry run would have to say which sources go: it cannot know
+	 * which copies would succeed. */
+	if (o->move && o->dry_run)
+		return bad("%s", "--dry-run cannot show a --move");
 	if (o->checksum && !fcp_hash_available())
 		return bad("%s", "--checksum is not available: fastcp was built without libxxhash");
 	if (argc - optind < 1)

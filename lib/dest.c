@@ -354,8 +354,20 @@ static int make_dir(int dirfd, const char *tmp, void *arg)
 	return fcp_sys_mkdirat(dirfd, tmp, 0700);
 }
 
-int fcp_dest_mkdir_hidden(struct fcp_worker *w, int dirfd, const char *name, bool *created,
-			  char tmp[FCP_TMPNAME_MAX])
+/* --sync: the hidden copy of a killed run, found by the leftover scan,
+ * is finished instead of a new one made (leftover.c): its lock passes on. */
+static int adopt(struct fcp_root *root, bool *created, char tmp[FCP_TMPNAME_MAX])
+{
+	int fd = root->adopt_fd;
+
+	snprintf(tmp, FCP_TMPNAME_MAX, "%s", root->adopt_name);
+	root->adopt_fd = -1;
+	*created = false;
+	return fd;
+}
+
+int fcp_dest_mkdir_hidden(struct fcp_worker *w, struct fcp_root *root, int dirfd,
+			  const char *name, bool *created, char tmp[FCP_TMPNAME_MAX])
 {
 	struct statx st;
 	int r;
@@ -365,6 +377,8 @@ int fcp_dest_mkdir_hidden(struct fcp_worker *w, int dirfd, const char *name, boo
 	 * or a symlink to refuse, an error) is the usual case's. */
 	if (fcp_sys_statx(dirfd, name, AT_SYMLINK_NOFOLLOW, STATX_TYPE, &st) != -ENOENT)
 		return fcp_dest_mkdir(dirfd, name, created);
+	if (root->adopt_fd >= 0)
+		return adopt(root, created, tmp);
 	r = fcp_dest_make(w, dirfd, tmp, make_dir, NULL);
 	if (r == 0)
 		r = fcp_sys_openat(dirfd, tmp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW, 0);
@@ -373,6 +387,11 @@ int fcp_dest_mkdir_hidden(struct fcp_worker *w, int dirfd, const char *name, boo
 	 * Where locks are not supported, that run names it wrongly; no more. */
 	if (r >= 0)
 		fcp_sys_flock(r, LOCK_EX | LOCK_NB);
+	/* The marker by which a --sync run after a crash knows this copy for
+	 * the one of name (leftover.c). Without user xattrs, it stays a
+	 * leftover then. */
+	if (r >= 0)
+		fcp_sys_fsetxattr(r, FCP_ROOT_MARKER, name, strlen(name));
 	*created = r >= 0;
 	if (r < 0) {
 		if (tmp[0])
@@ -436,6 +455,11 @@ void fcp_dest_unhide(struct fcp_job *job, struct fcp_dir *d)
 			d->root->left = strdup(d->hidden_name);
 		return;
 	}
+	/* The marker goes first: a copy under its final name is the
+	 * source's alone. Killed between the two, the copy stays a leftover. */
+	r = fcp_sys_removexattr(d->dst_fd, NULL, FCP_ROOT_MARKER);
+	if (r < 0 && r != -ENODATA && r != -EOPNOTSUPP)
+		fcp_report_failed_in(job, "cannot remove the marker of", p, d->hidden_name, true, r);
 	r = rename_noreplace(job, p->dst_fd, d->hidden_name, d->dst_name);
 	/* (With --fsync, the job syncs the parent, a top directory, at its
 	 * end.) */

@@ -119,10 +119,12 @@ void fcp_dest_discard(struct fcp_job *job, struct fcp_dir *d, const char *name);
 int fcp_dest_mkdir(int dirfd, const char *name, bool *created);
 
 /* The same for a root copy: where name does not exist, the directory is
- * made under a temporary name, written to tmp ("" otherwise), until
- * fcp_dest_unhide(). */
-int fcp_dest_mkdir_hidden(struct fcp_worker *w, int dirfd, const char *name, bool *created,
-			  char tmp[FCP_TMPNAME_MAX]);
+ * made under a temporary name, written to tmp ("" otherwise), marked
+ * with its final name (FCP_ROOT_MARKER), until fcp_dest_unhide(); or the
+ * killed run's hidden copy that --sync found for root is taken up again
+ * (*created false). */
+int fcp_dest_mkdir_hidden(struct fcp_worker *w, struct fcp_root *root, int dirfd,
+			  const char *name, bool *created, char tmp[FCP_TMPNAME_MAX]);
 
 /* Give the finished hidden directory d its final name, never over a name
  * made meanwhile by someone else: then it stays where it is, and says so.

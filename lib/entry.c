@@ -101,8 +101,9 @@ static struct fcp_dir *dir_node(struct fcp_entry *e, int sfd, int dfd, bool crea
 		return NULL;
 	}
 	/* Nobody sees into a root copy before it gets its name, nor into
-	 * what this job makes inside it. */
-	nd->hidden = nd->hidden_name || (created && e->d->hidden);
+	 * what this job makes inside it. One a killed run made (--sync) holds
+	 * files of that run under final names: the usual way, then. */
+	nd->hidden = created && (nd->hidden_name || e->d->hidden);
 	nd->parent = e->d;
 	nd->root = e->d->root;
 	nd->src_fd = sfd;
@@ -167,8 +168,8 @@ static int dir_copy_open(struct fcp_entry *e, bool *created, char hidden_name[FC
 	if (a == FCP_ACT_REPLACE && !fcp_plan_make_room(e))
 		return -ECANCELED;
 	if (dfd < 0)
-		dfd = e->d->is_top ? fcp_dest_mkdir_hidden(e->w, e->d->dst_fd, e->dst_name, created,
-							   hidden_name)
+		dfd = e->d->is_top ? fcp_dest_mkdir_hidden(e->w, e->d->root, e->d->dst_fd,
+							   e->dst_name, created, hidden_name)
 				   : fcp_dest_mkdir(e->d->dst_fd, e->dst_name, created);
 	return dfd;
 }

@@ -178,6 +178,7 @@ static struct placement place(const char *src, const char *dst, bool into)
 struct top {
 	struct fcp_dir dir;   /* pseudo-directory: the destination parent */
 	struct fcp_root root;
+	bool moved;           /* --move: renamed whole, nothing to copy */
 };
 
 /* (t->dir.dst_fd is the job's DEST, shared: fcp_job_run closes it.) */
@@ -185,6 +186,10 @@ static void top_release(struct top *t)
 {
 	if (t->root.dst_fd >= 0)
 		close(t->root.dst_fd);
+	if (t->root.adopt_fd >= 0)
+		close(t->root.adopt_fd);
+	free(t->root.adopt_name);
+	free(t->root.name);
 	free(t->dir.dst_name);
 	free(t->root.src_abs);
 	free(t->root.dst_abs);
@@ -238,7 +243,7 @@ static struct fcp_item *prepare(struct fcp_job *job, const struct fcp_operand *o
 	int r, pfd;
 	char real[PATH_MAX];
 
-	t->dir.dst_fd = t->root.dst_fd = -1;
+	t->dir.dst_fd = t->root.dst_fd = t->root.adopt_fd = -1;
 	if (!p.name || !p.parent) {
 		fcp_report_errorf(job, "cannot copy '%s' into '%s': give the copy's own name with -T",
 				  src, dst);
@@ -257,14 +262,19 @@ static struct fcp_item *prepare(struct fcp_job *job, const struct fcp_operand *o
 		goto out;
 	}
 	if (S_ISDIR(sst.stx_mode) && inside(pfd, &sst)) {
-		fcp_report_errorf(job, "cannot copy a directory, '%s', into itself, '%s'", src, dst);
+		fcp_report_errorf(job, "cannot %s a directory, '%s', into itself, '%s'",
+				  job->o->move ? "move" : "copy", src, dst);
 		atomic_fetch_add(&job->c.failed, 1);
 		goto out;
 	}
 	r = fcp_sys_statx(pfd, p.name, AT_SYMLINK_NOFOLLOW, STATX_BASIC_STATS, &dstx);
 	if (refused(job, op, dst, into, &sst, r == 0 ? &dstx : NULL, p.name))
 		goto out;
+	if (job->o->move &&
+	    (t->moved = fcp_move_rename(job, src, &sst, pfd, p.name, r == 0 ? &dstx : NULL)))
+		goto out;
 	t->root.src_arg = src;
+	t->root.name = strdup(p.name);
 	t->root.src_abs = realpath(src, real) ? strdup(real) : NULL;
 	t->root.dst_abs = realpath(p.parent, real) ? fcp_path_join(real, p.name) : NULL;
 	t->dir.root = &t->root;
@@ -286,21 +296,30 @@ out:
 	return it;
 }
 
-/* Name what killed runs left beside the destination names: every root
- * copy goes into one directory, read once, before anything is made. */
+/* Name what killed runs left beside the destination names (--sync: take
+ * up their hidden copies of these names): every root copy goes into one
+ * directory, read once, before anything is made. */
 static void find_leftovers(struct fcp_job *job, struct top *tops, int n)
 {
-	for (int i = 0; i < n; i++) {
-		const char *abs = tops[i].root.dst_abs, *slash = abs ? strrchr(abs, '/') : NULL;
-		char *dir;
+	struct fcp_root **roots = calloc(n, sizeof(*roots));
+	int k = 0, first = -1;
 
+	for (int i = 0; i < n; i++) {
 		if (tops[i].dir.dst_fd < 0)
 			continue;
-		dir = slash ? strndup(abs, slash - abs) : NULL;
-		tops[i].dir.no_special = !fcp_leftover_scan(job, &tops[i].dir, dir);
-		free(dir);
-		return;
+		if (first < 0)
+			first = i;
+		if (roots)
+			roots[k++] = &tops[i].root;
 	}
+	if (first >= 0) {
+		const char *abs = tops[first].root.dst_abs, *slash = abs ? strrchr(abs, '/') : NULL;
+		char *dir = slash ? strndup(abs, slash - abs) : NULL;
+
+		tops[first].dir.no_special = !fcp_leftover_scan(job, &tops[first].dir, dir, roots, k);
+		free(dir);
+	}
+	free(roots);
 }
 
 static void collect(struct fcp_job *job, struct fcp_stats *s)
@@ -326,6 +345,7 @@ static void collect(struct fcp_job *job, struct fcp_stats *s)
 	s->unchanged = c->unchanged;
 	s->updated = c->updated;
 	s->deleted = c->deleted;
+	s->moved = c->moved;
 	s->dry_run = job->o->dry_run;
 	for (int k = 0; k < FCP_WARN_KINDS; k++)
 		s->warnings[k] = c->warnings[k];
@@ -381,8 +401,9 @@ static bool after_unfinished(struct fcp_job *job, const struct fcp_operand *ops,
 		if (ops[j].repeat || ops[j].round >= ops[i].round || !ops[j].name ||
 		    !ops[i].name || strcmp(ops[j].name, ops[i].name))
 			continue;
-		/* dir.root is set once prepare() succeeded. */
-		if (tops[j].root.left || !tops[j].dir.root) {
+		/* dir.root is set once prepare() succeeded (or the operand
+		 * was moved whole by a rename: finished too). */
+		if (tops[j].root.left || (!tops[j].dir.root && !tops[j].moved)) {
 			fcp_report_errorf(job, "not copying '%s': the copy of '%s', "
 					  "of the same name, did not finish", ops[i].src, ops[j].src);
 			return true;
@@ -507,6 +528,9 @@ static void catch_signals(struct fcp_job *job, struct sigaction old[3])
 int fcp_job_run(const struct fcp_options *o, char *const *srcs, int nsrc, const char *dst,
 		struct fcp_stats *stats)
 {
+	/* --move copies as --sync does, so that running it again after a
+	 * kill finishes it (the killed run's hidden copy is taken up). */
+	struct fcp_options moving = *o;
 	struct fcp_job job = { .o = o, .err = o->err ? o->err : stderr };
 	struct sigaction old_actions[3];
 	struct timespec t0, t1;
@@ -518,6 +542,15 @@ int fcp_job_run(const struct fcp_options *o, char *const *srcs, int nsrc, const 
 	memset(stats, 0, sizeof(*stats));
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	pthread_mutex_init(&job.err_lock, NULL);
+	/* Which sources would go depends on which copies succeed. */
+	if (o->move && o->dry_run) {
+		fcp_report_errorf(&job, "--dry-run cannot show a --move");
+		return FCP_EXIT_USAGE;
+	}
+	if (o->move) {
+		moving.sync = true;
+		job.o = &moving;
+	}
 	if (empty_operand(&job, srcs, nsrc, dst))
 		return FCP_EXIT_USAGE;
 	job.is_root = geteuid() == 0;
@@ -545,8 +578,8 @@ int fcp_job_run(const struct fcp_options *o, char *const *srcs, int nsrc, const 
 		fcp_sched_destroy(&job);
 		return FCP_EXIT_PARTIAL;
 	}
-	for (int i = 0; i < nsrc; i++)
-		tops[i].dir.dst_fd = tops[i].root.dst_fd = -1; /* not prepared */
+	for (int i = 0; i < nsrc; i++) /* not prepared */
+		tops[i].dir.dst_fd = tops[i].root.dst_fd = tops[i].root.adopt_fd = -1;
 	catch_signals(&job, old_actions);
 	fcp_sys_watch_stop(&job.stop);
 	for (int round = 0; round <= last; round++)
@@ -565,6 +598,9 @@ int fcp_job_run(const struct fcp_options *o, char *const *srcs, int nsrc, const 
 		if (tops[i].root.left) {
 			fcp_report_left(&job, srcs[i], tops[i].root.left);
 			stats->left_hidden++;
+		} else if (o->move && !tops[i].moved && tops[i].dir.dst_fd >= 0 &&
+			   !atomic_load(&job.stop)) {
+			fcp_move_prune(&job, srcs[i], tops[i].dir.dst_fd, tops[i].root.name);
 		}
 		top_release(&tops[i]);
 	}

@@ -33,6 +33,10 @@ struct fcp_root {
 	int dst_fd;             /* the copied root directory, open until the job ends */
 	atomic_ullong failed;   /* items that failed in this copy */
 	char *left;             /* where an unfinished new copy was left (full path) */
+	char *name;             /* the copy's name in its destination directory */
+	int adopt_fd;           /* --sync: a killed run's hidden copy of it, locked, to
+				   finish (leftover.c), or -1 */
+	char *adopt_name;       /* and its temporary name */
 };
 
 struct fcp_dir {
@@ -107,6 +111,7 @@ struct fcp_counters {
 	atomic_ullong links_rewritten;
 	atomic_ullong leftovers;     /* of interrupted runs, found (leftover.c) */
 	atomic_ullong unchanged, updated, deleted; /* plan.c, delete.c */
+	atomic_ullong moved;         /* --move: sources renamed or removed (move.c) */
 	atomic_ullong warnings[FCP_WARN_KINDS];
 };
 
@@ -279,10 +284,26 @@ void fcp_report_plan(struct fcp_job *job, const char *verb, const char *path);
 void fcp_report_leftover(struct fcp_job *job, const char *path, bool dir);
 
 /* leftover.c: name the leftovers of interrupted runs in d's destination
- * directory; by full path in abs_dir when given, else as d's names.
- * Returns whether the directory may hold a FIFO, device or socket (one
- * seen, a type unknown, or not read): false lets commits rename plainly. */
-bool fcp_leftover_scan(struct fcp_job *job, const struct fcp_dir *d, const char *abs_dir);
+ * directory; by full path in abs_dir when given, else as d's names. With
+ * --sync, temporary files of killed runs are removed instead, and a killed
+ * run's hidden copy for one of roots[0..n) is kept for it to finish
+ * (root->adopt_fd) instead of being named. Returns whether the directory
+ * may hold a FIFO, device or socket (one seen, a type unknown, or not
+ * read): false lets commits rename plainly. */
+bool fcp_leftover_scan(struct fcp_job *job, const struct fcp_dir *d, const char *abs_dir,
+		       struct fcp_root **roots, int n);
+
+/* move.c (--move). Rename src (sst) to name in dirfd pfd where one
+ * filesystem holds both, over what is there (dstx, or NULL) only as mv
+ * would; true when it is moved, false for the copy to do it. */
+bool fcp_move_rename(struct fcp_job *job, const char *src, const struct statx *sst, int pfd,
+		     const char *name, const struct statx *dstx);
+/* After the copy: remove what of src has its whole copy at dname in
+ * ddir, each copy made durable first; name what stays. */
+void fcp_move_prune(struct fcp_job *job, const char *src, int ddir, const char *dname);
+
+/* The marker xattr of a hidden root copy: its final name. */
+#define FCP_ROOT_MARKER "user.fastcp.root"
 
 /* Say that the unfinished copy of src was left under its temporary name,
  * at the full path left. */

@@ -13,16 +13,31 @@
  * The same reading tells whether the directory holds a FIFO, device or
  * socket: where it holds none, commits rename plainly (dest.c).
  *
- * Nothing is removed. A name of the temporary shape proves neither that
- * fastcp made it nor that the run that made it is dead: a run going on
- * now holds a lock on its hidden root copy (fcp_dest_mkdir_hidden), so that
- * one is left out, but its temporary files look like any leftover.
+ * Without --sync nothing is removed. A name of the temporary shape proves
+ * neither that fastcp made it nor that the run that made it is dead: a
+ * run going on now holds a lock on its hidden root copy
+ * (fcp_dest_mkdir_hidden), so that one is left out, but its temporary
+ * files look like any leftover.
+ *
+ * --sync resumes (the same command again, or one that copies the same
+ * names): in the directories it walks, it removes the temporary names of
+ * killed runs (non-directories of the exact shape owned by this user; a
+ * symlink is removed, never followed), and it finishes a killed run's
+ * hidden root copy of a name it copies: a directory of the temporary shape, owned by this user, not
+ * locked, whose marker xattr (FCP_ROOT_MARKER, set when it was made) is
+ * that name. Its files under final names are either finished or have an
+ * mtime not yet set (the mtime is set last, on every path), so the quick
+ * check redoes exactly the unfinished ones. An empty, unmarked one (killed
+ * between its mkdir and its marker) is removed. On a filesystem without
+ * user xattrs, hidden copies stay leftovers to name. --dry-run changes
+ * nothing: it only names them.
  */
 #include "dest.h"
 #include "job.h"
 #include "sys.h"
 
 #include <dirent.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
@@ -77,7 +92,86 @@ static bool maybe_special(unsigned char type)
 	return type != DT_REG && type != DT_DIR && type != DT_LNK;
 }
 
-bool fcp_leftover_scan(struct fcp_job *job, const struct fcp_dir *d, const char *abs_dir)
+/* --sync: remove the temporary name of d, when it is one of a killed run:
+ * a non-directory of ours (a file, or a symlink, FIFO or device made under
+ * a temporary name before its rename), looked at without following; the
+ * unlink removes a symlink itself, never what it points to. */
+static bool removed(struct fcp_job *job, const struct fcp_dir *d, const char *abs_dir,
+		    const char *name)
+{
+	struct statx st;
+	char *path = NULL;
+	int r;
+
+	if (fcp_sys_statx(d->dst_fd, name, AT_SYMLINK_NOFOLLOW, STATX_TYPE | STATX_UID, &st) < 0 ||
+	    S_ISDIR(st.stx_mode) || st.stx_uid != job->euid)
+		return false;
+	r = fcp_sys_unlinkat(d->dst_fd, name, 0);
+	if (r < 0 && r != -ENOENT)
+		return false;
+	if (!abs_dir || asprintf(&path, "%s/%s", abs_dir, name) < 0)
+		path = fcp_dir_dst_path(d, name);
+	pthread_mutex_lock(&job->err_lock);
+	fprintf(job->err, "fastcp: removed '%s', a temporary file left by an interrupted run\n",
+		path ? path : name);
+	pthread_mutex_unlock(&job->err_lock);
+	free(path);
+	return true;
+}
+
+/* The root of roots[0..n) whose marker is on directory fd and that has no
+ * copy of its own yet, or NULL. */
+static struct fcp_root *marked_for(int fd, struct fcp_root **roots, int n, bool *marked)
+{
+	void *val = NULL;
+	ssize_t len = fcp_sys_getxattr(fd, NULL, FCP_ROOT_MARKER, &val);
+	struct fcp_root *found = NULL;
+
+	*marked = len >= 0;
+	for (int i = 0; len > 0 && i < n && !found; i++)
+		if (roots[i]->adopt_fd < 0 && roots[i]->name && strlen(roots[i]->name) == (size_t)len &&
+		    !memcmp(roots[i]->name, val, len))
+			found = roots[i];
+	free(val);
+	return found;
+}
+
+/* --sync: a killed run's hidden copy, directory name in d: kept locked
+ * for the root it is marked for (true), removed when empty and unmarked
+ * (true), or left to be named (false). */
+static bool adopted(struct fcp_job *job, const struct fcp_dir *d, const char *name,
+		    struct fcp_root **roots, int n)
+{
+	int fd = fcp_sys_openat(d->dst_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW, 0);
+	struct fcp_root *root;
+	struct statx st, at;
+	bool marked;
+
+	if (fd < 0)
+		return false;
+	/* Ours, and still the name's inode; a run going on holds it locked. */
+	if (fcp_sys_fstatx(fd, &st) < 0 || st.stx_uid != job->euid ||
+	    fcp_sys_flock(fd, LOCK_EX | LOCK_NB) < 0 ||
+	    fcp_sys_statx(d->dst_fd, name, AT_SYMLINK_NOFOLLOW, STATX_BASIC_STATS, &at) < 0 ||
+	    !fcp_statx_same_inode(&st, &at)) {
+		close(fd);
+		return false;
+	}
+	root = marked_for(fd, roots, n, &marked);
+	/* Only where the copy's own name is still free: else the copy goes
+	 * into what is there, and this one is a leftover to name. */
+	if (root && d->dst_fd >= 0 &&
+	    fcp_sys_statx(d->dst_fd, root->name, AT_SYMLINK_NOFOLLOW, STATX_TYPE, &at) == -ENOENT &&
+	    (root->adopt_name = strdup(name))) {
+		root->adopt_fd = fd;
+		return true;
+	}
+	close(fd);
+	return !marked && fcp_sys_unlinkat(d->dst_fd, name, AT_REMOVEDIR) == 0;
+}
+
+bool fcp_leftover_scan(struct fcp_job *job, const struct fcp_dir *d, const char *abs_dir,
+		       struct fcp_root **roots, int n)
 {
 	int fd = fcp_sys_openat(d->dst_fd, ".", O_RDONLY | O_DIRECTORY, 0);
 	size_t mine = strlen(job->tmp_prefix);
@@ -103,6 +197,10 @@ bool fcp_leftover_scan(struct fcp_job *job, const struct fcp_dir *d, const char 
 		if (de->d_type == DT_UNKNOWN)
 			is_dir = fcp_sys_statx(d->dst_fd, de->d_name, AT_SYMLINK_NOFOLLOW, STATX_TYPE,
 					       &st) == 0 && S_ISDIR(st.stx_mode);
+		if (job->o->sync && !job->o->dry_run &&
+		    (is_dir ? adopted(job, d, de->d_name, roots, n)
+			    : removed(job, d, abs_dir, de->d_name)))
+			continue;
 		if (!is_dir || !in_use(d->dst_fd, de->d_name))
 			found(job, d, abs_dir, de->d_name, is_dir);
 	}

@@ -206,8 +206,8 @@ void fcp_report_leftover(struct fcp_job *job, const char *path, bool dir)
 	pthread_mutex_lock(&job->err_lock);
 	fputs("fastcp: '", job->err);
 	put_path(job->err, path);
-	fputs(dir ? "' is an unfinished copy left by an interrupted run; nothing reuses it, "
-		    "remove it\n"
+	fputs(dir ? "' is an unfinished copy left by an interrupted run; the same command with "
+		    "--sync finishes it, or remove it\n"
 		  : "' is a temporary file left by an interrupted run; remove it\n",
 	      job->err);
 	pthread_mutex_unlock(&job->err_lock);

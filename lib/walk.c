@@ -231,7 +231,7 @@ void fcp_walk_scan(struct fcp_worker *w, struct fcp_dir *d)
 	/* Before any child is started, so nothing of this job is in it yet;
 	 * one this job made holds nothing else. */
 	if (fcp_dir_existed(d))
-		d->no_special = !fcp_leftover_scan(job, d, NULL);
+		d->no_special = !fcp_leftover_scan(job, d, NULL, NULL, 0);
 	fcp_delete_prepare(job, d);
 	fd = fcp_sys_openat(d->src_fd, ".", O_RDONLY | O_DIRECTORY, 0);
 	dir = fd >= 0 ? fdopendir(fd) : NULL;

@@ -1,0 +1,252 @@
+/*
+ * move.c - --move: a rename where one filesystem holds both sides, else
+ * the copy the job made, then the source items whose copies are in place
+ * are removed.
+ *
+ * A source item goes only once its copy is durable under its final name:
+ * after the whole copy (never while workers still write), each copy is
+ * compared with its source (the quick check: type, size, mtime; a
+ * symlink's target, a device's number), its data and its directory are
+ * fsync'ed, and only then is the source name removed; a source directory
+ * goes once emptied. A source that differs from its copy (it failed, or
+ * changed while it was copied) stays, and is named. A move that is
+ * killed loses nothing: the same command again copies what is missing
+ * (--move implies --sync: the killed run's hidden copy is taken up, the
+ * finished files are skipped) and removes what is left of the source.
+ */
+#include "job.h"
+#include "sys.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define NOFOLLOW_DIR (O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+
+bool fcp_move_rename(struct fcp_job *job, const char *src, const struct statx *sst, int pfd,
+		     const char *name, const struct statx *dstx)
+{
+	int r;
+
+	/* -L copies what a symlink points to; a rename would move the link. */
+	if (S_ISLNK(sst->stx_mode) && job->o->symlinks == FCP_SYMLINKS_FOLLOW)
+		return false;
+	if (!dstx)
+		r = fcp_sys_renameat(AT_FDCWD, src, pfd, name, RENAME_NOREPLACE);
+	else if (S_ISDIR(dstx->stx_mode) != S_ISDIR(sst->stx_mode))
+		return false; /* the copy reports it */
+	else /* as mv: a file replaces a file, a directory an empty one */
+		r = fcp_sys_renameat(AT_FDCWD, src, pfd, name, 0);
+	/* Another filesystem (EXDEV), a non-empty directory in the way, no
+	 * rename flags here, a mount point: the copy does it, item by item. */
+	if (r < 0)
+		return false;
+	atomic_fetch_add(&job->c.moved, 1);
+	return true;
+}
+
+static bool same_time(const struct statx_timestamp *a, const struct statx_timestamp *b)
+{
+	return a->tv_sec == b->tv_sec && a->tv_nsec == b->tv_nsec;
+}
+
+static bool same_target(int sdir, const char *sname, int ddir, const char *dname)
+{
+	char *a = NULL, *b = NULL;
+	bool same = fcp_sys_readlinkat(sdir, sname, &a) >= 0 &&
+		    fcp_sys_readlinkat(ddir, dname, &b) >= 0 && !strcmp(a, b);
+
+	free(a);
+	free(b);
+	return same;
+}
+
+/* Is the non-directory copy (d, at dname in ddir) of source s whole? */
+static bool copy_same(const struct statx *s, const struct statx *d, int sdir, const char *sname,
+		      int ddir, const char *dname)
+{
+	if ((s->stx_mode & S_IFMT) != (d->stx_mode & S_IFMT))
+		return false;
+	switch (s->stx_mode & S_IFMT) {
+	case S_IFREG:
+		return s->stx_size == d->stx_size && same_time(&s->stx_mtime, &d->stx_mtime);
+	case S_IFLNK:
+		return same_target(sdir, sname, ddir, dname);
+	case S_IFBLK:
+	case S_IFCHR:
+		return s->stx_rdev_major == d->stx_rdev_major &&
+		       s->stx_rdev_minor == d->stx_rdev_minor;
+	default:
+		return true;
+	}
+}
+
+/* Make the copy's data durable (a symlink or special file has none of
+ * its own: its directory's fsync covers it). */
+static int sync_copy(int ddir, const char *dname, const struct statx *d)
+{
+	int fd, r;
+
+	if (!S_ISREG(d->stx_mode))
+		return 0;
+	fd = fcp_sys_openat(ddir, dname, O_RDONLY | O_NOFOLLOW | O_CLOEXEC, 0);
+	if (fd < 0)
+		return fd;
+	r = fcp_sys_fsync(fd);
+	close(fd);
+	return r;
+}
+
+static void kept(struct fcp_job *job, const char *path, const char *why, int err)
+{
+	if (err)
+		fcp_report_error(job, why, path, err);
+	else
+		fcp_report_errorf(job, "not removing '%s': %s", path, why);
+	atomic_fetch_add(&job->c.failed, 1);
+}
+
+static bool prune(struct fcp_job *job, int sdir, const char *sname, int ddir, const char *dname,
+		  const char *path, uint64_t dev);
+
+/* Empty source directory sfd into its copy dfd (durable first), entry by
+ * entry. */
+static void prune_children(struct fcp_job *job, int sfd, int dfd, const char *path,
+			   uint64_t dev)
+{
+	int fd = fcp_sys_openat(sfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0), r;
+	DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
+	struct dirent *de;
+
+	if (!dir) {
+		if (fd >= 0)
+			close(fd);
+		kept(job, path, "cannot read directory", fd < 0 ? fd : -ENOMEM);
+		return;
+	}
+	/* The names in the copy are durable before any source name goes. */
+	if ((r = fcp_sys_fsync(dfd)) < 0) {
+		kept(job, path, "cannot sync the copy of", r);
+		closedir(dir);
+		return;
+	}
+	while (fcp_sys_readdir(dir, &de) > 0) {
+		char *child = NULL;
+
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (asprintf(&child, "%s/%s", path, de->d_name) < 0)
+			child = NULL;
+		prune(job, sfd, de->d_name, dfd, de->d_name, child ? child : de->d_name, dev);
+		free(child);
+	}
+	closedir(dir);
+}
+
+static bool prune_dir(struct fcp_job *job, int sdir, const char *sname, int ddir,
+		      const char *dname, const char *path, const struct statx *s)
+{
+	int sfd = fcp_sys_openat(sdir, sname, NOFOLLOW_DIR, 0), dfd, r;
+	struct statx now;
+
+	if (sfd < 0) {
+		kept(job, path, "cannot open directory", sfd);
+		return false;
+	}
+	/* Still the directory looked at: a swap for a symlink or another
+	 * tree in the meantime is not emptied. */
+	if (fcp_sys_fstatx(sfd, &now) < 0 || !fcp_statx_same_inode(&now, s)) {
+		close(sfd);
+		kept(job, path, "it changed while it was moved", 0);
+		return false;
+	}
+	dfd = fcp_sys_openat(ddir, dname, NOFOLLOW_DIR, 0);
+	if (dfd < 0) {
+		close(sfd);
+		kept(job, path, "cannot open the copy of", dfd);
+		return false;
+	}
+	prune_children(job, sfd, dfd, path, fcp_statx_dev(s));
+	close(dfd);
+	close(sfd);
+	/* Whatever stayed inside was named already. */
+	r = fcp_sys_unlinkat(sdir, sname, AT_REMOVEDIR);
+	if (r == 0)
+		atomic_fetch_add(&job->c.moved, 1);
+	else if (r != -ENOTEMPTY && r != -EEXIST)
+		kept(job, path, "cannot remove directory", r);
+	return r == 0;
+}
+
+/* Remove source sname of sdir (path, for messages) where its copy dname
+ * of ddir is whole and durable; a directory once emptied. Never below a
+ * mount point of the source (dev: the parent's filesystem). */
+static bool prune(struct fcp_job *job, int sdir, const char *sname, int ddir, const char *dname,
+		  const char *path, uint64_t dev)
+{
+	struct statx s, d;
+	int r;
+
+	if (fcp_sys_statx(sdir, sname, AT_SYMLINK_NOFOLLOW, STATX_BASIC_STATS, &s) < 0)
+		return false; /* gone: nothing to remove */
+	if (dev && fcp_statx_dev(&s) != dev) {
+		kept(job, path, "a mount point is not moved across", 0);
+		return false;
+	}
+	if ((r = fcp_sys_statx(ddir, dname, AT_SYMLINK_NOFOLLOW, STATX_BASIC_STATS, &d)) < 0) {
+		kept(job, path, "its copy is missing", 0);
+		return false;
+	}
+	if (S_ISDIR(s.stx_mode) && S_ISDIR(d.stx_mode))
+		return prune_dir(job, sdir, sname, ddir, dname, path, &s);
+	if (!copy_same(&s, &d, sdir, sname, ddir, dname)) {
+		kept(job, path, "its copy differs (it failed, or the source changed)", 0);
+		return false;
+	}
+	if ((r = sync_copy(ddir, dname, &d)) < 0) {
+		kept(job, path, "cannot sync the copy of", r);
+		return false;
+	}
+	r = fcp_sys_unlinkat(sdir, sname, 0);
+	if (r < 0) {
+		kept(job, path, "cannot remove", r);
+		return false;
+	}
+	atomic_fetch_add(&job->c.moved, 1);
+	return true;
+}
+
+void fcp_move_prune(struct fcp_job *job, const char *src, int ddir, const char *dname)
+{
+	char *a = strdup(src), *b = strdup(src);
+	size_t n = a && b ? strlen(a) : 0;
+	int sdir, r;
+
+	/* "dir/" is dir: basename() and dirname() would see "". */
+	while (n > 1 && a[n - 1] == '/') {
+		n--;
+		a[n] = b[n] = 0;
+	}
+	if (!a || !b) {
+		kept(job, src, "out of memory at", -ENOMEM);
+		goto out;
+	}
+	sdir = fcp_sys_openat(AT_FDCWD, dirname(a), O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
+	if (sdir < 0) {
+		kept(job, src, "cannot open the directory of", sdir);
+		goto out;
+	}
+	/* The copy's own name in the destination directory is durable first. */
+	if ((r = fcp_sys_fsync(ddir)) < 0)
+		kept(job, src, "cannot sync the destination of", r);
+	else
+		prune(job, sdir, basename(b), ddir, dname, src, 0);
+	close(sdir);
+out:
+	free(a);
+	free(b);
+}
