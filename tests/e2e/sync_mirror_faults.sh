@@ -8,6 +8,7 @@
 . "${TESTLIB:-$(dirname "$0")/../lib}/lib.sh" || exit 1
 t_init
 need_fastcp
+need_cmd pgrep
 FCP_TIMEOUT=60
 
 B=$T/b
