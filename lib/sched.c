@@ -251,6 +251,13 @@ int fcp_sched_run(struct fcp_job *job)
 	worker_main(&s->w[0]);
 	for (int i = 1; i < started; i++)
 		pthread_join(s->w[i].thread, NULL);
+	/* A ring belongs to the thread that made it (SINGLE_ISSUER: any other
+	 * gets EEXIST), and the next run (the next round of operands) starts
+	 * new threads: each makes its own again when it needs one. */
+	for (int i = 0; i < s->n; i++) {
+		fcp_uring_worker_free(s->w[i].uring);
+		s->w[i].uring = NULL;
+	}
 	return started;
 }
 
