@@ -126,18 +126,7 @@ for ((r = 1; r <= ROUNDS; r++)); do
 	fresh "$T/src"
 	rm -rf "$T/mnt/five" && mkdir "$T/mnt/five"
 	ms=$((RANDOM % span))
-	"$FASTCP" --move "$T/src" "$T/mnt/five" >/dev/null 2>"$T/err" &
-	pid=$!
-	sleep "$((ms / 1000)).$(printf '%03d' $((ms % 1000)))"
-	kill -KILL "$pid" 2>/dev/null
-	{ wait "$pid"; } 2>/dev/null
-	rc=$?
-	[ "$rc" = 0 ] || [ "$rc" = 137 ] || { cat "$T/err"; fail "round $r: fastcp exit $rc"; }
-	if [ "$rc" = 137 ]; then
-		killed=$((killed + 1)) span=$((span * 9 / 8 + 1))
-	else
-		span=$((span * 2 / 3 + 1))
-	fi
+	kill_fcp_after "$ms" --move "$T/src" "$T/mnt/five"
 	note "round $r: killed after $ms ms (exit $rc)"
 	check_nothing_lost "$T/src" "$T/mnt/five/src"
 	# A move that finished has no source to run again on (as mv).

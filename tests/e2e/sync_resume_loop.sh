@@ -42,25 +42,6 @@ rm -rf "$T/dst/whole"
 span=$(((t1 - t0) / 1000000 + 20))
 note "a whole copy takes $((span - 20)) ms"
 
-# kill_after MS ARGS...: run fastcp, SIGKILL it after MS ms.
-kill_after() {
-	local ms=$1
-	shift
-	"$FASTCP" "$@" >/dev/null 2>"$T/err" &
-	pid=$!
-	sleep "$((ms / 1000)).$(printf '%03d' $((ms % 1000)))"
-	kill -KILL "$pid" 2>/dev/null
-	{ wait "$pid"; } 2>/dev/null
-	rc=$?
-	[ "$rc" = 0 ] || [ "$rc" = 137 ] || { cat "$T/err"; fail "round $r: fastcp exit $rc"; }
-	# Most kills must land mid-copy: the span they are drawn from
-	# shrinks after a copy that finished first, grows after a kill.
-	if [ "$rc" = 137 ]; then
-		killed=$((killed + 1)) span=$((span * 9 / 8 + 1))
-	else
-		span=$((span * 2 / 3 + 1))
-	fi
-}
 killed=0
 for ((r = 1; r <= ROUNDS; r++)); do
 	rm -rf "$T/dst/new"
@@ -69,8 +50,8 @@ for ((r = 1; r <= ROUNDS; r++)); do
 	chown -h nobody "$T/dst/new/.fcp-0123456789abcdef-0-1" # someone else's
 	# As a killed copy of a single file into it would leave.
 	echo partial >"$T/dst/new/.fcp-00000000000000aa-0-0"
-	kill_after $((RANDOM % span)) "$S" "$T/dst/new"
-	((r % 2)) && kill_after $((RANDOM % span)) --sync "$S" "$T/dst/new"
+	kill_fcp_after $((RANDOM % span)) "$S" "$T/dst/new"
+	((r % 2)) && kill_fcp_after $((RANDOM % span)) --sync "$S" "$T/dst/new"
 	# A dry run names what it finds and changes nothing, leftovers too.
 	before=$(cd "$T/dst/new" && find . -printf '%p %i %s %T@\n' | sort)
 	run_fcp --sync --dry-run "$S" "$T/dst/new"

@@ -134,6 +134,30 @@ run_fcp() {
 }
 check_rc() { [ "$RC" = "$1" ] || fail "${2:-fastcp exit status} $RC, want $1"; }
 
+# kill_fcp_after MS ARGS...: for the kill loops. Run fastcp with ARGS
+# (stderr in $T/err) and SIGKILL it after MS ms; rc is then its exit
+# status, 0 or 137 (anything else fails the test). Copies get faster as the
+# caches warm: one that finished before its kill shortens $span, the span
+# the next kill is drawn from; a killed one lengthens it a little and
+# counts in $killed, so that most kills land mid-copy.
+kill_fcp_after() {
+	local ms=$1 pid
+	shift
+	"$FASTCP" "$@" >/dev/null 2>"$T/err" &
+	pid=$!
+	sleep "$((ms / 1000)).$(printf '%03d' $((ms % 1000)))"
+	kill -KILL "$pid" 2>/dev/null
+	{ wait "$pid"; } 2>/dev/null # no "Killed" line from the shell
+	rc=$?
+	[ "$rc" = 0 ] || [ "$rc" = 137 ] || { cat "$T/err"; fail "fastcp $* exit $rc"; }
+	if [ "$rc" = 137 ]; then
+		killed=$((killed + 1)) span=$((span * 9 / 8 + 1))
+	else
+		span=$((span * 2 / 3 + 1))
+	fi
+}
+
+
 # ---- filesystems ----
 
 # t_mount_fs TYPE SIZE DIR: mount a fresh filesystem of TYPE (xfs with
