@@ -329,7 +329,7 @@ void fcp_dest_discard(struct fcp_job *job, struct fcp_dir *d, const char *name)
 bool fcp_dest_has_default_acl(int dirfd)
 {
 	void *val = NULL;
-	ssize_t n = fcp_sys_getxattr(dirfd, NULL, "system.posix_acl_default", &val);
+	ssize_t n = fcp_sys_getxattr(dirfd, -1, NULL, "system.posix_acl_default", &val);
 
 	free(val);
 	return n > 0;
@@ -457,7 +457,7 @@ void fcp_dest_unhide(struct fcp_job *job, struct fcp_dir *d)
 	}
 	/* The marker goes first: a copy under its final name is the
 	 * source's alone. Killed between the two, the copy stays a leftover. */
-	r = fcp_sys_removexattr(d->dst_fd, NULL, FCP_ROOT_MARKER);
+	r = fcp_sys_removexattr(d->dst_fd, -1, NULL, FCP_ROOT_MARKER);
 	if (r < 0 && r != -ENODATA && r != -EOPNOTSUPP)
 		fcp_report_failed_in(job, "cannot remove the marker of", p, d->hidden_name, true, r);
 	r = rename_noreplace(job, p->dst_fd, d->hidden_name, d->dst_name);

@@ -124,7 +124,7 @@ static bool removed(struct fcp_job *job, const struct fcp_dir *d, const char *ab
 static struct fcp_root *marked_for(int fd, struct fcp_root **roots, int n, bool *marked)
 {
 	void *val = NULL;
-	ssize_t len = fcp_sys_getxattr(fd, NULL, FCP_ROOT_MARKER, &val);
+	ssize_t len = fcp_sys_getxattr(fd, -1, NULL, FCP_ROOT_MARKER, &val);
 	struct fcp_root *found = NULL;
 
 	*marked = len >= 0;

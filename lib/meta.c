@@ -21,19 +21,9 @@ static void warn(struct fcp_job *job, enum fcp_warn_kind k, struct fcp_dir *d, c
 	free(p);
 }
 
-/* Inodes we do not open are reached through /proc/self/fd/DIRFD/NAME with
- * the l*xattr calls, which act on the final component itself. The path is
- * made once per inode; an opened inode needs none (NULL). */
-static const char *at_path(struct fcp_at a, char *buf, size_t len)
-{
-	if (a.fd >= 0)
-		return NULL;
-	if (a.dirfd == AT_FDCWD)
-		snprintf(buf, len, "%s", a.name);
-	else
-		snprintf(buf, len, "/proc/self/fd/%d/%s", a.dirfd, a.name);
-	return buf;
-}
+/* An inode we did not open is named in its directory (struct fcp_at): the
+ * sys layer's xattr calls take both forms. */
+#define AT(a) (a).fd, (a).dirfd, (a).name
 
 static enum fcp_warn_kind xattr_kind(const char *key)
 {
@@ -54,28 +44,28 @@ static bool listed(const char *list, size_t n, const char *key)
 
 /* A new inode in a directory with a default ACL got ACLs of its own at
  * creation; the copy must have only those of its source. */
-static void drop_inherited(struct fcp_job *job, int fd, const char *path, const char *list,
-			   size_t n, struct fcp_dir *d, const char *name)
+static void drop_inherited(struct fcp_job *job, struct fcp_at at, const char *list, size_t n,
+			   struct fcp_dir *d, const char *name)
 {
 	static const char *const acls[] = { "system.posix_acl_access", "system.posix_acl_default" };
 
 	for (int i = 0; i < 2; i++) {
-		int r = listed(list, n, acls[i]) ? 0 : fcp_sys_removexattr(fd, path, acls[i]);
+		int r = listed(list, n, acls[i]) ? 0 : fcp_sys_removexattr(AT(at), acls[i]);
 		if (r < 0 && r != -ENODATA && r != -EOPNOTSUPP)
 			warn(job, FCP_WARN_ACL, d, name, r);
 	}
 }
 
 /* An inode brought up to date (--sync) keeps no xattr its source lacks. */
-static void drop_extra(struct fcp_job *job, int fd, const char *path, const char *list, size_t n,
+static void drop_extra(struct fcp_job *job, struct fcp_at at, const char *list, size_t n,
 		       struct fcp_dir *d, const char *name)
 {
 	char *have = NULL;
-	ssize_t m = fcp_sys_listxattr(fd, path, &have);
+	ssize_t m = fcp_sys_listxattr(AT(at), &have);
 
 	for (ssize_t off = 0; m > 0 && off < m; off += strlen(have + off) + 1) {
 		const char *key = have + off;
-		int r = listed(list, n, key) ? 0 : fcp_sys_removexattr(fd, path, key);
+		int r = listed(list, n, key) ? 0 : fcp_sys_removexattr(AT(at), key);
 
 		if (r < 0 && r != -ENODATA)
 			warn(job, xattr_kind(key), d, name, r);
@@ -86,11 +76,9 @@ static void drop_extra(struct fcp_job *job, int fd, const char *path, const char
 bool fcp_meta_copy_xattrs(struct fcp_job *job, struct fcp_at src, struct fcp_at dst,
 			  struct fcp_dir *d, const char *name, bool *lost_acl)
 {
-	char sbuf[4096 + 64], dbuf[4096 + 64], *list = NULL;
+	char *list = NULL;
 	bool acl = false;
-	const char *spath = at_path(src, sbuf, sizeof(sbuf));
-	const char *dpath = at_path(dst, dbuf, sizeof(dbuf));
-	ssize_t n = fcp_sys_listxattr(src.fd, spath, &list);
+	ssize_t n = fcp_sys_listxattr(AT(src), &list);
 
 	*lost_acl = false;
 	if (n < 0 && n != -EOPNOTSUPP && n != -ENOTSUP)
@@ -98,8 +86,8 @@ bool fcp_meta_copy_xattrs(struct fcp_job *job, struct fcp_at src, struct fcp_at 
 	for (ssize_t off = 0; n > 0 && off < n; off += strlen(list + off) + 1) {
 		const char *key = list + off;
 		void *val = NULL;
-		ssize_t len = fcp_sys_getxattr(src.fd, spath, key, &val);
-		int r = len < 0 ? (int)len : fcp_sys_setxattr(dst.fd, dpath, key, val, len);
+		ssize_t len = fcp_sys_getxattr(AT(src), key, &val);
+		int r = len < 0 ? (int)len : fcp_sys_setxattr(AT(dst), key, val, len);
 		bool access = !strcmp(key, "system.posix_acl_access");
 
 		/* The attribute vanished between list and get: nothing to copy. */
@@ -110,16 +98,16 @@ bool fcp_meta_copy_xattrs(struct fcp_job *job, struct fcp_at src, struct fcp_at 
 		free(val);
 	}
 	if (dst.inherited)
-		drop_inherited(job, dst.fd, dpath, list, n > 0 ? n : 0, d, name);
+		drop_inherited(job, dst, list, n > 0 ? n : 0, d, name);
 	if (dst.exact_xattrs && n >= 0)
-		drop_extra(job, dst.fd, dpath, list, n, d, name);
+		drop_extra(job, dst, list, n, d, name);
 	free(list);
 	return acl;
 }
 
 /* Both lists hold the same keys with the same values. */
-static bool values_same(struct fcp_at a, const char *apath, const char *alist, ssize_t an,
-			struct fcp_at b, const char *bpath, const char *blist, ssize_t bn)
+static bool values_same(struct fcp_at a, const char *alist, ssize_t an, struct fcp_at b,
+			const char *blist, ssize_t bn)
 {
 	size_t count_a = 0, count_b = 0;
 	bool same = true;
@@ -129,8 +117,8 @@ static bool values_same(struct fcp_at a, const char *apath, const char *alist, s
 	for (ssize_t off = 0; same && off < an; off += strlen(alist + off) + 1) {
 		const char *key = alist + off;
 		void *va = NULL, *vb = NULL;
-		ssize_t la = fcp_sys_getxattr(a.fd, apath, key, &va);
-		ssize_t lb = fcp_sys_getxattr(b.fd, bpath, key, &vb);
+		ssize_t la = fcp_sys_getxattr(AT(a), key, &va);
+		ssize_t lb = fcp_sys_getxattr(AT(b), key, &vb);
 
 		count_a++;
 		same = la >= 0 && lb == la && (la == 0 || !memcmp(va, vb, la));
@@ -142,18 +130,16 @@ static bool values_same(struct fcp_at a, const char *apath, const char *alist, s
 
 bool fcp_meta_xattrs_same(struct fcp_at a, struct fcp_at b)
 {
-	char abuf[4096 + 64], bbuf[4096 + 64], *alist = NULL, *blist = NULL;
-	const char *apath = at_path(a, abuf, sizeof(abuf));
-	const char *bpath = at_path(b, bbuf, sizeof(bbuf));
-	ssize_t an = fcp_sys_listxattr(a.fd, apath, &alist);
-	ssize_t bn = fcp_sys_listxattr(b.fd, bpath, &blist);
+	char *alist = NULL, *blist = NULL;
+	ssize_t an = fcp_sys_listxattr(AT(a), &alist);
+	ssize_t bn = fcp_sys_listxattr(AT(b), &blist);
 	bool same;
 
 	if (an == -EOPNOTSUPP)
 		an = 0;
 	if (bn == -EOPNOTSUPP)
 		bn = 0;
-	same = an >= 0 && bn >= 0 && values_same(a, apath, alist, an, b, bpath, blist, bn);
+	same = an >= 0 && bn >= 0 && values_same(a, alist, an, b, blist, bn);
 	free(alist);
 	free(blist);
 	return same;
@@ -175,10 +161,10 @@ struct acl_entry {
  * group. The owning group gets its own entry, as far as the mask let it
  * through: never more than it had. Without an ACL (or a mask), mode stays.
  */
-static mode_t without_acl(struct fcp_at src, const char *spath, mode_t mode)
+static mode_t without_acl(struct fcp_at src, mode_t mode)
 {
 	void *val = NULL;
-	ssize_t n = fcp_sys_getxattr(src.fd, spath, "system.posix_acl_access", &val);
+	ssize_t n = fcp_sys_getxattr(AT(src), "system.posix_acl_access", &val);
 	int group = -1, mask = -1;
 
 	for (ssize_t off = 4; n > 0 && off + (ssize_t)sizeof(struct acl_entry) <= n;
@@ -291,10 +277,8 @@ void fcp_meta_copy(struct fcp_job *job, struct fcp_at src, struct fcp_at dst,
 		acl = fcp_meta_copy_xattrs(job, src, dst, d, name, &lost_acl);
 	/* Not asked when xattrs are kept and the ACL came along (or there
 	 * was none): one more call per file only where ACLs are left out. */
-	if ((keep & FCP_PRESERVE_MODE) && !lnk && (lost_acl || !(keep & FCP_PRESERVE_XATTR))) {
-		char buf[4096 + 64];
-		mode = without_acl(src, at_path(src, buf, sizeof(buf)), mode);
-	}
+	if ((keep & FCP_PRESERVE_MODE) && !lnk && (lost_acl || !(keep & FCP_PRESERVE_XATTR)))
+		mode = without_acl(src, mode);
 	/* As cp: without mode preservation a copy gets a new file's default
 	 * mode (execute bits only for directories), and a directory that was
 	 * there already keeps its own: widening it would open to others what

@@ -73,13 +73,15 @@ int fcp_sys_fchmod(int fd, mode_t mode);
 int fcp_sys_futimens(int fd, const struct timespec ts[2]);
 int fcp_sys_utimensat(int dirfd, const char *name, const struct timespec ts[2], int flags);
 
-/* xattrs of fd, or (fd < 0) of path itself, not following a final symlink.
- * list/get return a malloc'd buffer in *list / *val and its size. */
-ssize_t fcp_sys_listxattr(int fd, const char *path, char **list);
-ssize_t fcp_sys_getxattr(int fd, const char *path, const char *name, void **val);
-int fcp_sys_setxattr(int fd, const char *path, const char *name, const void *val, size_t len);
-int fcp_sys_fsetxattr(int fd, const char *name, const void *val, size_t len);
-int fcp_sys_removexattr(int fd, const char *path, const char *name);
+/* xattrs of fd, or (fd < 0) of name in dirfd itself (dirfd may be
+ * AT_FDCWD), not following a final symlink. list/get return a malloc'd
+ * buffer in *list / *val and its size. */
+ssize_t fcp_sys_listxattr(int fd, int dirfd, const char *name, char **list);
+ssize_t fcp_sys_getxattr(int fd, int dirfd, const char *name, const char *key, void **val);
+int fcp_sys_setxattr(int fd, int dirfd, const char *name, const char *key, const void *val,
+		     size_t len);
+int fcp_sys_fsetxattr(int fd, const char *key, const void *val, size_t len);
+int fcp_sys_removexattr(int fd, int dirfd, const char *name, const char *key);
 /* chmod of name in dirfd that refuses to follow a symlink. */
 int fcp_sys_fchmodat_nofollow(int dirfd, const char *name, mode_t mode);
 

@@ -3,7 +3,7 @@
  * kernel, another filesystem or an unprivileged user would refuse them, so
  * that the fallbacks of fastcp can be tested on this machine.
  *
- *   deny [empty-path] [proc-link] [tmpfile] [unlink] [noreplace] [renameflags]
+ *   deny [empty-path] [proc-link] [tmpfile] [unlink] [noreplace] [renameflags] [xattrat]
  *        -- COMMAND [ARG...]
  *
  *   empty-path  linkat(..., AT_EMPTY_PATH) fails with ENOENT (no
@@ -16,6 +16,8 @@
  *               name was made by someone else meanwhile)
  *   renameflags renameat2() with any flag fails with EINVAL (NFS, 9p and
  *               FUSE daemons without rename2 take no rename flags)
+ *   xattrat     setxattrat, getxattrat, listxattrat and removexattrat fail
+ *               with ENOSYS (kernels before 6.13)
  *
  * A seccomp filter does it; it sees system calls only, not io_uring
  * requests (those need --no-io-uring, or a probe made by system call).
@@ -48,6 +50,7 @@ int main(int argc, char **argv)
 {
 	unsigned link_mask = 0, open_mask = 0, rename_mask = 0, flags_mask = 0;
 	unsigned unlink_nr = ~0u; /* matches no system call unless asked */
+	unsigned xattrat_lo = ~0u; /* the same */
 	int i;
 
 	for (i = 1; i < argc && strcmp(argv[i], "--"); i++) {
@@ -63,6 +66,8 @@ int main(int argc, char **argv)
 			rename_mask |= 1; /* RENAME_NOREPLACE */
 		else if (!strcmp(argv[i], "renameflags"))
 			flags_mask = ~0u;
+		else if (!strcmp(argv[i], "xattrat"))
+			xattrat_lo = 463; /* setxattrat .. removexattrat: 463 .. 466 everywhere */
 		else {
 			fprintf(stderr, "deny: unknown feature %s\n", argv[i]);
 			return 2;
@@ -79,6 +84,9 @@ int main(int argc, char **argv)
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
 		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, unlink_nr, 0, 1),
 		FAIL(EPERM),
+		BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, xattrat_lo, 0, 2),
+		BPF_JUMP(BPF_JMP | BPF_JGT | BPF_K, 466, 1, 0),
+		FAIL(ENOSYS),
 		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_linkat, 0, 4),
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG(4)),
 		BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, link_mask, 0, 1),
