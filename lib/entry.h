@@ -19,6 +19,7 @@ struct fcp_entry {
 				   (fcp_meta_create_mode; 0 = private) */
 	mode_t dst_mode;        /* what the plan found at the destination
 				   (0: nothing, or not looked) */
+	uint64_t dst_ino;       /* and its inode number */
 };
 
 /* file.c: copy a regular file; e->src_fd is open (and closed here). */

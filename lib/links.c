@@ -139,6 +139,7 @@ struct fcp_hl_entry {
 	int base_fd;            /* held open by the job until its end */
 	char *rel_dir;          /* directory of the first copy, relative to root */
 	char *name;             /* its destination name */
+	uint64_t copy_ino;      /* found up to date there, or 0 (made) */
 	struct hl_waiter *waiters;
 };
 
@@ -273,10 +274,15 @@ void fcp_hl_done(struct fcp_worker *w, struct fcp_hl_entry *e, bool ok)
 		return;
 	}
 	for (; wt; wt = next) {
-		int r = fcp_dir_pin(job, wt->dir);
+		/* A dry run says what it would link. */
+		int r = job->o->dry_run ? -1 : fcp_dir_pin(job, wt->dir);
 
 		next = wt->next;
-		if (r == 0) {
+		if (job->o->dry_run) {
+			char *p = fcp_dir_dst_path(wt->dir, wt->dst_name);
+			fcp_report_plan(job, "link", p);
+			free(p);
+		} else if (r == 0) {
 			r = fcp_hl_link(w, e, wt->dir, wt->dst_name);
 			fcp_dir_unpin(job, wt->dir);
 			if (r < 0)
@@ -286,6 +292,19 @@ void fcp_hl_done(struct fcp_worker *w, struct fcp_hl_entry *e, bool ok)
 		fcp_dir_release(w, wt->dir);
 		free(wt);
 	}
+}
+
+void fcp_hl_found(struct fcp_worker *w, struct fcp_hl_entry *e, uint64_t dst_ino)
+{
+	if (!e)
+		return;
+	e->copy_ino = dst_ino; /* seen by later names under the map's lock */
+	fcp_hl_done(w, e, true);
+}
+
+uint64_t fcp_hl_copy_ino(const struct fcp_hl_entry *e)
+{
+	return e->copy_ino;
 }
 
 struct link_src {

@@ -52,6 +52,14 @@ enum fcp_hl_state fcp_hl_claim(struct fcp_job *job, const struct statx *st, stru
  * queued names are copied again, the first of them as the new first. */
 void fcp_hl_done(struct fcp_worker *w, struct fcp_hl_entry *e, bool ok);
 
+/* The first name of e needs no copy: the destination has it up to date
+ * as inode dst_ino (--sync), which the other names must be too. Done. */
+void fcp_hl_found(struct fcp_worker *w, struct fcp_hl_entry *e, uint64_t dst_ino);
+
+/* The destination inode of e's first name when it was found up to date,
+ * or 0 when this job made the copy. */
+uint64_t fcp_hl_copy_ino(const struct fcp_hl_entry *e);
+
 /* Make dst_name in d another name of e's copy. Returns 0 or -errno. */
 int fcp_hl_link(struct fcp_worker *w, struct fcp_hl_entry *e, struct fcp_dir *d,
 		const char *dst_name);

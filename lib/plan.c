@@ -9,6 +9,7 @@
  */
 #include "delete.h"
 #include "hash.h"
+#include "links.h"
 #include "meta.h"
 #include "plan.h"
 #include "sys.h"
@@ -124,6 +125,7 @@ enum fcp_action fcp_plan_entry(struct fcp_entry *e)
 	if (fcp_sys_statx(e->d->dst_fd, e->dst_name, AT_SYMLINK_NOFOLLOW, STATX_WANT, &dst) < 0)
 		return FCP_ACT_COPY;
 	e->dst_mode = dst.stx_mode;
+	e->dst_ino = dst.stx_ino;
 	if ((dst.stx_mode & S_IFMT) != (e->st.stx_mode & S_IFMT))
 		return FCP_ACT_REPLACE;
 	if (S_ISDIR(dst.stx_mode))
@@ -162,11 +164,53 @@ static void count(struct fcp_job *job, enum fcp_action a)
 		atomic_fetch_add(&job->c.updated, 1);
 }
 
+/*
+ * A regular file with more names in the copy (hard links kept): up to
+ * date under one name, it must also be the same inode as the copies of
+ * its other names. The first name planned tells the hard-link map which
+ * inode that is (links.c); a later name found up to date on another inode
+ * is linked again, as is every later name of a file copied anew (the copy
+ * path). A dry run says "link" for each name after the first that would be
+ * linked. Returns true when the name was settled here (linked, said, or
+ * queued behind its first name's copy).
+ */
+static bool link_settled(struct fcp_entry *e, enum fcp_action a)
+{
+	bool dry = e->job->o->dry_run, up = a == FCP_ACT_SKIP || a == FCP_ACT_META;
+	struct fcp_hl_entry *hl;
+	int r;
+
+	if (!(e->job->o->preserve & FCP_PRESERVE_LINKS) || e->st.stx_nlink < 2 ||
+	    !S_ISREG(e->st.stx_mode) || (!dry && !up))
+		return false;
+	switch (fcp_hl_claim(e->job, &e->st, e->d, e->name, e->dst_name, &hl)) {
+	case FCP_HL_FIRST:
+		fcp_hl_found(e->w, hl, up ? e->dst_ino : 0);
+		return false;
+	case FCP_HL_QUEUED:
+		return true; /* linked, or said, when the first name is done */
+	case FCP_HL_LINK:
+		break;
+	}
+	if (up && fcp_hl_copy_ino(hl) == e->dst_ino)
+		return false;
+	if (dry) {
+		char *p = fcp_dir_dst_path(e->d, e->dst_name);
+		fcp_report_plan(e->job, "link", p);
+		free(p);
+	} else if ((r = fcp_hl_link(e->w, hl, e->d, e->dst_name)) < 0) {
+		fcp_entry_fail(e, "cannot create hard link", r);
+	}
+	return true;
+}
+
 bool fcp_plan_settled(struct fcp_entry *e)
 {
 	enum fcp_action a = fcp_plan_entry(e);
 	struct fcp_at dst = FCP_AT_NAME(e->d->dst_fd, e->dst_name);
 
+	if (link_settled(e, a))
+		return true;
 	if (e->job->o->dry_run) {
 		show(e->job, a, e->d, e->dst_name);
 		count(e->job, a);
