@@ -57,7 +57,10 @@ build/fastcp: build/src/fastcp.o build/libfastcp.a build/config.mk
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter %.o %.a,$^) $(LIBS)
 
 build/fastcp-bench: $(BENCH_OBJ) build/libfastcp.a build/config.mk
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter %.o %.a,$^) $(LIBS) -lm
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter %.o %.a,$^) $(LIBS) $(FUSE_LIBS) -lm
+
+# compare --source-latency serves the source through libfuse3 (latfs.c).
+build/src/bench/latfs.o: CFLAGS += $(FUSE_CFLAGS)
 
 build/tests/unit/%: tests/unit/%.c build/libfastcp.a build/config.h
 	@mkdir -p $(dir $@)

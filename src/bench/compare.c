@@ -11,6 +11,9 @@
  *   3. time the command plus a syncfs() of the destination filesystem, so
  *      that a tool cannot win by leaving dirty pages behind;
  *   4. verify the copy against the source; a wrong copy is FAILED, not timed.
+ * With --source-latency the commands read the source through a FUSE
+ * passthrough that delays every round trip (latfs.c), mounted for the
+ * session; the copy is verified against the source itself.
  * Rounds are interleaved, each in a seeded random order, and a command does
  * not follow the same one twice while another could (struct order), so
  * that drift of a shared machine, and what one run leaves to the next,
@@ -50,6 +53,8 @@ static void compare_usage(FILE *f)
 		"  --prepare 'CMD'     run before each run, untimed, e.g. 'cp -a {src}/. {dst}'\n"
 		"  --mutate 'CMD'      run after it, untimed, to change the source or destination\n"
 		"  --fresh-fs TYPE     a new xfs, ext4 or btrfs loopback fs per run (root)\n"
+		"  --source-latency MS the commands read SRC through a FUSE passthrough that\n"
+		"                      waits MS milliseconds in every round trip (0: its own cost)\n"
 		"  --fs-size SIZE      size of that filesystem (default: from the source)\n"
 		"  --work-dir DIR      where destinations are made (default: SRC's parent)\n"
 		"  --json FILE         all figures, machine-readable\n"
@@ -176,9 +181,9 @@ static int cache_mode(struct cmp *c, const char *dst)
 		drop_caches(c);
 		return 0;
 	}
-	ret = bench_tree_read(c->src);
+	ret = bench_tree_read(c->cmd_src);
 	if (ret < 0)
-		return bench_syserr(ret, "read", c->src), ret;
+		return bench_syserr(ret, "read", c->cmd_src), ret;
 	ret = c->prepare ? bench_tree_read(dst) : 0;
 	if (ret == -ENOENT) /* the prepare made no destination */
 		return 0;
@@ -230,14 +235,19 @@ static int time_and_verify(struct cmp *c, struct cmp_run *run, const char *line,
 	double t0, t1;
 	int ret;
 
+	struct latfs_sample l0, l1;
+
 	if (pfd < 0)
 		return bench_syserr(pfd, "open", parent), pfd;
+	l0 = latfs_sample(&c->lat);
 	t0 = bench_now();
 	ret = bench_run_shell(line, &p);
 	t1 = bench_now();
 	if (ret >= 0)
 		bench_syncfs(pfd);
 	run->wall = bench_now() - t0;
+	l1 = latfs_sample(&c->lat);
+	latfs_between(&l0, &l1, &run->trips, &run->inflight);
 	run->sync = run->wall - (t1 - t0);
 	fcp_sys_close(pfd);
 	if (ret < 0)
@@ -275,7 +285,7 @@ static int run_once(struct cmp *c, struct cmp_cmd *cmd, struct freshfs *fs, bool
 	if (ret >= 0)
 		ret = prepare(c, run, parent, dev);
 	if (ret >= 0 && !bench_interrupted) {
-		line = expand(cmd->tmpl, c->src, dst);
+		line = expand(cmd->tmpl, c->cmd_src, dst);
 		/* a failed --prepare or --mutate (ret 1) is the run's FAILED */
 		ret = ret ? 0 : time_and_verify(c, run, line, parent, dst);
 		if (timed)
@@ -488,6 +498,7 @@ static int parse_options(int argc, char **argv, struct cmp *c, struct cmp_args *
 		{ "prepare", required_argument, NULL, 'p' },
 		{ "mutate", required_argument, NULL, 'm' },
 		{ "fresh-fs", required_argument, NULL, 'f' },
+		{ "source-latency", required_argument, NULL, 'L' },
 		{ "fs-size", required_argument, NULL, 'z' },
 		{ "work-dir", required_argument, NULL, 'd' },
 		{ "json", required_argument, NULL, 'j' },
@@ -529,6 +540,14 @@ static int parse_options(int argc, char **argv, struct cmp *c, struct cmp_args *
 			if (bench_parse_size(optarg, &c->fs_size) < 0 || c->fs_size < 64 * BENCH_MiB)
 				return bench_err("invalid --fs-size '%s' (at least 64M)", optarg), -EINVAL;
 			break;
+		case 'L': {
+			char *end;
+			c->latency_ms = strtod(optarg, &end);
+			if (end == optarg || *end || !(c->latency_ms >= 0 && c->latency_ms <= 10000))
+				return bench_err("invalid --source-latency '%s' (0 to 10000 ms)", optarg),
+				       -EINVAL;
+			break;
+		}
 		case 'p': c->prepare = optarg; break;
 		case 'm': c->mutate = optarg; break;
 		case 'd': c->workdir_parent = optarg; break;
@@ -609,6 +628,9 @@ static int check_setup(struct cmp *c, const struct cmp_args *a)
 		return bench_err("--cold and --warm exclude each other"), -EINVAL;
 	if (c->fresh_fs && !bench_is_root())
 		return bench_err("--fresh-fs needs root (mkfs, loop devices, mount)"), -EPERM;
+	if (c->latency_ms >= 0 && !latfs_available())
+		return bench_err("--source-latency needs a build with libfuse3 and /dev/fuse"),
+		       -ENOTSUP;
 	c->cold = a->cold || (!a->warm && bench_is_root());
 	if (!a->seeded)
 		c->seed = default_seed(c);
@@ -637,8 +659,32 @@ static void cmp_free(struct cmp *c)
 		free(c->cmds[i].runs);
 	}
 	free(c->cmds);
+	if (c->cmd_src != c->src)
+		free(c->cmd_src);
 	free((char *)c->src);
 	free(c->workdir);
+}
+
+/* --source-latency: the server for the session, in the work directory. */
+static int start_latency(struct cmp *c)
+{
+	char *mnt;
+	int ret;
+
+	c->cmd_src = (char *)c->src;
+	if (c->latency_ms < 0)
+		return 0;
+	mnt = bench_path_join(c->workdir, "source");
+	ret = fcp_sys_mkdirat(AT_FDCWD, mnt, 0700);
+	if (ret == 0)
+		ret = latfs_start(&c->lat, c->src, mnt, c->latency_ms);
+	if (ret < 0) {
+		bench_syserr(ret, "serve the source with latency at", mnt);
+		free(mnt);
+		return ret;
+	}
+	c->cmd_src = mnt;
+	return 0;
 }
 
 static int compare(struct cmp *c)
@@ -646,7 +692,10 @@ static int compare(struct cmp *c)
 	int ret;
 
 	bench_signals_install();
-	ret = run_session(c);
+	ret = start_latency(c);
+	if (ret == 0)
+		ret = run_session(c);
+	latfs_stop(&c->lat);
 	remove_workdir(c);
 	bench_signals_reraise();
 	if (c->cmds[0].nruns == 0)
@@ -665,7 +714,7 @@ static int compare(struct cmp *c)
 
 int bench_compare_main(int argc, char **argv)
 {
-	struct cmp c = { .rounds = 3 };
+	struct cmp c = { .rounds = 3, .latency_ms = -1 };
 	struct cmp_args a = { 0 };
 	bool dashdash = false;
 	char *parent = NULL;

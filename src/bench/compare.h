@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "bench.h"
+#include "latfs.h"
 
 struct cmp_run {
 	bool ok;           /* the command succeeded and the copy verified */
@@ -18,6 +19,8 @@ struct cmp_run {
 	long maxrss_kib;
 	double setup;      /* seconds of --prepare and --mutate, not timed */
 	char *error;       /* why it FAILED (malloc'd), NULL when ok */
+	uint64_t trips;    /* --source-latency: round trips to the source */
+	double inflight;   /* and how many were in flight on average */
 };
 
 struct cmp_cmd {
@@ -39,6 +42,9 @@ struct cmp {
 	const char *prepare; /* --prepare and --mutate templates, or NULL */
 	const char *mutate;
 	const char *fresh_fs;
+	double latency_ms;  /* --source-latency, or < 0 */
+	struct latfs lat;   /* its server */
+	char *cmd_src;      /* {src} of the commands: src, or lat's mount */
 	uint64_t fs_size;
 	const char *json_path, *svg_path;
 	struct bench_tree_stats st;
@@ -50,6 +56,7 @@ struct cmp {
 struct cmp_summary {
 	int ok, failed;
 	double median, min, max, sync, user, sys;
+	double trips, inflight; /* medians, --source-latency */
 	long maxrss_kib;
 };
 void cmp_summarise(const struct cmp_cmd *c, struct cmp_summary *s);

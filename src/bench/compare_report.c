@@ -22,6 +22,8 @@ void cmp_summarise(const struct cmp_cmd *c, struct cmp_summary *s)
 	double *u = bench_xmalloc(sizeof(double) * (c->nruns + 1));
 	double *y = bench_xmalloc(sizeof(double) * (c->nruns + 1));
 	double *z = bench_xmalloc(sizeof(double) * (c->nruns + 1));
+	double *t = bench_xmalloc(sizeof(double) * (c->nruns + 1));
+	double *f = bench_xmalloc(sizeof(double) * (c->nruns + 1));
 
 	memset(s, 0, sizeof(*s));
 	s->min = INFINITY;
@@ -32,6 +34,8 @@ void cmp_summarise(const struct cmp_cmd *c, struct cmp_summary *s)
 			s->failed++;
 			continue;
 		}
+		t[s->ok] = (double)r->trips;
+		f[s->ok] = r->inflight;
 		w[s->ok] = r->wall;
 		z[s->ok] = r->sync;
 		u[s->ok] = r->user;
@@ -44,12 +48,16 @@ void cmp_summarise(const struct cmp_cmd *c, struct cmp_summary *s)
 	s->sync = bench_median(z, s->ok);
 	s->user = bench_median(u, s->ok);
 	s->sys = bench_median(y, s->ok);
+	s->trips = bench_median(t, s->ok);
+	s->inflight = bench_median(f, s->ok);
 	if (!s->ok)
 		s->min = s->max = NAN;
 	free(w);
 	free(u);
 	free(y);
 	free(z);
+	free(t);
+	free(f);
 }
 
 /* A command as a Markdown table cell: '|' would end the cell. */
@@ -82,6 +90,10 @@ static void print_header(const struct cmp *c)
 	if (c->fresh_fs)
 		printf("; a fresh %s loopback filesystem of %.0f MiB for every run", c->fresh_fs,
 		       c->fs_size / (double)BENCH_MiB);
+	if (c->latency_ms >= 0)
+		printf("; the commands read the source through a FUSE passthrough that waits "
+		       "%g ms in every round trip (lookup, getattr, open, read, readdir, xattrs)",
+		       c->latency_ms);
 	printf(".\n\n");
 	if (c->prepare || c->mutate) {
 		printf("Before each run, untimed and before the cache step:");
@@ -121,6 +133,26 @@ static void print_row(const struct cmp *c, int i, double first)
 	       c->st.files / s.median, s.user, s.sys, s.maxrss_kib / 1024.0, ratio);
 }
 
+/* --source-latency: how many round trips each tool made, and how many it
+ * kept in flight together (their total duration over the run's). */
+static void print_trips(const struct cmp *c)
+{
+	printf("\n| # | command | round trips | in flight (average) |\n|---|---|---|---|\n");
+	for (int i = 0; i < c->ncmd; i++) {
+		struct cmp_summary s;
+
+		cmp_summarise(&c->cmds[i], &s);
+		printf("| %d | ", i + 1);
+		md_code(c->cmds[i].tmpl);
+		if (s.ok)
+			printf(" | %.0f | %.1f |\n", s.trips, s.inflight);
+		else
+			printf(" | FAILED | |\n");
+	}
+	printf("\nRound trips to the source during the run (medians), counted by the FUSE "
+	       "server; in flight: the sum of their durations over the run's time.\n");
+}
+
 void cmp_print_report(const struct cmp *c)
 {
 	struct cmp_summary first;
@@ -137,6 +169,8 @@ void cmp_print_report(const struct cmp *c)
 	       "(after the command exited); CPU is the median "
 	       "of user and system seconds of the command's process tree; peak RSS is the "
 	       "largest over the runs. A failed run is never timed.\n");
+	if (c->latency_ms >= 0)
+		print_trips(c);
 	for (int i = 0, first_fail = 1; i < c->ncmd; i++)
 		for (int r = 0; r < c->cmds[i].nruns; r++)
 			if (!c->cmds[i].runs[r].ok) {
@@ -167,6 +201,10 @@ static void json_command(struct json *j, const struct cmp *c, int i, double firs
 	json_num(j, "sys_s", s.sys);
 	json_int(j, "peak_rss_kib", s.maxrss_kib);
 	json_num(j, "ratio_to_first", first > 0 ? s.median / first : NAN);
+	if (c->latency_ms >= 0) {
+		json_num(j, "round_trips", s.trips);
+		json_num(j, "in_flight", s.inflight);
+	}
 	json_arr(j, "runs");
 	for (int r = 0; r < cmd->nruns; r++) {
 		const struct cmp_run *run = &cmd->runs[r];
@@ -179,6 +217,10 @@ static void json_command(struct json *j, const struct cmp *c, int i, double firs
 		json_num(j, "user_s", run->user);
 		json_num(j, "sys_s", run->sys);
 		json_int(j, "peak_rss_kib", run->maxrss_kib);
+		if (c->latency_ms >= 0) {
+			json_int(j, "round_trips", (int64_t)run->trips);
+			json_num(j, "in_flight", run->inflight);
+		}
 		if (c->prepare || c->mutate)
 			json_num(j, "setup_s", run->setup);
 		json_str(j, "error", run->error);
@@ -214,6 +256,7 @@ int cmp_write_json(const struct cmp *c)
 	json_str(&j, "mutate", c->mutate);
 	json_str(&j, "fresh_fs", c->fresh_fs);
 	json_int(&j, "fs_size", c->fresh_fs ? (int64_t)c->fs_size : 0);
+	json_num(&j, "source_latency_ms", c->latency_ms >= 0 ? c->latency_ms : NAN);
 	json_arr(&j, "commands");
 	for (int i = 0; i < c->ncmd; i++)
 		json_command(&j, c, i, first.ok ? first.median : 0);
