@@ -29,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
@@ -53,6 +54,8 @@ static void compare_usage(FILE *f)
 		"  --prepare 'CMD'     run before each run, untimed, e.g. 'cp -a {src}/. {dst}'\n"
 		"  --mutate 'CMD'      run after it, untimed, to change the source or destination\n"
 		"  --fresh-fs TYPE     a new xfs, ext4 or btrfs loopback fs per run (root)\n"
+		"  --write-limit RATE  the fresh filesystem's device written at most RATE bytes/s\n"
+		"                      (K, M, G: binary), e.g. 30M, 100M\n"
 		"  --source-latency MS the commands read SRC through a FUSE passthrough that\n"
 		"                      waits MS milliseconds in every round trip (0: its own cost)\n"
 		"  --fs-size SIZE      size of that filesystem (default: from the source)\n"
@@ -227,7 +230,7 @@ static int dev_of(const char *path, dev_t *dev)
 
 /* Step 3 and 4: time the command and the sync, then check the copy. */
 static int time_and_verify(struct cmp *c, struct cmp_run *run, const char *line,
-			   const char *parent, const char *dst)
+			   const char *parent, const char *dst, dev_t wdev)
 {
 	struct bench_proc p;
 	char why[512], status[64];
@@ -239,6 +242,8 @@ static int time_and_verify(struct cmp *c, struct cmp_run *run, const char *line,
 
 	if (pfd < 0)
 		return bench_syserr(pfd, "open", parent), pfd;
+	if (c->wl.rate && (ret = wlimit_apply(&c->wl, wdev)) < 0)
+		return fcp_sys_close(pfd), ret;
 	l0 = latfs_sample(&c->lat);
 	t0 = bench_now();
 	ret = bench_run_shell(line, &p);
@@ -247,6 +252,7 @@ static int time_and_verify(struct cmp *c, struct cmp_run *run, const char *line,
 		bench_syncfs(pfd);
 	run->wall = bench_now() - t0;
 	l1 = latfs_sample(&c->lat);
+	wlimit_clear(&c->wl);
 	latfs_between(&l0, &l1, &run->trips, &run->inflight);
 	run->sync = run->wall - (t1 - t0);
 	fcp_sys_close(pfd);
@@ -269,6 +275,14 @@ static int time_and_verify(struct cmp *c, struct cmp_run *run, const char *line,
 	return 0;
 }
 
+/* The block device of a fresh filesystem (--write-limit), or 0. */
+static dev_t loop_dev(const struct freshfs *fs)
+{
+	struct stat st;
+
+	return fs && stat(fs->loopdev, &st) == 0 ? st.st_rdev : 0;
+}
+
 /* One run of cmd; a warm-up run (timed == false) goes through every step
  * but is not recorded. */
 static int run_once(struct cmp *c, struct cmp_cmd *cmd, struct freshfs *fs, bool timed)
@@ -287,7 +301,7 @@ static int run_once(struct cmp *c, struct cmp_cmd *cmd, struct freshfs *fs, bool
 	if (ret >= 0 && !bench_interrupted) {
 		line = expand(cmd->tmpl, c->cmd_src, dst);
 		/* a failed --prepare or --mutate (ret 1) is the run's FAILED */
-		ret = ret ? 0 : time_and_verify(c, run, line, parent, dst);
+		ret = ret ? 0 : time_and_verify(c, run, line, parent, dst, loop_dev(fs));
 		if (timed)
 			fprintf(stderr, "round %d  ", ++cmd->nruns);
 		else
@@ -499,6 +513,7 @@ static int parse_options(int argc, char **argv, struct cmp *c, struct cmp_args *
 		{ "mutate", required_argument, NULL, 'm' },
 		{ "fresh-fs", required_argument, NULL, 'f' },
 		{ "source-latency", required_argument, NULL, 'L' },
+		{ "write-limit", required_argument, NULL, 'W' },
 		{ "fs-size", required_argument, NULL, 'z' },
 		{ "work-dir", required_argument, NULL, 'd' },
 		{ "json", required_argument, NULL, 'j' },
@@ -548,6 +563,11 @@ static int parse_options(int argc, char **argv, struct cmp *c, struct cmp_args *
 				       -EINVAL;
 			break;
 		}
+		case 'W':
+			if (bench_parse_size(optarg, &c->wl.rate) < 0 || c->wl.rate < 64 * 1024)
+				return bench_err("invalid --write-limit '%s' (64K at least)", optarg),
+				       -EINVAL;
+			break;
 		case 'p': c->prepare = optarg; break;
 		case 'm': c->mutate = optarg; break;
 		case 'd': c->workdir_parent = optarg; break;
@@ -628,6 +648,10 @@ static int check_setup(struct cmp *c, const struct cmp_args *a)
 		return bench_err("--cold and --warm exclude each other"), -EINVAL;
 	if (c->fresh_fs && !bench_is_root())
 		return bench_err("--fresh-fs needs root (mkfs, loop devices, mount)"), -EPERM;
+	if (c->wl.rate && !c->fresh_fs)
+		return bench_err("--write-limit needs --fresh-fs: the limit is on the device"), -EINVAL;
+	if (c->wl.rate && wlimit_setup(&c->wl, c->wl.rate) < 0)
+		return -ENOTSUP;
 	if (c->latency_ms >= 0 && !latfs_available())
 		return bench_err("--source-latency needs a build with libfuse3 and /dev/fuse"),
 		       -ENOTSUP;
@@ -659,6 +683,7 @@ static void cmp_free(struct cmp *c)
 		free(c->cmds[i].runs);
 	}
 	free(c->cmds);
+	wlimit_release(&c->wl);
 	if (c->cmd_src != c->src)
 		free(c->cmd_src);
 	free((char *)c->src);
@@ -692,6 +717,7 @@ static int compare(struct cmp *c)
 	int ret;
 
 	bench_signals_install();
+	bench_run_set_hook(wlimit_join, &c->wl);
 	ret = start_latency(c);
 	if (ret == 0)
 		ret = run_session(c);

@@ -10,6 +10,7 @@
 
 #include "bench.h"
 #include "latfs.h"
+#include "wlimit.h"
 
 struct cmp_run {
 	bool ok;           /* the command succeeded and the copy verified */
@@ -45,6 +46,7 @@ struct cmp {
 	double latency_ms;  /* --source-latency, or < 0 */
 	struct latfs lat;   /* its server */
 	char *cmd_src;      /* {src} of the commands: src, or lat's mount */
+	struct wlimit wl;   /* --write-limit (wl.rate 0: none) */
 	uint64_t fs_size;
 	const char *json_path, *svg_path;
 	struct bench_tree_stats st;

@@ -90,6 +90,9 @@ static void print_header(const struct cmp *c)
 	if (c->fresh_fs)
 		printf("; a fresh %s loopback filesystem of %.0f MiB for every run", c->fresh_fs,
 		       c->fs_size / (double)BENCH_MiB);
+	if (c->wl.rate)
+		printf("; writes to that filesystem's device limited to %.1f MB/s (%s) during "
+		       "the timed part", c->wl.rate / BENCH_MB, wlimit_how(&c->wl));
 	if (c->latency_ms >= 0)
 		printf("; the commands read the source through a FUSE passthrough that waits "
 		       "%g ms in every round trip (lookup, getattr, open, read, readdir, xattrs)",
@@ -256,6 +259,7 @@ int cmp_write_json(const struct cmp *c)
 	json_str(&j, "mutate", c->mutate);
 	json_str(&j, "fresh_fs", c->fresh_fs);
 	json_int(&j, "fs_size", c->fresh_fs ? (int64_t)c->fs_size : 0);
+	json_int(&j, "write_limit_bps", (int64_t)c->wl.rate);
 	json_num(&j, "source_latency_ms", c->latency_ms >= 0 ? c->latency_ms : NAN);
 	json_arr(&j, "commands");
 	for (int i = 0; i < c->ncmd; i++)

@@ -47,11 +47,22 @@ void bench_signals_reraise(void)
 	raise(sig);
 }
 
+static void (*hook)(const void *);
+static const void *hook_arg;
+
+void bench_run_set_hook(void (*fn)(const void *), const void *arg)
+{
+	hook = fn;
+	hook_arg = arg;
+}
+
 static void child(char *const argv[], int errfd)
 {
 	int null = open("/dev/null", O_RDWR);
 
 	setpgid(0, 0);
+	if (hook)
+		hook(hook_arg);
 	if (null >= 0) {
 		dup2(null, 0);
 		dup2(null, 1);

@@ -24,6 +24,9 @@ struct bench_proc {
  * Returns 0 when the child ran (see p->status), -errno when it could not.
  */
 int bench_run_argv(char *const argv[], struct bench_proc *p);
+
+/* Call fn(arg) in every child before it runs its command (NULL: none). */
+void bench_run_set_hook(void (*fn)(const void *), const void *arg);
 /* Run a command line through /bin/sh -c. */
 int bench_run_shell(const char *cmdline, struct bench_proc *p);
 /* True when the child exited with status 0. */
