@@ -170,8 +170,9 @@ static inline bool fcp_statx_same_inode(const struct statx *a, const struct stat
 /* device.c: is the block device dev (major << 32 | minor) rotational? */
 bool fcp_dev_rotational(uint64_t dev);
 
-/* sched.c: the worker pool. */
-int fcp_sched_create(struct fcp_job *job, int threads);
+/* sched.c: the worker pool: threads workers, grown up to max while they
+ * wait rather than work (max == threads: a fixed pool). */
+int fcp_sched_create(struct fcp_job *job, int threads, int max);
 void fcp_sched_push(struct fcp_worker *w, struct fcp_item *it);
 /* Push from outside any worker (before the run). */
 void fcp_sched_push_initial(struct fcp_job *job, struct fcp_item *it);
@@ -220,10 +221,11 @@ int fcp_dir_pin(struct fcp_job *job, struct fcp_dir *d);
 /* Over the budget, ancestors of d nobody works in give theirs back. */
 void fcp_dir_unpin(struct fcp_job *job, struct fcp_dir *d);
 /* Raise the soft descriptor limit to the hard one and share it out: at most
- * *threads workers (lowered to fit), job->batch_max, job->dir_budget;
+ * *threads workers (lowered to fit) to start with, growing to *max (lowered
+ * to fit), job->batch_max, job->dir_budget;
  * dir_roots: the operands that may be directories (root copies hold
  * descriptors until the job ends). */
-void fcp_dir_budget(struct fcp_job *job, int *threads, int dir_roots);
+void fcp_dir_budget(struct fcp_job *job, int *threads, int *max, int dir_roots);
 
 /* entry.c: copy one entry of an open directory (ENTRY item). */
 void fcp_entry_copy(struct fcp_worker *w, struct fcp_item *it);
