@@ -65,6 +65,9 @@ struct fcp_options {
 	bool move;              /* --move: rename, or copy durably (as --sync
 				   --fsync) and then remove each source item
 				   whose copy is in place (lib/move.c) */
+	bool resume;            /* --resume: files from 1 GiB record their
+				   durable part; a killed run's is finished
+				   from there (lib/resume.c) */
 	FILE *out;              /* where --dry-run lines go; NULL = stdout */
 };
 

@@ -37,6 +37,8 @@ struct fcp_root {
 	int adopt_fd;           /* --sync: a killed run's hidden copy of it, locked, to
 				   finish (leftover.c), or -1 */
 	char *adopt_name;       /* and its temporary name */
+	bool adopted;           /* the copy is that one: its files under final
+				   names may be a killed run's (resume.c) */
 };
 
 struct fcp_dir {
@@ -147,6 +149,7 @@ struct fcp_job {
 	int cpus;                    /* CPUs this process may run on */
 	atomic_int unnamed;          /* how new files are linked (dest.c) */
 	atomic_int chunk_runners;    /* workers copying chunks right now */
+	atomic_bool resume_warned;   /* --resume could not record: said once */
 	atomic_llong delete_taken;   /* deletions begun, against --max-delete */
 	atomic_bool delete_stopped;  /* --max-delete reached: no more */
 	/* Descriptors, budgeted from RLIMIT_NOFILE (dirfds.c): directories open

@@ -26,6 +26,27 @@ written() { # bytes written to the destination device so far, after a sync
 	sync -f "$D"
 	echo $(($(awk '{print $7}' "/sys/block/$dev/stat") * 512))
 }
+# The killed runs read the source at most 300 MB/s (a cgroup v1 blkio
+# throttle on its loop device, its cache dropped first): the kill then
+# lands mid-copy, not after a copy that outran its records.
+CG=/sys/fs/cgroup/blkio/fcp-test.$$ sdev=$(basename "$(findmnt -n -o SOURCE "$T/s")")
+if mkdir "$CG" 2>/dev/null; then
+	trap 'rc=$?; rmdir "$CG" 2>/dev/null; (exit $rc); t_cleanup_' EXIT
+	echo "$(cat "/sys/block/$sdev/dev") 300000000" >"$CG/blkio.throttle.read_bps_device" ||
+		CG=
+else
+	CG=
+fi
+[ -n "$CG" ] || note "no blkio cgroup here: the kills may come late, and are tried again"
+slowly() { # in the background only: it becomes the command (exec)
+	sync -f "$S/big"
+	dd if="$S/big" iflag=nocache count=0 status=none
+	if [ -n "$CG" ]; then
+		exec sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$CG" "$@"
+	else
+		exec "$@"
+	fi
+}
 record() { getfattr --only-values -n user.fastcp.resume "$1" 2>/dev/null; }
 done_of() { record "$1" | sed -n 's/.* done=\([0-9]*\) .*/\1/p'; }
 
@@ -38,7 +59,7 @@ kill_at_third() {
 	shift
 	for try in 1 2 3; do
 		eval "$CLEAN"
-		"$FASTCP" "$@" >/dev/null 2>"$T/err" &
+		slowly "$FASTCP" "$@" >/dev/null 2>"$T/err" &
 		pid=$!
 		while kill -0 "$pid" 2>/dev/null; do
 			for f in $glob; do
@@ -86,19 +107,11 @@ CLEAN="rm -rf '$D/b'; mkdir '$D/b'"
 kill_at_third "$D/b/.fcp-resume-*" --resume -T "$S" "$D/b"
 check_absent "$D/b/big" "a killed copy appeared under its final name"
 W0=$(written)
-strace -f -qq -o "$T/trace" -e trace=fdatasync,fsetxattr,fremovexattr \
-	"$FASTCP" --sync --resume -T "$S" "$D/b" 2>"$T/err" || fail "re-run: $(cat "$T/err")"
+run_fcp --sync --resume -T "$S" "$D/b"
+check_rc 0
 resumed "file in an existing directory"
 check_tree "$S" "$D/b"
 check_no_temp "$D"
-# Each record follows an fdatasync of its file, made since the last one.
-awk '/fdatasync\(/ { sub(/.*fdatasync\(/, ""); synced[$0 + 0] = 1 }
-     /fsetxattr\(.*user\.fastcp\.resume/ { sub(/.*fsetxattr\(/, ""); fd = $0 + 0
-	if (!synced[fd]) { print "record without fdatasync on fd " fd; bad = 1 }
-	synced[fd] = 0; n++ }
-     END { if (!n) { print "no record written"; bad = 1 }; exit bad }' "$T/trace" ||
-	fail "records and syncs: $(grep -E 'fdatasync|resume' "$T/trace" | head)"
-grep -q 'fremovexattr(.*user\.fastcp\.resume' "$T/trace" || fail "the record was not removed"
 rm -rf "$D/b"
 
 # 3. The source changed between the runs, in a part already copied: size
@@ -118,7 +131,23 @@ check_tree "$S" "$D/c"
 check_no_temp "$D"
 rm -rf "$D/c"
 
-# 4. Without --resume: no record and no fdatasync at all.
+# 4. A whole copy with --resume: each record follows an fdatasync of its
+# file made since the record before; the record goes before the rename.
+strace -f -qq -o "$T/trace" -e trace=fdatasync,fsetxattr,fremovexattr,rename,renameat,renameat2 \
+	"$FASTCP" --resume "$S" "$D/e" 2>"$T/err" || fail "copy with --resume: $(cat "$T/err")"
+check_tree "$S" "$D/e"
+check_no_temp "$D"
+awk '/fdatasync\(/ { sub(/.*fdatasync\(/, ""); synced[$0 + 0] = 1 }
+     /fsetxattr\(.*user\.fastcp\.resume/ { sub(/.*fsetxattr\(/, ""); fd = $0 + 0
+	if (!synced[fd]) { print "record without fdatasync on fd " fd; bad = 1 }
+	synced[fd] = 0; n++ }
+     /fremovexattr\(.*user\.fastcp\.resume/ { gone = 1 }
+     /rename/ && !gone { print "renamed before the record went"; bad = 1 }
+     END { if (!n) { print "no record written"; bad = 1 }; exit bad }' "$T/trace" ||
+	fail "records and syncs: $(grep -E 'fdatasync|resume|rename' "$T/trace" | head)"
+rm -rf "$D/e"
+
+# 5. Without --resume: no record and no fdatasync at all.
 strace -f -qq -o "$T/trace" -e trace=fdatasync,fsync,fsetxattr \
 	"$FASTCP" "$S" "$D/e" 2>"$T/err" || fail "plain copy: $(cat "$T/err")"
 check_tree "$S" "$D/e"
