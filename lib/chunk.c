@@ -147,6 +147,26 @@ bool fcp_chunk_start(struct fcp_entry *e, const struct fcp_xfer *x, struct fcp_h
 	return true;
 }
 
+/* Stopped (a signal, a full destination) with a record on it: the file
+ * stays under its name for the next --sync --resume, and the job says
+ * where (in a hidden root copy, the copy left is named instead). It
+ * failed all the same. */
+static void keep(struct fcp_bigfile *b, int err)
+{
+	struct fcp_entry *e = &b->e;
+
+	fcp_entry_fail(e, "cannot copy", err);
+	if (!b->tmp.final) {
+		char *p = fcp_dir_dst_path(e->d, b->tmp.name);
+		fcp_report_error(e->job, "the copy so far is kept for --sync --resume as", p, 0);
+		free(p);
+		atomic_fetch_add(&e->job->c.kept, 1);
+	}
+	close(b->x.out);
+	close(e->src_fd);
+	fcp_hl_done(e->w, b->hl, false);
+}
+
 static void land_last(struct fcp_worker *w, struct fcp_bigfile *b)
 {
 	struct fcp_dir *d = b->e.d;
@@ -160,7 +180,10 @@ static void land_last(struct fcp_worker *w, struct fcp_bigfile *b)
 	/* Whole: the record goes before the metadata (and the name). */
 	if (!err && b->has_record)
 		fcp_resume_forget(b->x.out);
-	fcp_file_finish(&b->e, b->hl, b->x.out, &b->tmp, err, "cannot copy");
+	if (err && b->has_record && atomic_load(&b->e.job->stop))
+		keep(b, err);
+	else
+		fcp_file_finish(&b->e, b->hl, b->x.out, &b->tmp, err, "cannot copy");
 	fcp_dir_unpin(b->e.job, d); /* pinned since fcp_chunk_start() */
 	pthread_mutex_destroy(&b->wlock);
 	if (b->done)

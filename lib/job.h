@@ -114,6 +114,7 @@ struct fcp_counters {
 	atomic_ullong leftovers;     /* of interrupted runs, found (leftover.c) */
 	atomic_ullong unchanged, updated, deleted; /* plan.c, delete.c */
 	atomic_ullong moved;         /* --move: sources renamed or removed (move.c) */
+	atomic_ullong kept;          /* --resume: stopped files kept to resume (chunk.c) */
 	atomic_ullong warnings[FCP_WARN_KINDS];
 };
 

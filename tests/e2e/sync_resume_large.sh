@@ -50,7 +50,7 @@ slowly() { # in the background only: it becomes the command (exec)
 record() { getfattr --only-values -n user.fastcp.resume "$1" 2>/dev/null; }
 done_of() { record "$1" | sed -n 's/.* done=\([0-9]*\) .*/\1/p'; }
 
-# kill_at_third GLOB ARGS...: run fastcp ARGS and SIGKILL it as soon as the
+# kill_at_third GLOB ARGS...: run fastcp ARGS and SIGKILL (or $SIG) it as soon as the
 # record on the file GLOB names says a third of it is durable; DONE is then
 # what the record says after the kill. A copy that ends before is tried
 # again (up to 3 times, the destination emptied by the caller's CLEAN).
@@ -65,7 +65,7 @@ kill_at_third() {
 			for f in $glob; do
 				d=$(done_of "$f")
 				if [ -n "$d" ] && [ "$d" -ge $((SIZE / 3)) ]; then
-					kill -KILL "$pid"
+					kill -"${SIG:-KILL}" "$pid"
 					{ wait "$pid"; } 2>/dev/null
 					DONE=$(done_of "$f")
 					note "killed with $DONE of $SIZE bytes recorded ($f)"
@@ -106,10 +106,25 @@ mkdir "$D/b"
 CLEAN="rm -rf '$D/b'; mkdir '$D/b'"
 kill_at_third "$D/b/.fcp-resume-*" --resume -T "$S" "$D/b"
 check_absent "$D/b/big" "a killed copy appeared under its final name"
+RNAME=$(cd "$D/b" && echo .fcp-resume-*)
 W0=$(written)
 run_fcp --sync --resume -T "$S" "$D/b"
 check_rc 0
 resumed "file in an existing directory"
+check_tree "$S" "$D/b"
+check_no_temp "$D"
+rm -rf "$D/b"
+
+# 2b. Stopped by SIGTERM instead: the file stays (said so), and is resumed.
+CLEAN="rm -rf '$D/b'; mkdir '$D/b'"
+SIG=TERM kill_at_third "$D/b/.fcp-resume-*" --resume -T "$S" "$D/b"
+check_grep "the copy so far is kept for --sync --resume as '$D/b/.fcp-resume-[0-9a-f]*'" "$T/err"
+check_grep "1 unfinished copy left under a temporary name" "$T/err"
+check_nogrep "nothing partial was left" "$T/err"
+W0=$(written)
+run_fcp --sync --resume -T "$S" "$D/b"
+check_rc 0
+resumed "file kept by a stopped run"
 check_tree "$S" "$D/b"
 check_no_temp "$D"
 rm -rf "$D/b"
@@ -152,4 +167,28 @@ strace -f -qq -o "$T/trace" -e trace=fdatasync,fsync,fsetxattr \
 	"$FASTCP" "$S" "$D/e" 2>"$T/err" || fail "plain copy: $(cat "$T/err")"
 check_tree "$S" "$D/e"
 check_nogrep 'fdatasync\(|fsync\(|user\.fastcp\.resume' "$T/trace"
+rm -rf "$D/e"
+
+# 6. A symlink at the name a resumable file gets, owned by someone else:
+# neither followed, nor removed, nor written through; the copy goes under
+# an ordinary temporary name.
+mkdir "$D/f"
+echo keep >"$T/victim"
+ln -s "$T/victim" "$D/f/$RNAME"
+chown -h nobody "$D/f/$RNAME"
+run_fcp --sync --resume "$S/big" "$D/f/"
+check_rc 0
+check cmp "$S/big" "$D/f/big"
+check_link "$D/f/$RNAME" "the planted symlink went"
+check_eq "$(cat "$T/victim")" keep "written through the planted symlink"
+rm -rf "$D/f"
+
+# 7. A destination without user xattrs: said once, the copy is whole.
+mkdir "$D/g"
+faultfs_mount "$D/g" "$T/nox" --no-user-xattr
+run_fcp --resume "$S/big" "$T/nox/"
+check_rc 0
+check cmp "$S/big" "$T/nox/big"
+check_eq "$(grep -c 'warning: --resume cannot record progress' "$T/err")" 1 "the warning, once"
+check_no_temp "$T/nox"
 echo "resumed from the record, started over after a change, nothing recorded without --resume"
