@@ -76,10 +76,9 @@ static void resume_name(const char *final, char buf[FCP_TMPNAME_MAX])
 static bool record_read(int fd, int dirfd, const char *name, struct record *r, char **val)
 {
 	void *raw = NULL;
-	ssize_t n;
-	int at = -1;
-
 	struct statx st;
+	ssize_t n;
+	int at = -1, off = -1;
 
 	*val = NULL;
 	if (fd < 0 && (fd = at = fcp_sys_openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
@@ -96,7 +95,6 @@ static bool record_read(int fd, int dirfd, const char *name, struct record *r, c
 		(*val)[n] = 0;
 	}
 	free(raw);
-	int off = -1;
 	if (!*val || sscanf(*val, "fastcp-resume 1 dev=%llu ino=%llu size=%llu mtime=%lld.%u "
 				  "ctime=%lld.%u done=%lld name=%n",
 			    &r->dev, &r->ino, &r->size, &r->mtime, &r->mtime_ns, &r->ctime,
