@@ -65,6 +65,9 @@ struct fcp_options {
 	bool move;              /* --move: rename, or copy durably (as --sync
 				   --fsync) and then remove each source item
 				   whose copy is in place (lib/move.c) */
+	bool resume;            /* --resume: files from 1 GiB record their
+				   durable part; a killed run's is finished
+				   from there (lib/resume.c) */
 	FILE *out;              /* where --dry-run lines go; NULL = stdout */
 };
 
@@ -95,7 +98,8 @@ struct fcp_stats {
 	uint64_t deleted;        /* destination entries removed (--delete) */
 	uint64_t moved;          /* sources renamed or removed after their copy */
 	bool dry_run;            /* the counts say what would have been done */
-	uint64_t left_hidden;    /* unfinished new root copies left under a
+	uint64_t left_hidden;    /* unfinished new root copies (and, with
+				    --resume, large files) left under a
 				    temporary name (each reported with its path) */
 	uint64_t links_internal, links_external, links_relative, links_absolute;
 	uint64_t links_rewritten;

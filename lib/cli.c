@@ -49,6 +49,9 @@ static const char usage_text[] =
 	"      --mirror                  --sync --delete\n"
 	"      --move                    move: rename on one filesystem, else copy,\n"
 	"                                make durable, then remove the source\n"
+	"      --resume                  files from 1 GiB record their progress; a\n"
+	"                                re-run finishes them from there (implies\n"
+	"                                --sync)\n"
 	"      --dry-run                 say what would be copied, updated, deleted\n"
 	"                                and left unchanged; change nothing\n"
 	"  -v, --verbose, --stats        print a summary at the end\n"
@@ -63,7 +66,7 @@ static const char usage_text[] =
 enum {
 	OPT_SYMLINKS = 256, OPT_REFLINK, OPT_NO_PRESERVE, OPT_PRESERVE, OPT_FSYNC,
 	OPT_NO_URING, OPT_DIRECT_READ, OPT_HELP, OPT_VERSION, OPT_STATS,
-	OPT_DRY_RUN, OPT_DELETE, OPT_MAX_DELETE, OPT_MIRROR, OPT_MOVE,
+	OPT_DRY_RUN, OPT_DELETE, OPT_MAX_DELETE, OPT_MIRROR, OPT_MOVE, OPT_RESUME,
 };
 
 static const struct option longopts[] = {
@@ -87,6 +90,7 @@ static const struct option longopts[] = {
 	{ "max-delete", required_argument, NULL, OPT_MAX_DELETE },
 	{ "mirror", no_argument, NULL, OPT_MIRROR },
 	{ "move", no_argument, NULL, OPT_MOVE },
+	{ "resume", no_argument, NULL, OPT_RESUME },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "stats", no_argument, NULL, OPT_STATS },
 	{ "help", no_argument, NULL, OPT_HELP },
@@ -182,6 +186,9 @@ static int parse_one(int c, const char *arg, struct fcp_options *o)
 	case OPT_DELETE: o->delete_extra = true; break;
 	case OPT_MIRROR: o->sync = o->delete_extra = true; break;
 	case OPT_MOVE: o->move = true; break;
+	/* Finishing what a killed run left is --sync's work: implied, so
+	 * that the first run and the re-run can be one command. */
+	case OPT_RESUME: o->resume = o->sync = true; break;
 	case OPT_MAX_DELETE:
 		if (parse_count(arg, 0, 2147483647, &v) < 0)
 			return bad("invalid --max-delete count '%s' (0 to 2147483647)", arg);

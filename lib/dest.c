@@ -362,6 +362,7 @@ static int adopt(struct fcp_root *root, bool *created, char tmp[FCP_TMPNAME_MAX]
 
 	snprintf(tmp, FCP_TMPNAME_MAX, "%s", root->adopt_name);
 	root->adopt_fd = -1;
+	root->adopted = true;
 	*created = false;
 	return fd;
 }

@@ -42,11 +42,14 @@ void fcp_file_finish(struct fcp_entry *e, struct fcp_hl_entry *hl, int out,
 
 struct fcp_xfer;
 
+struct fcp_resume;
+
 /* chunk.c: if the file is large enough, copy its data in chunks, by this
  * worker and helpers (while the job has fewer runners than CPUs), and
- * return true; the last runner out finishes the file. */
+ * return true; the last runner out finishes the file. rs (--resume, else
+ * NULL): the chunks done already, and whether to record progress. */
 bool fcp_chunk_start(struct fcp_entry *e, const struct fcp_xfer *x, struct fcp_hl_entry *hl,
-		     const struct fcp_tmp *tmp);
+		     const struct fcp_tmp *tmp, const struct fcp_resume *rs);
 
 /* Report a failed entry with its source path. */
 void fcp_entry_fail(struct fcp_entry *e, const char *what, int err);

@@ -13,6 +13,7 @@
 #include "entry.h"
 #include "links.h"
 #include "meta.h"
+#include "resume.h"
 #include "sys.h"
 
 #include <errno.h>
@@ -59,10 +60,11 @@ out:
 void fcp_file_copy(struct fcp_entry *e)
 {
 	struct fcp_hl_entry *hl = NULL;
+	struct fcp_resume rs = { 0 };
+	bool resumable = fcp_resume_wanted(e), cloned = false;
 	struct fcp_tmp tmp;
 	struct fcp_xfer x;
-	bool cloned;
-	ssize_t r;
+	ssize_t r = 0;
 	int out;
 
 	if (fcp_entry_hardlink(e, &hl)) {
@@ -70,7 +72,10 @@ void fcp_file_copy(struct fcp_entry *e)
 		return;
 	}
 	e->create_mode = fcp_meta_create_mode(e->job, &e->st, e->d);
-	out = fcp_dest_create(e->w, e->d, &tmp, e->create_mode, e->dst_name);
+	out = resumable ? fcp_resume_open(e, &tmp, &rs)
+			: fcp_dest_create(e->w, e->d, &tmp, e->create_mode, e->dst_name);
+	if (rs.found)
+		e->create_mode = 0; /* a killed run made it: its mode is set at the end */
 	if (out < 0) {
 		fcp_entry_fail(e, "cannot create copy of", out);
 		close(e->src_fd);
@@ -80,12 +85,15 @@ void fcp_file_copy(struct fcp_entry *e)
 	x = xfer_of(e, out);
 	/* A clone is one call for the whole file: only a file that was not
 	 * cloned is shared out in chunks. */
-	r = fcp_data_clone(&x, &cloned);
+	if (!rs.done)
+		r = fcp_data_clone(&x, &cloned);
 	if (r >= 0 && !cloned) {
-		if (fcp_chunk_start(e, &x, hl, &tmp))
+		if (fcp_chunk_start(e, &x, hl, &tmp, resumable ? &rs : NULL))
 			return;
 		r = fcp_data_copy(&x);
 	}
+	if (rs.found) /* copied whole after all: its record goes */
+		fcp_resume_forget(out);
 	/* Start writing a medium file back now: the device writes it while
 	 * the next ones are read, instead of all at the final sync (mixed
 	 * workload cold: 0.84x the time). Not for small files (the writeback

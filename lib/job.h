@@ -37,6 +37,8 @@ struct fcp_root {
 	int adopt_fd;           /* --sync: a killed run's hidden copy of it, locked, to
 				   finish (leftover.c), or -1 */
 	char *adopt_name;       /* and its temporary name */
+	bool adopted;           /* the copy is that one: its files under final
+				   names may be a killed run's (resume.c) */
 };
 
 struct fcp_dir {
@@ -112,6 +114,7 @@ struct fcp_counters {
 	atomic_ullong leftovers;     /* of interrupted runs, found (leftover.c) */
 	atomic_ullong unchanged, updated, deleted; /* plan.c, delete.c */
 	atomic_ullong moved;         /* --move: sources renamed or removed (move.c) */
+	atomic_ullong kept;          /* --resume: stopped files kept to resume (chunk.c) */
 	atomic_ullong warnings[FCP_WARN_KINDS];
 };
 
@@ -147,6 +150,7 @@ struct fcp_job {
 	int cpus;                    /* CPUs this process may run on */
 	atomic_int unnamed;          /* how new files are linked (dest.c) */
 	atomic_int chunk_runners;    /* workers copying chunks right now */
+	atomic_bool resume_warned;   /* --resume could not record: said once */
 	atomic_llong delete_taken;   /* deletions begun, against --max-delete */
 	atomic_bool delete_stopped;  /* --max-delete reached: no more */
 	/* Descriptors, budgeted from RLIMIT_NOFILE (dirfds.c): directories open

@@ -19,6 +19,8 @@
  *   --edquot-after=BYTES  the same with EDQUOT
  *   --no-rename-flags     rename with any flag fails with EINVAL, as on NFS,
  *                         9p and sshfs
+ *   --no-user-xattr       setting a user.* xattr fails with EOPNOTSUPP, as
+ *                         where user xattrs are not supported
  *
  * Other arguments starting with '-' go to libfuse (e.g. -d). It stays in
  * the foreground until unmounted.
@@ -57,6 +59,7 @@ static struct {
 	long long full_after;    /* -1: off */
 	int full_errno;          /* ENOSPC or EDQUOT */
 	int no_rename_flags;
+	int no_user_xattr;
 } opt = { .eio_at = -1, .eof_at = -1, .full_after = -1 };
 
 static long long written; /* bytes written to matching files, all threads */
@@ -346,6 +349,8 @@ static off_t fs_lseek(const char *path, off_t off, int whence, struct fuse_file_
 static int fs_setxattr(const char *path, const char *name, const char *val, size_t size, int flags)
 {
 	BPATH(bp, path);
+	if (opt.no_user_xattr && !strncmp(name, "user.", 5))
+		return -EOPNOTSUPP;
 	return neg(lsetxattr(bp, name, val, size, flags));
 }
 
@@ -405,7 +410,7 @@ static void usage(void)
 {
 	fprintf(stderr, "usage: faultfs [--match=GLOB] [--eio-at=OFFSET] [--short=N] "
 			"[--eof-at=OFFSET] [--delay-ms=N] [--enospc-after=BYTES] [--edquot-after=BYTES] "
-			"[--no-rename-flags] [FUSE-OPTION...] BACKING MOUNTPOINT\n");
+			"[--no-rename-flags] [--no-user-xattr] [FUSE-OPTION...] BACKING MOUNTPOINT\n");
 	exit(2);
 }
 
@@ -441,6 +446,7 @@ int main(int argc, char **argv)
 		else if (!strncmp(a, "--enospc-after=", 15)) opt.full_after = num(a + 15), opt.full_errno = ENOSPC;
 		else if (!strncmp(a, "--edquot-after=", 15)) opt.full_after = num(a + 15), opt.full_errno = EDQUOT;
 		else if (!strcmp(a, "--no-rename-flags")) opt.no_rename_flags = 1;
+		else if (!strcmp(a, "--no-user-xattr")) opt.no_user_xattr = 1;
 		else if (!strncmp(a, "--", 2) && a[2]) { fprintf(stderr, "faultfs: unknown option '%s'\n", a); usage(); }
 		else if (a[0] == '-') fargv[fargc++] = a;
 		else if (npos < 2) pos[npos++] = a;
