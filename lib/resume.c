@@ -85,7 +85,7 @@ static bool record_read(int fd, int dirfd, const char *name, struct record *r, c
 							      O_NOCTTY, 0)) < 0)
 		return false;
 	n = fcp_sys_fstatx(fd, &st) == 0 && S_ISREG(st.stx_mode)
-		    ? fcp_sys_getxattr(fd, NULL, FCP_RESUME_XATTR, &raw)
+		    ? fcp_sys_getxattr(fd, -1, NULL, FCP_RESUME_XATTR, &raw)
 		    : -EINVAL;
 	if (at >= 0)
 		close(at);
@@ -140,7 +140,7 @@ int fcp_resume_save(struct fcp_entry *e, int fd, off_t done)
 
 void fcp_resume_forget(int fd)
 {
-	fcp_sys_removexattr(fd, NULL, FCP_RESUME_XATTR);
+	fcp_sys_removexattr(fd, -1, NULL, FCP_RESUME_XATTR);
 }
 
 enum { NONE = -1000000, STALE, FOREIGN };
