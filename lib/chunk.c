@@ -23,6 +23,7 @@
 #include "entry.h"
 #include "links.h"
 #include "sys.h"
+#include "verify.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -31,6 +32,7 @@
 
 #define CHUNK_SIZE ((off_t)32 << 20)
 _Static_assert(FCP_LARGE_MIN >= 2 * CHUNK_SIZE, "a large file has two chunks at least");
+_Static_assert(CHUNK_SIZE == FCP_VERIFY_WINDOW, "--verify hashes one window per chunk");
 
 struct fcp_bigfile {
 	struct fcp_entry e;     /* with its own copies of the names */
@@ -44,6 +46,7 @@ struct fcp_bigfile {
 	atomic_llong eof;       /* where the source ended, if early: it shrank */
 	atomic_ullong bytes;
 	struct fcp_tmp tmp;
+	struct fcp_vsum sum;    /* --verify: window i is chunk i's (verify.h) */
 	char names[];
 };
 
@@ -75,6 +78,17 @@ bool fcp_chunk_start(struct fcp_entry *e, const struct fcp_xfer *x, struct fcp_h
 	if (b->tmp.final) /* the entry's name goes away when it returns */
 		b->tmp.final = b->e.dst_name;
 	b->chunks = (int)((x->size + CHUNK_SIZE - 1) / CHUNK_SIZE);
+	b->e.vsum = NULL;
+	if (e->job->o->verify) {
+		if (fcp_vsum_init(&b->sum, (uint64_t)x->size) < 0) {
+			free(b);
+			return false; /* one worker copies it */
+		}
+		/* Every window is there from the start: runners write only
+		 * their own. */
+		b->sum.n = b->chunks;
+		b->e.vsum = &b->sum;
+	}
 	atomic_init(&b->eof, x->size);
 	/* Helpers only for the CPUs no runner uses yet (this one counts). */
 	helpers = e->job->cpus - atomic_load(&e->job->chunk_runners) - 1;
@@ -116,6 +130,7 @@ static void land_last(struct fcp_worker *w, struct fcp_bigfile *b)
 	atomic_fetch_add(&b->e.job->c.bytes, atomic_load(&b->bytes));
 	b->e.w = w;
 	fcp_file_finish(&b->e, b->hl, b->x.out, &b->tmp, err, "cannot copy");
+	fcp_vsum_free(&b->sum);
 	fcp_dir_unpin(b->e.job, d); /* pinned since fcp_chunk_start() */
 	pthread_mutex_destroy(&b->wlock);
 	free(b);
@@ -170,7 +185,16 @@ static void copy_one(struct fcp_worker *w, struct fcp_bigfile *b, int i)
 		atomic_compare_exchange_strong(&b->err, &none, why ? why : -ECANCELED);
 		return;
 	}
+	struct fcp_vstream v;
+	if (b->e.vsum) {
+		fcp_vstream_begin(&v, b->e.vsum, (uint64_t)off);
+		x.vs = &v;
+	}
 	ssize_t r = fcp_data_copy_chunk(&x, off, end, &eof);
+	if (x.vs) {
+		int t = fcp_vstream_end(&v, (uint64_t)end);
+		r = r >= 0 && t < 0 ? t : r;
+	}
 	if (r < 0)
 		atomic_compare_exchange_strong(&b->err, &none, (int)r);
 	else

@@ -28,6 +28,7 @@
 #include "engine.h"
 #include "meta.h"
 #include "sys.h"
+#include "verify.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -366,8 +367,9 @@ static void round_read(struct fcp_worker *w, struct io_uring *ring, struct fcp_d
 {
 	/* Unnamed files need io_uring's LINKAT, unless it refused one. In a
 	 * hidden directory every file gets its final name at once (dest.h). */
+	struct fcp_job *job = fcp_worker_job(w);
 	bool unnamed = !d->hidden && fcp_dest_unnamed_ok(w, d) &&
-		       !atomic_load(&fcp_worker_job(w)->uring_link_refused);
+		       !atomic_load(&job->uring_link_refused);
 
 	for (int i = 0; i < n; i++) {
 		mode_t mode;
@@ -378,15 +380,15 @@ static void round_read(struct fcp_worker *w, struct io_uring *ring, struct fcp_d
 		f[i].tmp.final = d->hidden ? f[i].name : NULL;
 		if (d->hidden) {
 			io_uring_prep_openat(sqe_for(ring, i, T_OPEN_OUT), d->dst_fd, f[i].name,
-					     FCP_DEST_NAMED_FLAGS | O_CLOEXEC, mode);
+					     fcp_dest_flags(job, FCP_DEST_NAMED_FLAGS) | O_CLOEXEC, mode);
 		} else if (unnamed) {
 			io_uring_prep_openat(sqe_for(ring, i, T_OPEN_OUT), d->dst_fd, ".",
-					     FCP_DEST_UNNAMED_FLAGS | O_CLOEXEC, mode);
+					     fcp_dest_flags(job, FCP_DEST_UNNAMED_FLAGS) | O_CLOEXEC, mode);
 		} else {
 			fcp_worker_tmpname(w, f[i].tmp.name, sizeof(f[i].tmp.name));
 			io_uring_prep_openat(sqe_for(ring, i, T_OPEN_OUT), d->dst_fd,
 					     f[i].tmp.name,
-					     FCP_DEST_NAMED_FLAGS | O_CLOEXEC, mode);
+					     fcp_dest_flags(job, FCP_DEST_NAMED_FLAGS) | O_CLOEXEC, mode);
 		}
 		/* One byte more than the size: a file that grew since its stat
 		 * (or a size-0 file with content, as in procfs) is handed back. */
@@ -481,6 +483,28 @@ static void finish(struct fcp_worker *w, struct fcp_dir *d, struct small *s)
 	atomic_fetch_add(&job->c.bytes, (unsigned long long)s->got);
 }
 
+/*
+ * --verify, between the writes and the metadata: every copy of the round
+ * is sent to the device first (their write-backs overlap), then each is
+ * read back and compared with the hash of its buffer, the bytes read from
+ * the source (verify.h). Synchronous reads, one file after another: the
+ * read-back of a small file is one direct read.
+ */
+static void round_verify(struct fcp_worker *w, struct fcp_dir *d, struct small *f, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (f[i].out >= 0 && !f[i].err)
+			fcp_sys_writeback_start(f[i].out, 0, 0);
+	for (int i = 0; i < n; i++) {
+		struct small *s = &f[i];
+		if (s->out < 0 || s->err)
+			continue;
+		s->err = fcp_verify_buf(w, d, s->out, s->buf, s->got > 0 ? (size_t)s->got : 0);
+		if (s->err)
+			fail(w, d, s, "cannot verify copy of"); /* out is -1 now */
+	}
+}
+
 /* Rounds 3 to 5 for files [0, n) that all have a buffer. */
 static void rounds_data(struct fcp_worker *w, struct io_uring *ring, struct fcp_dir *d,
 			struct small *f, int n)
@@ -496,6 +520,8 @@ static void rounds_data(struct fcp_worker *w, struct io_uring *ring, struct fcp_
 		}
 	}
 	ring_run(ring, k, f, on_cqe);
+	if (job->o->verify)
+		round_verify(w, d, f, n);
 	k = 0;
 	for (int i = 0; i < n; i++) {
 		struct small *s = &f[i];
