@@ -241,6 +241,13 @@ static int read_back(struct fcp_worker *w, const struct fcp_dir *d, int out, str
 	if (!buf)
 		return -ENOMEM;
 	*size = st.stx_size;
+	/* Written back and dropped from the cache first, also where O_DIRECT
+	 * is taken: some filesystems serve a direct read from the cache
+	 * without a word (ext4 with data=journal, encrypted or verity
+	 * files). The direct read would wait for the same writeback. */
+	if ((r = fcp_sys_writeback_wait(out)) < 0)
+		return r; /* a write error: the copy's */
+	(void)fcp_sys_posix_fadvise(out, 0, 0, POSIX_FADV_DONTNEED);
 	if (!atomic_load(&job->verify_no_direct) && (r = fcp_sys_set_direct(out, true)) == 0) {
 		r = read_windows(out, buf, cap, true, st.stx_size, got);
 		fcp_sys_set_direct(out, false);
