@@ -226,6 +226,28 @@ static void say_no_direct(struct fcp_job *job, const struct fcp_dir *d)
 	free(path);
 }
 
+int fcp_verify_prepare(struct fcp_worker *w, int out)
+{
+	int r = fcp_sys_writeback_wait(out);
+
+	/* Written back and dropped from the cache first, also where O_DIRECT
+	 * is taken: some filesystems serve a direct read from the cache
+	 * without a word (ext4 with data=journal, encrypted or verity
+	 * files). The direct read would wait for the same writeback. */
+	if (r < 0)
+		return r; /* a write error: the copy's */
+	(void)fcp_sys_posix_fadvise(out, 0, 0, POSIX_FADV_DONTNEED);
+	return !atomic_load(&fcp_worker_job(w)->verify_no_direct) && fcp_sys_set_direct(out, true) == 0;
+}
+
+void fcp_verify_count(struct fcp_job *job, uint64_t size, bool cloned)
+{
+	atomic_fetch_add(&job->c.verified, 1);
+	atomic_fetch_add(&job->c.verified_bytes, size);
+	if (cloned)
+		atomic_fetch_add(&job->c.verified_cloned, 1);
+}
+
 /* The windows of the copy open as out, as its storage holds it. */
 static int read_back(struct fcp_worker *w, const struct fcp_dir *d, int out, struct fcp_vsum *got,
 		     uint64_t *size)
@@ -241,14 +263,9 @@ static int read_back(struct fcp_worker *w, const struct fcp_dir *d, int out, str
 	if (!buf)
 		return -ENOMEM;
 	*size = st.stx_size;
-	/* Written back and dropped from the cache first, also where O_DIRECT
-	 * is taken: some filesystems serve a direct read from the cache
-	 * without a word (ext4 with data=journal, encrypted or verity
-	 * files). The direct read would wait for the same writeback. */
-	if ((r = fcp_sys_writeback_wait(out)) < 0)
-		return r; /* a write error: the copy's */
-	(void)fcp_sys_posix_fadvise(out, 0, 0, POSIX_FADV_DONTNEED);
-	if (!atomic_load(&job->verify_no_direct) && (r = fcp_sys_set_direct(out, true)) == 0) {
+	if ((r = fcp_verify_prepare(w, out)) < 0)
+		return r;
+	if (r == 1) {
 		r = read_windows(out, buf, cap, true, st.stx_size, got);
 		fcp_sys_set_direct(out, false);
 		if (r != -EINVAL)
@@ -278,10 +295,7 @@ int fcp_verify_readback(struct fcp_worker *w, const struct fcp_dir *d, int out,
 	fcp_vsum_free(&got);
 	if (r < 0)
 		return r;
-	atomic_fetch_add(&job->c.verified, 1);
-	atomic_fetch_add(&job->c.verified_bytes, size);
-	if (cloned)
-		atomic_fetch_add(&job->c.verified_cloned, 1);
+	fcp_verify_count(job, size, cloned);
 	return 0;
 }
 

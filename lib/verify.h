@@ -87,6 +87,15 @@ int fcp_verify_readback(struct fcp_worker *w, const struct fcp_dir *d, int out,
 int fcp_verify_buf(struct fcp_worker *w, const struct fcp_dir *d, int out, const void *buf,
 		   size_t len);
 
+/* Make the copy open as out ready to be read back from storage: written
+ * back (waited for), its cached pages dropped, and O_DIRECT turned on
+ * where the destination takes it. Returns 1 with O_DIRECT on (the caller
+ * turns it off again), 0 without, or -errno (a write error). */
+int fcp_verify_prepare(struct fcp_worker *w, int out);
+
+/* Count one file of size bytes as verified (cloned: a clone). */
+void fcp_verify_count(struct fcp_job *job, uint64_t size, bool cloned);
+
 /* How --verify reads back on this build (a phrase, for --version -v). */
 const char *fcp_verify_describe(void);
 
