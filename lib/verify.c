@@ -220,7 +220,8 @@ static void say_no_direct(struct fcp_job *job, const struct fcp_dir *d)
 
 	if (atomic_exchange(&job->verify_no_direct, true))
 		return;
-	path = fcp_dir_dst_path(d, NULL);
+	/* The copy as the user named it (DEST or DEST/SOURCE's name). */
+	path = d->root && d->root->dst_abs ? strdup(d->root->dst_abs) : fcp_dir_dst_path(d, NULL);
 	fcp_report_errorf(job, "verify: '%s' cannot do O_DIRECT, reading back after dropping "
 			       "the cached pages", path ? path : "?");
 	free(path);

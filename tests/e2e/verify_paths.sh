@@ -86,6 +86,6 @@ run_fcp -v --verify --no-preserve=xattr "$S" "$R/copy"
 check_rc 0 "--verify onto ramfs"
 check_tree "$S" "$R/copy" --content-only
 copied_eq_verified
-check_eq "$(grep -c "verify: '.*' cannot do O_DIRECT, reading back after dropping the cached pages" "$T/err")" 1 \
+check_eq "$(grep -c "verify: '$R/copy' cannot do O_DIRECT, reading back after dropping the cached pages" "$T/err")" 1 \
 	"the O_DIRECT refusal said once"
 echo "PASS"
