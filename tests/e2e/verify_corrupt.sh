@@ -12,6 +12,7 @@
 #     in chunks): each file is copied twice (the retry), then reported with
 #     its path, exit 1; nothing under its final name, no temporary name
 #     left; the summary counts the failures.
+#   - --move --verify keeps every source whose copy did not verify.
 #   - A corruption of the first write only (--corrupt-count=1) is healed by
 #     the retry: exit 0, a good copy, counted as verified.
 . "${TESTLIB:-$(dirname "$0")/../lib}/lib.sh" || exit 1
@@ -73,6 +74,11 @@ for i in 1 2 3; do
 	check_absent "$B/vsync/s$i"
 done
 check_no_temp "$B/vsync"
+# --move: a source whose copy did not verify is not removed.
+cp -a "$S/small" "$T/mv"
+run_fcp --move --verify "$T/mv" "$M/"
+check_rc 1 "--move --verify of corrupted files"
+for i in 1 2 3; do cmp "$S/small/s$i" "$T/mv/s$i" || fail "--move removed or changed a source whose copy failed: s$i"; done
 umount "$M" || umount -l "$M"
 
 # One bad write: the retry heals it, in the batch and on the synchronous path.
