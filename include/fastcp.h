@@ -69,6 +69,9 @@ struct fcp_options {
 				   durable part; a killed run's is finished
 				   from there (lib/resume.c) */
 	FILE *out;              /* where --dry-run lines go; NULL = stdout */
+	bool verify;            /* read each copied file back from storage and
+				   compare its XXH3-128 with the source's
+				   (lib/verify.h); named only if equal */
 };
 
 /* Kinds of metadata that may not fit the destination: warned once each. */
@@ -97,6 +100,8 @@ struct fcp_stats {
 	uint64_t updated;        /* entries whose metadata alone was updated */
 	uint64_t deleted;        /* destination entries removed (--delete) */
 	uint64_t moved;          /* sources renamed or removed after their copy */
+	uint64_t verified_files, verified_bytes; /* --verify: read back, equal */
+	uint64_t verified_cloned; /* of which clones (shared extents re-read) */
 	bool dry_run;            /* the counts say what would have been done */
 	uint64_t left_hidden;    /* unfinished new root copies (and, with
 				    --resume, large files) left under a

@@ -28,6 +28,7 @@
 #include "links.h"
 #include "resume.h"
 #include "sys.h"
+#include "verify.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -48,6 +49,7 @@ _Static_assert(FCP_RESUME_MIN >= FCP_LARGE_MIN, "a resumable file is copied in c
  * to save at most 96 MiB of copying on the rare crash.
  */
 #define RECORD_EVERY 4
+_Static_assert(CHUNK_SIZE == FCP_VERIFY_WINDOW, "--verify hashes one window per chunk");
 
 struct fcp_bigfile {
 	struct fcp_entry e;     /* with its own copies of the names */
@@ -67,6 +69,7 @@ struct fcp_bigfile {
 	int prefix, recorded;   /* under rlock: chunks done from the start,
 				   and as many as the record on the file says */
 	bool has_record;        /* a record is on the file (found or made) */
+	struct fcp_vsum sum;    /* --verify: window i is chunk i's (verify.h) */
 	char names[];
 };
 
@@ -75,6 +78,32 @@ static void leave(struct fcp_worker *w, struct fcp_bigfile *b);
 
 /* --resume: start after the chunks the record found says are done, and
  * record from there on (if the file is to be recorded at all). */
+/* --verify of a resumed file: nobody in this run read the chunks done
+ * before it (they are not copied again), so their source is read now to
+ * hash them; an error fails the file. */
+static void hash_done(struct fcp_bigfile *b, off_t end)
+{
+	struct fcp_vstream v;
+	size_t cap;
+	void *buf = fcp_worker_buf(b->e.w, &cap);
+	int err = buf ? 0 : -ENOMEM;
+
+	fcp_vstream_begin(&v, &b->sum, 0);
+	for (off_t off = 0; !err && off < end;) {
+		ssize_t n = fcp_sys_pread(b->x.in, buf, end - off < (off_t)cap ? end - off : cap, off);
+
+		if (n <= 0)
+			err = n < 0 ? (int)n : FCP_ESHRANK;
+		else
+			fcp_vstream_feed(&v, buf, n, off);
+		off += n > 0 ? n : 0;
+	}
+	if (!err)
+		err = fcp_vstream_end(&v, end);
+	if (err)
+		atomic_store(&b->err, err);
+}
+
 static void resume_from(struct fcp_bigfile *b, const struct fcp_resume *rs)
 {
 	int first = (int)(rs->done / CHUNK_SIZE);
@@ -87,6 +116,8 @@ static void resume_from(struct fcp_bigfile *b, const struct fcp_resume *rs)
 	atomic_init(&b->next, first);
 	b->prefix = b->recorded = first;
 	pthread_mutex_init(&b->rlock, NULL);
+	if (b->e.vsum && first > 0)
+		hash_done(b, (off_t)first * CHUNK_SIZE);
 }
 
 bool fcp_chunk_start(struct fcp_entry *e, const struct fcp_xfer *x, struct fcp_hl_entry *hl,
@@ -115,6 +146,17 @@ bool fcp_chunk_start(struct fcp_entry *e, const struct fcp_xfer *x, struct fcp_h
 	if (b->tmp.final) /* the entry's name goes away when it returns */
 		b->tmp.final = b->e.dst_name;
 	b->chunks = (int)((x->size + CHUNK_SIZE - 1) / CHUNK_SIZE);
+	b->e.vsum = NULL;
+	if (e->job->o->verify) {
+		if (fcp_vsum_init(&b->sum, (uint64_t)x->size) < 0) {
+			free(b);
+			return false; /* one worker copies it */
+		}
+		/* Every window is there from the start: runners write only
+		 * their own. */
+		b->sum.n = b->chunks;
+		b->e.vsum = &b->sum;
+	}
 	atomic_init(&b->eof, x->size);
 	if (rs)
 		resume_from(b, rs);
@@ -184,6 +226,7 @@ static void land_last(struct fcp_worker *w, struct fcp_bigfile *b)
 		keep(b, err);
 	else
 		fcp_file_finish(&b->e, b->hl, b->x.out, &b->tmp, err, "cannot copy");
+	fcp_vsum_free(&b->sum);
 	fcp_dir_unpin(b->e.job, d); /* pinned since fcp_chunk_start() */
 	pthread_mutex_destroy(&b->wlock);
 	if (b->done)
@@ -274,7 +317,16 @@ static void copy_one(struct fcp_worker *w, struct fcp_bigfile *b, int i)
 		atomic_compare_exchange_strong(&b->err, &none, why ? why : -ECANCELED);
 		return;
 	}
+	struct fcp_vstream v;
+	if (b->e.vsum) {
+		fcp_vstream_begin(&v, b->e.vsum, (uint64_t)off);
+		x.vs = &v;
+	}
 	ssize_t r = fcp_data_copy_chunk(&x, off, end, &eof);
+	if (x.vs) {
+		int t = fcp_vstream_end(&v, (uint64_t)end);
+		r = r >= 0 && t < 0 ? t : r;
+	}
 	if (r < 0)
 		atomic_compare_exchange_strong(&b->err, &none, (int)r);
 	else

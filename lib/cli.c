@@ -52,6 +52,9 @@ static const char usage_text[] =
 	"      --resume                  files from 1 GiB record their progress; a\n"
 	"                                re-run finishes them from there (implies\n"
 	"                                --sync)\n"
+	"      --verify                  read each copied file back from storage and\n"
+	"                                compare (XXH3-128); named only if equal, a\n"
+	"                                mismatch copied once more, then failed\n"
 	"      --dry-run                 say what would be copied, updated, deleted\n"
 	"                                and left unchanged; change nothing\n"
 	"  -v, --verbose, --stats        print a summary at the end\n"
@@ -67,6 +70,7 @@ enum {
 	OPT_SYMLINKS = 256, OPT_REFLINK, OPT_NO_PRESERVE, OPT_PRESERVE, OPT_FSYNC,
 	OPT_NO_URING, OPT_DIRECT_READ, OPT_HELP, OPT_VERSION, OPT_STATS,
 	OPT_DRY_RUN, OPT_DELETE, OPT_MAX_DELETE, OPT_MIRROR, OPT_MOVE, OPT_RESUME,
+	OPT_VERIFY,
 };
 
 static const struct option longopts[] = {
@@ -91,6 +95,7 @@ static const struct option longopts[] = {
 	{ "mirror", no_argument, NULL, OPT_MIRROR },
 	{ "move", no_argument, NULL, OPT_MOVE },
 	{ "resume", no_argument, NULL, OPT_RESUME },
+	{ "verify", no_argument, NULL, OPT_VERIFY },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "stats", no_argument, NULL, OPT_STATS },
 	{ "help", no_argument, NULL, OPT_HELP },
@@ -189,6 +194,7 @@ static int parse_one(int c, const char *arg, struct fcp_options *o)
 	/* Finishing what a killed run left is --sync's work: implied, so
 	 * that the first run and the re-run can be one command. */
 	case OPT_RESUME: o->resume = o->sync = true; break;
+	case OPT_VERIFY: o->verify = true; break;
 	case OPT_MAX_DELETE:
 		if (parse_count(arg, 0, 2147483647, &v) < 0)
 			return bad("invalid --max-delete count '%s' (0 to 2147483647)", arg);
@@ -271,6 +277,8 @@ int fcp_cli_parse(int argc, char **argv, struct fcp_options *o, char ***srcs, in
 		return bad("%s", "--dry-run cannot show a --move");
 	if (o->checksum && !fcp_hash_available())
 		return bad("%s", "--checksum is not available: fastcp was built without libxxhash");
+	if (o->verify && !fcp_hash_available())
+		return bad("%s", "--verify is not available: fastcp was built without libxxhash");
 	if (argc - optind < 1)
 		return bad("%s", "missing file operand");
 	if (argc - optind < 2)

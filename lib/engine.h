@@ -12,6 +12,7 @@
 #define FCP_ENGINE_H
 
 #include "job.h"
+#include "verify.h"
 
 #include <errno.h>
 #include <sys/types.h>
@@ -40,6 +41,9 @@ struct fcp_xfer {
 	/* Reads around the page cache (direct.c): 0 not decided yet, 1 on,
 	 * -1 off (chunks of a large file: always off). */
 	int direct;
+	/* --verify: the hash of the bytes read, fed in offset order by the
+	 * engines that read (verify.h); NULL otherwise. */
+	struct fcp_vstream *vs;
 };
 
 /* Around each write to x->out: the write lock of a shared file, if any. */

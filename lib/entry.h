@@ -20,6 +20,8 @@ struct fcp_entry {
 	mode_t dst_mode;        /* what the plan found at the destination
 				   (0: nothing, or not looked) */
 	uint64_t dst_ino;       /* and its inode number */
+	struct fcp_vsum *vsum;  /* --verify: the source's hash (verify.h) */
+	bool cloned;            /* its data was cloned */
 };
 
 /* file.c: copy a regular file; e->src_fd is open (and closed here). */
@@ -33,10 +35,12 @@ struct fcp_hl_entry;
 bool fcp_entry_hardlink(struct fcp_entry *e, struct fcp_hl_entry **hl);
 
 struct fcp_tmp;
+struct fcp_vsum;
 
-/* The end of a file's pipeline: with err == 0, metadata, [fsync], close
- * and link or rename into place; otherwise report `what` and remove the
- * new file. Closes the source and settles the hard-link entry either way. */
+/* The end of a file's pipeline: with err == 0, [--verify: read back and
+ * compare, a mismatch copied once more], metadata, [fsync], close and link
+ * or rename into place; otherwise report `what` and remove the new file.
+ * Closes the source and settles the hard-link entry either way. */
 void fcp_file_finish(struct fcp_entry *e, struct fcp_hl_entry *hl, int out,
 		     struct fcp_tmp *tmp, int err, const char *what);
 

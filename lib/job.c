@@ -14,6 +14,7 @@
 #include "meta.h"
 #include "operands.h"
 #include "sys.h"
+#include "verify.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -82,6 +83,7 @@ void fcp_describe(FILE *f)
 	fprintf(f, "engines: clone (FICLONE), copy_file_range, read/write; large files in chunks\n");
 	fprintf(f, "small files: %s\n", why ? why : "io_uring batches");
 	fprintf(f, "medium files: %s\n", fcp_direct_describe());
+	fprintf(f, "--verify: %s\n", fcp_verify_describe());
 }
 
 /* Would the copy destroy its own source? The same inode, or a symlink
@@ -351,6 +353,9 @@ static void collect(struct fcp_job *job, struct fcp_stats *s)
 	s->deleted = c->deleted;
 	s->moved = c->moved;
 	s->left_hidden += c->kept;
+	s->verified_files = c->verified;
+	s->verified_bytes = c->verified_bytes;
+	s->verified_cloned = c->verified_cloned;
 	s->dry_run = job->o->dry_run;
 	for (int k = 0; k < FCP_WARN_KINDS; k++)
 		s->warnings[k] = c->warnings[k];

@@ -115,6 +115,7 @@ struct fcp_counters {
 	atomic_ullong unchanged, updated, deleted; /* plan.c, delete.c */
 	atomic_ullong moved;         /* --move: sources renamed or removed (move.c) */
 	atomic_ullong kept;          /* --resume: stopped files kept to resume (chunk.c) */
+	atomic_ullong verified, verified_bytes, verified_cloned; /* --verify (verify.c) */
 	atomic_ullong warnings[FCP_WARN_KINDS];
 };
 
@@ -151,6 +152,7 @@ struct fcp_job {
 	atomic_int unnamed;          /* how new files are linked (dest.c) */
 	atomic_int chunk_runners;    /* workers copying chunks right now */
 	atomic_bool resume_warned;   /* --resume could not record: said once */
+	atomic_bool verify_no_direct; /* --verify: the destination refused O_DIRECT */
 	atomic_llong delete_taken;   /* deletions begun, against --max-delete */
 	atomic_bool delete_stopped;  /* --max-delete reached: no more */
 	/* Descriptors, budgeted from RLIMIT_NOFILE (dirfds.c): directories open
@@ -257,6 +259,9 @@ void fcp_report_error(struct fcp_job *job, const char *what, const char *path, i
 void fcp_report_refused(struct fcp_job *job, const char *what, const char *path,
 			const char *with, const char *advice);
 #define FCP_ERR_REFUSED (-0x10002)
+/* Not an errno: --verify read the copy back and it differed from what was
+ * read from the source, also after a second copy. */
+#define FCP_EVERIFY (-0x10003)
 void fcp_report_errorf(struct fcp_job *job, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* A failure that concerns two paths: "fastcp: WHAT 'a' BETWEEN 'b'"

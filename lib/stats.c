@@ -50,9 +50,18 @@ void fcp_stats_print(const struct fcp_stats *s, FILE *f)
 	if (s->moved)
 		fprintf(f, "fastcp: %llu source item%s moved (renamed, or removed after their copy)\n",
 			(unsigned long long)s->moved, s_(s->moved));
-	if (s->cloned_files)
+	if (s->cloned_files && s->verified_cloned)
+		fprintf(f, "fastcp: %llu file%s cloned, verified by re-reading shared extents\n",
+			(unsigned long long)s->verified_cloned, s_(s->verified_cloned));
+	if (s->cloned_files > s->verified_cloned)
 		fprintf(f, "fastcp: %llu file%s cloned (reflink)\n",
-			(unsigned long long)s->cloned_files, s_(s->cloned_files));
+			(unsigned long long)(s->cloned_files - s->verified_cloned),
+			s_(s->cloned_files - s->verified_cloned));
+	if (s->verified_files) {
+		human((double)s->verified_bytes, size, sizeof(size));
+		fprintf(f, "fastcp: verified %llu file%s (%s) read back from storage\n",
+			(unsigned long long)s->verified_files, s_(s->verified_files), size);
+	}
 	if (s->symlinks || s->skipped)
 		fprintf(f, "fastcp: symlinks: %llu internal, %llu external; %llu relative, "
 			   "%llu absolute; %llu rewritten, %llu skipped\n",

@@ -228,6 +228,11 @@ int fcp_sys_writeback_start(int fd, off_t off, off_t len)
 {
 	RET(sync_file_range(fd, off, len, SYNC_FILE_RANGE_WRITE));
 }
+int fcp_sys_writeback_wait(int fd)
+{
+	RET(sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE |
+				      SYNC_FILE_RANGE_WAIT_AFTER));
+}
 int fcp_sys_fdatasync(int fd) { RET(fdatasync(fd)); }
 int fcp_sys_readdir(DIR *dir, struct dirent **de)
 {

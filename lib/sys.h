@@ -47,6 +47,9 @@ int fcp_sys_fsync(int fd);
 int fcp_sys_fs_type(int fd, long *type);
 /* Start writing back [off, off+len) of fd (0 = to the end); does not wait. */
 int fcp_sys_writeback_start(int fd, off_t off, off_t len);
+/* Write back all of fd's dirty pages and wait for them (no flush of the
+ * device's cache, no metadata: not fdatasync). */
+int fcp_sys_writeback_wait(int fd);
 int fcp_sys_fdatasync(int fd);
 
 struct dirent;

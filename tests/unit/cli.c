@@ -84,6 +84,9 @@ int main(void)
 	CHECK(parse(&o, (char *[]){ "fastcp", "--reflink=never", "a", "b", NULL }) == 1);
 	CHECK(o.reflink == FCP_REFLINK_NEVER);
 	CHECK(parse(&o, (char *[]){ "fastcp", "--reflink=sometimes", "a", "b", NULL }) < 0);
+	CHECK(parse(&o, (char *[]){ "fastcp", "a", "b", NULL }) == 1 && !o.verify);
+	CHECK(parse(&o, (char *[]){ "fastcp", "--verify", "a", "b", NULL }) == 1 && o.verify);
+	CHECK(parse(&o, (char *[]){ "fastcp", "--verify=yes", "a", "b", NULL }) < 0);
 
 	CHECK(parse(&o, (char *[]){ "fastcp", "--no-preserve=mode,ownership", "a", "b", NULL }) == 1);
 	CHECK(o.preserve == (FCP_PRESERVE_ALL & ~(FCP_PRESERVE_MODE | FCP_PRESERVE_OWNER)));
