@@ -9,6 +9,8 @@
  *   FCP_EXIT_OK (0)     everything was copied
  *   FCP_EXIT_PARTIAL (1) some items failed (each reported with its path)
  *   FCP_EXIT_USAGE (2)  bad command line, nothing was done
+ * --check: 0 the trees are equal, 1 they differ (or an item could not be
+ * read), 2 bad usage.
  */
 #ifndef FASTCP_H
 #define FASTCP_H
@@ -65,7 +67,12 @@ struct fcp_options {
 	bool move;              /* --move: rename, or copy durably (as --sync
 				   --fsync) and then remove each source item
 				   whose copy is in place (lib/move.c) */
-	FILE *out;              /* where --dry-run lines go; NULL = stdout */
+	FILE *out;              /* where --dry-run and --check lines go; NULL = stdout */
+	bool check;             /* --check: compare each SOURCE with its copy
+				   (content by XXH3-128, metadata), one line per
+				   difference; nothing is written (lib/check.c) */
+	const char *manifest;   /* --manifest FILE: SQLite record of the files
+				   copied, checked or hashed (lib/manifest.c) */
 };
 
 /* Kinds of metadata that may not fit the destination: warned once each. */
@@ -94,6 +101,9 @@ struct fcp_stats {
 	uint64_t updated;        /* entries whose metadata alone was updated */
 	uint64_t deleted;        /* destination entries removed (--delete) */
 	uint64_t moved;          /* sources renamed or removed after their copy */
+	uint64_t differences;    /* --check: lines of differences printed */
+	uint64_t hashed_trusted; /* files whose hash the manifest gave, unread */
+	bool check;
 	bool dry_run;            /* the counts say what would have been done */
 	uint64_t left_hidden;    /* unfinished new root copies left under a
 				    temporary name (each reported with its path) */
@@ -128,6 +138,9 @@ int fcp_cli_parse(int argc, char **argv, struct fcp_options *o,
  */
 int fcp_job_run(const struct fcp_options *o, char *const *srcs, int nsrc,
 		const char *dst, struct fcp_stats *stats);
+/* With o->check, o->manifest and nsrc 0, fcp_job_run re-verifies dst
+ * alone: every file the manifest records under it is read again and each
+ * one changed or gone is said. */
 
 /* Print the end-of-job summary (counts, speed, symlink kinds) to f. */
 void fcp_stats_print(const struct fcp_stats *s, FILE *f);

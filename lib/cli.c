@@ -6,6 +6,7 @@
  */
 #include "fastcp.h"
 #include "hash.h"
+#include "manifest.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -17,6 +18,8 @@
 static const char usage_text[] =
 	"usage: fastcp [OPTIONS] SOURCE... DEST\n"
 	"       fastcp [OPTIONS] -T SOURCE DEST\n"
+	"       fastcp --check [OPTIONS] SOURCE... DEST\n"
+	"       fastcp --check --manifest FILE DEST\n"
 	"\n"
 	"Copy files and directory trees exactly: data, holes, mode, owner, times,\n"
 	"xattrs, ACLs, hard links, symlinks and special files (archive mode is the\n"
@@ -50,6 +53,12 @@ static const char usage_text[] =
 	"                                make durable, then remove the source\n"
 	"      --dry-run                 say what would be copied, updated, deleted\n"
 	"                                and left unchanged; change nothing\n"
+	"      --check                   compare SOURCE with its copy in DEST (content\n"
+	"                                and metadata), say each difference, change\n"
+	"                                nothing; exit 0 equal, 1 different\n"
+	"      --manifest FILE           record the files copied or checked, with their\n"
+	"                                hashes, in FILE (SQLite); trusted hashes of\n"
+	"                                unchanged files spare --check and -c a read\n"
 	"  -v, --verbose, --stats        print a summary at the end\n"
 	"      --help                    show this help\n"
 	"      --version                 show the version (with -v: threads, engines)\n"
@@ -62,7 +71,7 @@ static const char usage_text[] =
 enum {
 	OPT_SYMLINKS = 256, OPT_REFLINK, OPT_NO_PRESERVE, OPT_PRESERVE, OPT_FSYNC,
 	OPT_NO_URING, OPT_DIRECT_READ, OPT_HELP, OPT_VERSION, OPT_STATS,
-	OPT_DRY_RUN, OPT_DELETE, OPT_MAX_DELETE, OPT_MIRROR, OPT_MOVE,
+	OPT_DRY_RUN, OPT_DELETE, OPT_MAX_DELETE, OPT_MIRROR, OPT_MOVE, OPT_CHECK, OPT_MANIFEST,
 };
 
 static const struct option longopts[] = {
@@ -86,6 +95,8 @@ static const struct option longopts[] = {
 	{ "max-delete", required_argument, NULL, OPT_MAX_DELETE },
 	{ "mirror", no_argument, NULL, OPT_MIRROR },
 	{ "move", no_argument, NULL, OPT_MOVE },
+	{ "check", no_argument, NULL, OPT_CHECK },
+	{ "manifest", required_argument, NULL, OPT_MANIFEST },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "stats", no_argument, NULL, OPT_STATS },
 	{ "help", no_argument, NULL, OPT_HELP },
@@ -181,6 +192,12 @@ static int parse_one(int c, const char *arg, struct fcp_options *o)
 	case OPT_DELETE: o->delete_extra = true; break;
 	case OPT_MIRROR: o->sync = o->delete_extra = true; break;
 	case OPT_MOVE: o->move = true; break;
+	case OPT_CHECK: o->check = true; break;
+	case OPT_MANIFEST:
+		if (!*arg)
+			return bad("%s", "empty --manifest file name ''");
+		o->manifest = arg;
+		break;
 	case OPT_MAX_DELETE:
 		if (parse_count(arg, 0, 2147483647, &v) < 0)
 			return bad("invalid --max-delete count '%s' (0 to 2147483647)", arg);
@@ -217,6 +234,26 @@ static int parse_one(int c, const char *arg, struct fcp_options *o)
 	default:
 		return FCP_EXIT_USAGE;
 	}
+	return 0;
+}
+
+/* --check and --manifest with what they cannot go with. */
+static int check_usage(const struct fcp_options *o, int operands)
+{
+	if (o->manifest && !fcp_manifest_available())
+		return bad("%s", "--manifest is not available: fastcp was built without SQLite");
+	if (o->manifest && o->dry_run)
+		return bad("%s", "--manifest records what was done: not with --dry-run");
+	if (!o->check)
+		return 0;
+	if (!fcp_hash_available())
+		return bad("%s", "--check is not available: fastcp was built without libxxhash");
+	/* A check changes nothing: what would change is --dry-run's to say. */
+	if (o->move || o->delete_extra || o->dry_run || o->max_delete >= 0)
+		return bad("%s", "--check changes nothing: not with --move, --delete, --mirror, "
+			   "--max-delete or --dry-run");
+	if (operands == 1 && !o->manifest)
+		return bad("%s", "--check of one operand needs --manifest FILE");
 	return 0;
 }
 
@@ -263,6 +300,14 @@ int fcp_cli_parse(int argc, char **argv, struct fcp_options *o, char ***srcs, in
 		return bad("%s", "--dry-run cannot show a --move");
 	if (o->checksum && !fcp_hash_available())
 		return bad("%s", "--checksum is not available: fastcp was built without libxxhash");
+	if ((r = check_usage(o, argc - optind)))
+		return r;
+	if (o->check && o->manifest && argc - optind == 1) { /* DEST alone */
+		*srcs = argv + optind;
+		*nsrc = 0;
+		*dst = argv[optind];
+		return argv[optind][0] ? 0 : bad("%s", "empty destination operand ''");
+	}
 	if (argc - optind < 1)
 		return bad("%s", "missing file operand");
 	if (argc - optind < 2)

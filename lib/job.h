@@ -37,6 +37,8 @@ struct fcp_root {
 	int adopt_fd;           /* --sync: a killed run's hidden copy of it, locked, to
 				   finish (leftover.c), or -1 */
 	char *adopt_name;       /* and its temporary name */
+	const char *rel_top;    /* the copy's path relative to DEST: its name,
+				   or "" when DEST is the copy (manifest keys) */
 };
 
 struct fcp_dir {
@@ -112,6 +114,7 @@ struct fcp_counters {
 	atomic_ullong leftovers;     /* of interrupted runs, found (leftover.c) */
 	atomic_ullong unchanged, updated, deleted; /* plan.c, delete.c */
 	atomic_ullong moved;         /* --move: sources renamed or removed (move.c) */
+	atomic_ullong differs, trusted; /* --check lines; hashes the manifest gave */
 	atomic_ullong warnings[FCP_WARN_KINDS];
 };
 
@@ -155,6 +158,10 @@ struct fcp_job {
 	atomic_int open_dirs;
 	int dir_budget;
 	int batch_max;
+	struct fcp_manifest *man;    /* --manifest (manifest.c), or NULL */
+	struct fcp_check_links *check_links; /* --check: hard-link pairs (check.c) */
+	bool check_usage;            /* --check of a directory against a
+					non-directory: bad usage, exit 2 */
 };
 
 static inline uint64_t fcp_statx_dev(const struct statx *st)

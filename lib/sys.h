@@ -17,6 +17,10 @@
 #include <sys/types.h>
 
 int fcp_sys_openat(int dirfd, const char *name, int flags, mode_t mode);
+/* From now on (on) every read-only fcp_sys_openat adds O_NOATIME where
+ * the kernel allows it: --check reads and leaves no trace, not even the
+ * access times of the files and directories it reads. Process-wide. */
+void fcp_sys_reads_noatime(bool on);
 /* openat2 with RESOLVE_BENEATH|RESOLVE_NO_SYMLINKS; falls back to a
  * component-by-component O_NOFOLLOW walk where openat2 is missing. */
 int fcp_sys_open_beneath(int dirfd, const char *relpath, int flags, mode_t mode);
