@@ -380,6 +380,42 @@ static const char *identify(struct fcp_manifest *m, char *why, size_t len)
 	return NULL;
 }
 
+static const char *damaged(struct fcp_manifest *m, char *why, size_t len)
+{
+	sqlite3_stmt *q;
+	const char *res;
+	int rc = sqlite3_prepare_v2(m->db, "PRAGMA quick_check(1)", -1, &q, NULL);
+
+	if (rc == SQLITE_OK && (rc = sqlite3_step(q)) == SQLITE_ROW) {
+		res = (const char *)sqlite3_column_text(q, 0);
+		if (res && strcmp(res, "ok"))
+			snprintf(why, len, "damaged: %s", res);
+		else
+			why = NULL;
+	} else {
+		snprintf(why, len, "%s", sqlite3_errstr(rc));
+	}
+	sqlite3_finalize(q);
+	return why;
+}
+
+/* Can the manifest be written: the file, or a new one in its directory?
+ * NULL, or why not (SQLite would only say "unable to open"). */
+static const char *unwritable(const char *path)
+{
+	char *copy = strdup(path), *slash;
+	int r = fcp_sys_access(path, W_OK);
+
+	if (r == -ENOENT && copy) {
+		slash = strrchr(copy, '/');
+		if (slash)
+			slash[slash == copy] = 0;
+		r = fcp_sys_access(slash ? copy : ".", W_OK);
+	}
+	free(copy);
+	return r < 0 ? strerror(-r) : NULL;
+}
+
 static void manifest_free(struct fcp_manifest *m)
 {
 	for (size_t i = 0; m->v && i < m->cap; i++)
@@ -398,7 +434,7 @@ static void manifest_free(struct fcp_manifest *m)
 static struct fcp_manifest *manifest_open(struct fcp_job *job, const char *path, bool want_known)
 {
 	struct fcp_manifest *m = calloc(1, sizeof(*m));
-	const char *why = m ? not_sqlite(path) : "out of memory";
+	const char *why = !m ? "out of memory" : unwritable(path);
 	char text[160];
 	int rc;
 
@@ -408,6 +444,8 @@ static struct fcp_manifest *manifest_open(struct fcp_job *job, const char *path,
 		m->tail = &m->head;
 		m->path = strdup(path);
 	}
+	if (!why)
+		why = not_sqlite(path);
 	if (!why && (rc = sqlite3_open_v2(path, &m->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
 					  SQLITE_OPEN_FULLMUTEX, NULL)) != SQLITE_OK) {
 		/* SQLite's "unable to open database file" hides the cause. */
@@ -429,6 +467,10 @@ static struct fcp_manifest *manifest_open(struct fcp_job *job, const char *path,
 		snprintf(text, sizeof(text), "%s", sqlite3_errmsg(m->db));
 		why = text;
 	}
+	/* A damaged file is not written into (that could spread the damage)
+	 * nor trusted: one read of it all, before anything is copied. */
+	if (!why)
+		why = damaged(m, text, sizeof(text));
 	if (!why && want_known && (rc = load(m)) != SQLITE_OK) {
 		snprintf(text, sizeof(text), "%s", sqlite3_errstr(rc));
 		why = text;
