@@ -388,10 +388,14 @@ static const char *damaged(struct fcp_manifest *m, char *why, size_t len)
 
 	if (rc == SQLITE_OK && (rc = sqlite3_step(q)) == SQLITE_ROW) {
 		res = (const char *)sqlite3_column_text(q, 0);
-		if (res && strcmp(res, "ok"))
-			snprintf(why, len, "damaged: %s", res);
-		else
+		if (res && strcmp(res, "ok")) {
+			/* One message line: SQLite's report has several. */
+			snprintf(why, len, "damaged (%s)", res);
+			for (char *c = why; *c; c++)
+				*c = *c == '\n' ? ' ' : *c;
+		} else {
 			why = NULL;
+		}
 	} else {
 		snprintf(why, len, "%s", sqlite3_errstr(rc));
 	}
