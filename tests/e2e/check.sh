@@ -34,7 +34,7 @@ snap() {
 	done <names 2>/dev/null
 }
 snap >before
-FCP_WRAP="strace -f -qq -o $T/trace -e trace=openat,open,write,pwrite64,renameat,renameat2,linkat,unlinkat,mkdirat,mknodat,symlinkat,fchmod,fchmodat,fchown,fchownat,utimensat,fsetxattr,setxattr,lsetxattr,fremovexattr,lremovexattr,io_uring_enter" \
+FCP_WRAP="strace -f -qq -o $T/trace -e trace=openat,write,pwrite64,renameat,renameat2,linkat,unlinkat,mkdirat,mknodat,symlinkat,fchmod,fchmodat,fchown,fchownat,utimensat,fsetxattr,setxattr,lsetxattr,fremovexattr,lremovexattr,io_uring_enter" \
 	run_fcp --check -T src dst
 check_rc 0 "check of an equal copy"
 check_eq "$(cat "$T/out")" "" "an equal copy has no difference lines"
