@@ -12,6 +12,13 @@
 # manifest at once leave it whole.
 . "${TESTLIB:-$(dirname "$0")/../lib}/lib.sh" || exit 1
 t_init
+# flip FILE OFFSET: one byte changed for sure (random data may hold an X).
+flip() {
+	local b
+	b=$(dd if="$1" bs=1 skip="$2" count=1 status=none)
+	[ "$b" = X ] && b=Y || b=X
+	printf '%s' "$b" | dd of="$1" bs=1 seek="$2" conv=notrunc status=none
+}
 need_fastcp
 need_root "mounts a read-only tmpfs"
 need_cmd strace sqlite3 cmp
@@ -51,7 +58,7 @@ check_grep "$((2 * nfiles)) hashes from the manifest" "$T/err"
 
 # Rewritten behind the manifest's back, size and mtime put back: the
 # ctime moved, so it is read again, and the change is seen.
-printf 'X' | dd of=dst/sub/big1 bs=1 seek=100 conv=notrunc status=none
+flip dst/sub/big1 100
 touch -m -r src/sub/big1 dst/sub/big1
 FCP_WRAP="strace -f -qq -o $T/trace -e trace=openat" run_fcp --check --manifest m.db -T src dst
 check_rc 1 "check after a rewrite"
@@ -73,7 +80,7 @@ check_nogrep "\"(f[0-9]|big[0-9])\"" "$T/trace"
 FCP_WRAP="strace -f -qq -o $T/trace -e trace=openat,openat2" run_fcp --check --manifest m.db dst
 check_rc 0 "re-verify of an intact copy"
 for f in f1 f6 sub/big3; do check_grep "\"$f\"" "$T/trace"; done
-printf 'Y' | dd of=dst/sub/big3 bs=1 seek=7 conv=notrunc status=none
+flip dst/sub/big3 7
 touch -m -r src/sub/big3 dst/sub/big3 # bit rot keeps size and mtime
 rm dst/f4
 printf 'longer\n' >>dst/f5
