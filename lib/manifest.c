@@ -213,7 +213,7 @@ void fcp_manifest_copied(struct fcp_job *job, const struct fcp_dir *d, const cha
 		return;
 	/* After the rename: ctime as the file is now. */
 	if (fcp_sys_statx(d->dst_fd, name, AT_SYMLINK_NOFOLLOW, STATX_BASIC_STATS, &st) < 0 ||
-	    !(key = fcp_manifest_key(d, name, false)))
+	    !S_ISREG(st.stx_mode) || !(key = fcp_manifest_key(d, name, false)))
 		return;
 	fcp_manifest_record(job, false, key, &st, NULL);
 	free(key);

@@ -31,6 +31,7 @@ q() { sqlite3 "$T/m.db" "$1"; }
 mkdir -p src/sub
 for i in 1 2 3 4 5 6; do printf 'file %d\n' "$i" >"src/f$i"; done
 for i in 1 2 3; do head -c $((i * 40000)) /dev/urandom >"src/sub/big$i"; done
+ln src/f1 src/f1_link # a hard link's second name is recorded too
 nfiles=$(find src -type f | wc -l)
 
 run_fcp --manifest m.db -T src dst
