@@ -61,18 +61,19 @@ struct fcp_options {
 	bool sync;              /* -u: an up-to-date copy (type, size, mtime)
 				   is skipped, its metadata brought up to date */
 	bool checksum;          /* -c: the same, deciding data by content */
+	bool check;             /* --check: compare each SOURCE with its copy
+				   (content by XXH3-128, metadata), one line per
+				   difference on out; nothing is written
+				   (lib/check.c) */
+	const char *manifest;   /* --manifest FILE: SQLite record of the files
+				   copied, checked or hashed (lib/manifest.c) */
 	bool dry_run;           /* say what would be done, change nothing */
 	bool delete_extra;      /* --delete: remove what the source lacks */
 	long long max_delete;   /* deletions allowed; -1 = no limit */
 	bool move;              /* --move: rename, or copy durably (as --sync
 				   --fsync) and then remove each source item
 				   whose copy is in place (lib/move.c) */
-	FILE *out;              /* where --dry-run and --check lines go; NULL = stdout */
-	bool check;             /* --check: compare each SOURCE with its copy
-				   (content by XXH3-128, metadata), one line per
-				   difference; nothing is written (lib/check.c) */
-	const char *manifest;   /* --manifest FILE: SQLite record of the files
-				   copied, checked or hashed (lib/manifest.c) */
+	FILE *out;              /* where --dry-run lines go; NULL = stdout */
 };
 
 /* Kinds of metadata that may not fit the destination: warned once each. */
@@ -95,15 +96,15 @@ struct fcp_stats {
 	uint64_t failed;         /* items reported as failed */
 	uint64_t not_copied;     /* items never started (stopped on ENOSPC) */
 	uint64_t skipped;        /* items left out by policy */
+	uint64_t differences;    /* --check: lines of differences printed */
+	uint64_t hashed_trusted; /* files whose hash the manifest gave, unread */
+	bool check;              /* the counts are a --check's */
 	uint64_t leftovers;      /* of interrupted runs, found (the first
 				    FCP_LEFTOVERS_NAMED named), none removed */
 	uint64_t unchanged;      /* entries already up to date (--sync) */
 	uint64_t updated;        /* entries whose metadata alone was updated */
 	uint64_t deleted;        /* destination entries removed (--delete) */
 	uint64_t moved;          /* sources renamed or removed after their copy */
-	uint64_t differences;    /* --check: lines of differences printed */
-	uint64_t hashed_trusted; /* files whose hash the manifest gave, unread */
-	bool check;
 	bool dry_run;            /* the counts say what would have been done */
 	uint64_t left_hidden;    /* unfinished new root copies left under a
 				    temporary name (each reported with its path) */

@@ -46,6 +46,12 @@ static const char usage_text[] =
 	"                                same type, size and mtime is skipped, its\n"
 	"                                metadata brought up to date (not cp's -u)\n"
 	"  -c, --checksum                the same, deciding by content (XXH3-128)\n"
+	"      --check                   compare SOURCE with its copy in DEST (content\n"
+	"                                and metadata), say each difference, change\n"
+	"                                nothing; exit 0 equal, 1 different\n"
+	"      --manifest FILE           record the files copied or checked, with their\n"
+	"                                hashes, in FILE (SQLite); trusted hashes of\n"
+	"                                unchanged files spare --check and -c a read\n"
 	"      --delete                  remove what the source lacks from the copy\n"
 	"      --max-delete N            delete at most N entries (then exit 1)\n"
 	"      --mirror                  --sync --delete\n"
@@ -53,12 +59,6 @@ static const char usage_text[] =
 	"                                make durable, then remove the source\n"
 	"      --dry-run                 say what would be copied, updated, deleted\n"
 	"                                and left unchanged; change nothing\n"
-	"      --check                   compare SOURCE with its copy in DEST (content\n"
-	"                                and metadata), say each difference, change\n"
-	"                                nothing; exit 0 equal, 1 different\n"
-	"      --manifest FILE           record the files copied or checked, with their\n"
-	"                                hashes, in FILE (SQLite); trusted hashes of\n"
-	"                                unchanged files spare --check and -c a read\n"
 	"  -v, --verbose, --stats        print a summary at the end\n"
 	"      --help                    show this help\n"
 	"      --version                 show the version (with -v: threads, engines)\n"
@@ -71,8 +71,10 @@ static const char usage_text[] =
 enum {
 	OPT_SYMLINKS = 256, OPT_REFLINK, OPT_NO_PRESERVE, OPT_PRESERVE, OPT_FSYNC,
 	OPT_NO_URING, OPT_DIRECT_READ, OPT_HELP, OPT_VERSION, OPT_STATS,
-	OPT_DRY_RUN, OPT_DELETE, OPT_MAX_DELETE, OPT_MIRROR, OPT_MOVE, OPT_CHECK, OPT_MANIFEST,
+	OPT_DRY_RUN, OPT_DELETE, OPT_MAX_DELETE, OPT_MIRROR, OPT_MOVE,
 };
+
+enum { OPT_CHECK = 512, OPT_MANIFEST }; /* issue 19 */
 
 static const struct option longopts[] = {
 	{ "archive", no_argument, NULL, 'a' },
@@ -90,13 +92,13 @@ static const struct option longopts[] = {
 	{ "direct-read", required_argument, NULL, OPT_DIRECT_READ },
 	{ "sync", no_argument, NULL, 'u' },
 	{ "checksum", no_argument, NULL, 'c' },
+	{ "check", no_argument, NULL, OPT_CHECK },
+	{ "manifest", required_argument, NULL, OPT_MANIFEST },
 	{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
 	{ "delete", no_argument, NULL, OPT_DELETE },
 	{ "max-delete", required_argument, NULL, OPT_MAX_DELETE },
 	{ "mirror", no_argument, NULL, OPT_MIRROR },
 	{ "move", no_argument, NULL, OPT_MOVE },
-	{ "check", no_argument, NULL, OPT_CHECK },
-	{ "manifest", required_argument, NULL, OPT_MANIFEST },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "stats", no_argument, NULL, OPT_STATS },
 	{ "help", no_argument, NULL, OPT_HELP },
@@ -188,16 +190,16 @@ static int parse_one(int c, const char *arg, struct fcp_options *o)
 	case OPT_FSYNC: o->fsync = true; break;
 	case 'u': o->sync = true; break;
 	case 'c': o->checksum = true; break;
-	case OPT_DRY_RUN: o->dry_run = true; break;
-	case OPT_DELETE: o->delete_extra = true; break;
-	case OPT_MIRROR: o->sync = o->delete_extra = true; break;
-	case OPT_MOVE: o->move = true; break;
 	case OPT_CHECK: o->check = true; break;
 	case OPT_MANIFEST:
 		if (!*arg)
 			return bad("%s", "empty --manifest file name ''");
 		o->manifest = arg;
 		break;
+	case OPT_DRY_RUN: o->dry_run = true; break;
+	case OPT_DELETE: o->delete_extra = true; break;
+	case OPT_MIRROR: o->sync = o->delete_extra = true; break;
+	case OPT_MOVE: o->move = true; break;
 	case OPT_MAX_DELETE:
 		if (parse_count(arg, 0, 2147483647, &v) < 0)
 			return bad("invalid --max-delete count '%s' (0 to 2147483647)", arg);
@@ -294,12 +296,6 @@ int fcp_cli_parse(int argc, char **argv, struct fcp_options *o, char ***srcs, in
 	}
 	if (o->max_delete >= 0 && !o->delete_extra)
 		return bad("%s", "--max-delete limits --delete or --mirror, given neither");
-	/* A dry run would have to say which sources go: it cannot know
-	 * which copies would succeed. */
-	if (o->move && o->dry_run)
-		return bad("%s", "--dry-run cannot show a --move");
-	if (o->checksum && !fcp_hash_available())
-		return bad("%s", "--checksum is not available: fastcp was built without libxxhash");
 	if ((r = check_usage(o, argc - optind)))
 		return r;
 	if (o->check && o->manifest && argc - optind == 1) { /* DEST alone */
@@ -308,6 +304,12 @@ int fcp_cli_parse(int argc, char **argv, struct fcp_options *o, char ***srcs, in
 		*dst = argv[optind];
 		return argv[optind][0] ? 0 : bad("%s", "empty destination operand ''");
 	}
+	/* A dry run would have to say which sources go: it cannot know
+	 * which copies would succeed. */
+	if (o->move && o->dry_run)
+		return bad("%s", "--dry-run cannot show a --move");
+	if (o->checksum && !fcp_hash_available())
+		return bad("%s", "--checksum is not available: fastcp was built without libxxhash");
 	if (argc - optind < 1)
 		return bad("%s", "missing file operand");
 	if (argc - optind < 2)

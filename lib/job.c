@@ -353,14 +353,14 @@ static void collect(struct fcp_job *job, struct fcp_stats *s)
 	s->links_absolute = c->links_absolute;
 	s->links_rewritten = c->links_rewritten;
 	s->leftovers = c->leftovers;
+	s->differences = c->differs;
+	s->hashed_trusted = c->trusted;
+	s->check = job->o->check; /* (a check is a dry run: check.h) */
 	s->unchanged = c->unchanged;
 	s->updated = c->updated;
 	s->deleted = c->deleted;
 	s->moved = c->moved;
-	s->differences = c->differs;
-	s->hashed_trusted = c->trusted;
-	s->check = job->o->check;
-	s->dry_run = job->o->dry_run && !job->o->check;
+	s->dry_run = job->o->dry_run;
 	for (int k = 0; k < FCP_WARN_KINDS; k++)
 		s->warnings[k] = c->warnings[k];
 }

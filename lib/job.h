@@ -34,11 +34,11 @@ struct fcp_root {
 	atomic_ullong failed;   /* items that failed in this copy */
 	char *left;             /* where an unfinished new copy was left (full path) */
 	char *name;             /* the copy's name in its destination directory */
+	const char *rel_top;    /* the copy's path relative to DEST: its name,
+				   or "" when DEST is the copy (manifest keys) */
 	int adopt_fd;           /* --sync: a killed run's hidden copy of it, locked, to
 				   finish (leftover.c), or -1 */
 	char *adopt_name;       /* and its temporary name */
-	const char *rel_top;    /* the copy's path relative to DEST: its name,
-				   or "" when DEST is the copy (manifest keys) */
 };
 
 struct fcp_dir {
@@ -109,12 +109,12 @@ struct fcp_item {
 struct fcp_counters {
 	atomic_ullong files, dirs, symlinks, specials, hardlinks, bytes, cloned;
 	atomic_ullong failed, not_copied, skipped;
+	atomic_ullong differs, trusted; /* --check lines; hashes the manifest gave */
 	atomic_ullong links_internal, links_external, links_relative, links_absolute;
 	atomic_ullong links_rewritten;
 	atomic_ullong leftovers;     /* of interrupted runs, found (leftover.c) */
 	atomic_ullong unchanged, updated, deleted; /* plan.c, delete.c */
 	atomic_ullong moved;         /* --move: sources renamed or removed (move.c) */
-	atomic_ullong differs, trusted; /* --check lines; hashes the manifest gave */
 	atomic_ullong warnings[FCP_WARN_KINDS];
 };
 
