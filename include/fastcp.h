@@ -9,6 +9,8 @@
  *   FCP_EXIT_OK (0)     everything was copied
  *   FCP_EXIT_PARTIAL (1) some items failed (each reported with its path)
  *   FCP_EXIT_USAGE (2)  bad command line, nothing was done
+ * --check: 0 the trees are equal, 1 they differ (or an item could not be
+ * read), 2 bad usage.
  */
 #ifndef FASTCP_H
 #define FASTCP_H
@@ -59,6 +61,12 @@ struct fcp_options {
 	bool sync;              /* -u: an up-to-date copy (type, size, mtime)
 				   is skipped, its metadata brought up to date */
 	bool checksum;          /* -c: the same, deciding data by content */
+	bool check;             /* --check: compare each SOURCE with its copy
+				   (content by XXH3-128, metadata), one line per
+				   difference on out; nothing is written
+				   (lib/check.c) */
+	const char *manifest;   /* --manifest FILE: SQLite record of the files
+				   copied, checked or hashed (lib/manifest.c) */
 	bool dry_run;           /* say what would be done, change nothing */
 	bool delete_extra;      /* --delete: remove what the source lacks */
 	long long max_delete;   /* deletions allowed; -1 = no limit */
@@ -94,6 +102,9 @@ struct fcp_stats {
 	uint64_t failed;         /* items reported as failed */
 	uint64_t not_copied;     /* items never started (stopped on ENOSPC) */
 	uint64_t skipped;        /* items left out by policy */
+	uint64_t differences;    /* --check: lines of differences printed */
+	uint64_t hashed_trusted; /* files whose hash the manifest gave, unread */
+	bool check;              /* the counts are a --check's */
 	uint64_t leftovers;      /* of interrupted runs, found (the first
 				    FCP_LEFTOVERS_NAMED named), none removed */
 	uint64_t unchanged;      /* entries already up to date (--sync) */
@@ -137,6 +148,9 @@ int fcp_cli_parse(int argc, char **argv, struct fcp_options *o,
  */
 int fcp_job_run(const struct fcp_options *o, char *const *srcs, int nsrc,
 		const char *dst, struct fcp_stats *stats);
+/* With o->check, o->manifest and nsrc 0, fcp_job_run re-verifies dst
+ * alone: every file the manifest records under it is read again and each
+ * one changed or gone is said. */
 
 /* Print the end-of-job summary (counts, speed, symlink kinds) to f. */
 void fcp_stats_print(const struct fcp_stats *s, FILE *f);

@@ -6,6 +6,7 @@
  */
 #include "fastcp.h"
 #include "hash.h"
+#include "manifest.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -17,6 +18,8 @@
 static const char usage_text[] =
 	"usage: fastcp [OPTIONS] SOURCE... DEST\n"
 	"       fastcp [OPTIONS] -T SOURCE DEST\n"
+	"       fastcp --check [OPTIONS] SOURCE... DEST\n"
+	"       fastcp --check --manifest FILE DEST\n"
 	"\n"
 	"Copy files and directory trees exactly: data, holes, mode, owner, times,\n"
 	"xattrs, ACLs, hard links, symlinks and special files (archive mode is the\n"
@@ -44,6 +47,12 @@ static const char usage_text[] =
 	"                                same type, size and mtime is skipped, its\n"
 	"                                metadata brought up to date (not cp's -u)\n"
 	"  -c, --checksum                the same, deciding by content (XXH3-128)\n"
+	"      --check                   compare SOURCE with its copy in DEST (content\n"
+	"                                and metadata), say each difference, change\n"
+	"                                nothing; exit 0 equal, 1 different\n"
+	"      --manifest FILE           record the files copied or checked, with their\n"
+	"                                hashes, in FILE (SQLite); trusted hashes of\n"
+	"                                unchanged files spare --check and -c a read\n"
 	"      --delete                  remove what the source lacks from the copy\n"
 	"      --max-delete N            delete at most N entries (then exit 1)\n"
 	"      --mirror                  --sync --delete\n"
@@ -73,6 +82,8 @@ enum {
 	OPT_VERIFY,
 };
 
+enum { OPT_CHECK = 512, OPT_MANIFEST }; /* issue 19 */
+
 static const struct option longopts[] = {
 	{ "archive", no_argument, NULL, 'a' },
 	{ "recursive", no_argument, NULL, 'r' },
@@ -89,6 +100,8 @@ static const struct option longopts[] = {
 	{ "direct-read", required_argument, NULL, OPT_DIRECT_READ },
 	{ "sync", no_argument, NULL, 'u' },
 	{ "checksum", no_argument, NULL, 'c' },
+	{ "check", no_argument, NULL, OPT_CHECK },
+	{ "manifest", required_argument, NULL, OPT_MANIFEST },
 	{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
 	{ "delete", no_argument, NULL, OPT_DELETE },
 	{ "max-delete", required_argument, NULL, OPT_MAX_DELETE },
@@ -187,6 +200,12 @@ static int parse_one(int c, const char *arg, struct fcp_options *o)
 	case OPT_FSYNC: o->fsync = true; break;
 	case 'u': o->sync = true; break;
 	case 'c': o->checksum = true; break;
+	case OPT_CHECK: o->check = true; break;
+	case OPT_MANIFEST:
+		if (!*arg)
+			return bad("%s", "empty --manifest file name ''");
+		o->manifest = arg;
+		break;
 	case OPT_DRY_RUN: o->dry_run = true; break;
 	case OPT_DELETE: o->delete_extra = true; break;
 	case OPT_MIRROR: o->sync = o->delete_extra = true; break;
@@ -234,6 +253,26 @@ static int parse_one(int c, const char *arg, struct fcp_options *o)
 	return 0;
 }
 
+/* --check and --manifest with what they cannot go with. */
+static int check_usage(const struct fcp_options *o, int operands)
+{
+	if (o->manifest && !fcp_manifest_available())
+		return bad("%s", "--manifest is not available: fastcp was built without SQLite");
+	if (o->manifest && o->dry_run)
+		return bad("%s", "--manifest records what was done: not with --dry-run");
+	if (!o->check)
+		return 0;
+	if (!fcp_hash_available())
+		return bad("%s", "--check is not available: fastcp was built without libxxhash");
+	/* A check changes nothing: what would change is --dry-run's to say. */
+	if (o->move || o->delete_extra || o->dry_run || o->max_delete >= 0)
+		return bad("%s", "--check changes nothing: not with --move, --delete, --mirror, "
+			   "--max-delete or --dry-run");
+	if (operands == 1 && !o->manifest)
+		return bad("%s", "--check of one operand needs --manifest FILE");
+	return 0;
+}
+
 int fcp_cli_parse(int argc, char **argv, struct fcp_options *o, char ***srcs, int *nsrc,
 		  char **dst)
 {
@@ -271,6 +310,14 @@ int fcp_cli_parse(int argc, char **argv, struct fcp_options *o, char ***srcs, in
 	}
 	if (o->max_delete >= 0 && !o->delete_extra)
 		return bad("%s", "--max-delete limits --delete or --mirror, given neither");
+	if ((r = check_usage(o, argc - optind)))
+		return r;
+	if (o->check && o->manifest && argc - optind == 1) { /* DEST alone */
+		*srcs = argv + optind;
+		*nsrc = 0;
+		*dst = argv[optind];
+		return argv[optind][0] ? 0 : bad("%s", "empty destination operand ''");
+	}
 	/* A dry run would have to say which sources go: it cannot know
 	 * which copies would succeed. */
 	if (o->move && o->dry_run)

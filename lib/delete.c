@@ -1,6 +1,7 @@
 /*
  * delete.c - --delete (delete.h).
  */
+#include "check.h"
 #include "delete.h"
 #include "sys.h"
 
@@ -218,6 +219,10 @@ static int remove_at(struct sweep *x, int *dirfd, const struct statx *dir_st, bo
 
 	if (r == -ENOENT)
 		return 0;
+	if (x->job->o->check) { /* said, not removed, and not gone into */
+		fcp_check_say(x->job, path, "extra in DEST");
+		return 0;
+	}
 	dir = r == 0 && S_ISDIR(st.stx_mode);
 	if (dir && fcp_statx_dev(&st) != x->dev)
 		r = -EXDEV; /* a mount point: what is mounted there is not ours */
@@ -313,7 +318,8 @@ void fcp_delete_extras(struct fcp_worker *w, struct fcp_dir *d)
 		return;
 	dpath = fcp_dir_dst_path(d, NULL);
 	if (extras(job, d, dpath, &extra) >= 0 && extra.n) {
-		why = held(job, d);
+		/* --check says every extra: it deletes nothing. */
+		why = job->o->check ? NULL : held(job, d);
 		if (why)
 			hold(job, dpath, why, extra.n);
 		for (size_t i = 0; !why && i < extra.n; i++) {

@@ -26,6 +26,7 @@
 #include "config.h"
 #include "dest.h"
 #include "engine.h"
+#include "manifest.h"
 #include "meta.h"
 #include "sys.h"
 #include "verify.h"
@@ -493,6 +494,7 @@ static void finish(struct fcp_worker *w, struct fcp_dir *d, struct small *s)
 	}
 	atomic_fetch_add(&job->c.files, 1);
 	atomic_fetch_add(&job->c.bytes, (unsigned long long)s->got);
+	fcp_manifest_copied(job, d, s->name);
 }
 
 /*

@@ -11,6 +11,7 @@
 #include "dest.h"
 #include "engine.h"
 #include "entry.h"
+#include "manifest.h"
 #include "links.h"
 #include "meta.h"
 #include "resume.h"
@@ -113,6 +114,7 @@ void fcp_file_finish(struct fcp_entry *e, struct fcp_hl_entry *hl, int out,
 		goto out;
 	}
 	atomic_fetch_add(&e->job->c.files, 1);
+	fcp_manifest_copied(e->job, e->d, e->dst_name);
 	goto out;
 fail:
 	fcp_entry_fail(e, what, err);

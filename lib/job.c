@@ -7,10 +7,12 @@
  * destination parent; the pool copies directories first, data as found, and
  * directory metadata post-order; finally the counters become the stats.
  */
+#include "check.h"
 #include "dest.h"
 #include "engine.h"
 #include "job.h"
 #include "links.h"
+#include "manifest.h"
 #include "meta.h"
 #include "operands.h"
 #include "sys.h"
@@ -274,6 +276,14 @@ static struct fcp_item *prepare(struct fcp_job *job, const struct fcp_operand *o
 		goto out;
 	}
 	r = fcp_sys_statx(pfd, p.name, AT_SYMLINK_NOFOLLOW, STATX_BASIC_STATS, &dstx);
+	if (job->o->check && r == 0 && S_ISDIR(sst.stx_mode) != S_ISDIR(dstx.stx_mode)) {
+		/* Not a difference to list: two different questions. */
+		fcp_report_errorf(job, "cannot check %s '%s' against %s '%s'",
+				  S_ISDIR(sst.stx_mode) ? "directory" : "non-directory", src,
+				  S_ISDIR(dstx.stx_mode) ? "directory" : "non-directory", dst);
+		job->check_usage = true;
+		goto out;
+	}
 	if (refused(job, op, dst, into, &sst, r == 0 ? &dstx : NULL, p.name))
 		goto out;
 	if (job->o->move &&
@@ -281,6 +291,7 @@ static struct fcp_item *prepare(struct fcp_job *job, const struct fcp_operand *o
 		goto out;
 	t->root.src_arg = src;
 	t->root.name = strdup(p.name);
+	t->root.rel_top = into ? t->root.name : "";
 	t->root.src_abs = realpath(src, real) ? strdup(real) : NULL;
 	t->root.dst_abs = realpath(p.parent, real) ? fcp_path_join(real, p.name) : NULL;
 	t->dir.root = &t->root;
@@ -348,6 +359,9 @@ static void collect(struct fcp_job *job, struct fcp_stats *s)
 	s->links_absolute = c->links_absolute;
 	s->links_rewritten = c->links_rewritten;
 	s->leftovers = c->leftovers;
+	s->differences = c->differs;
+	s->hashed_trusted = c->trusted;
+	s->check = job->o->check; /* (a check is a dry run: check.h) */
 	s->unchanged = c->unchanged;
 	s->updated = c->updated;
 	s->deleted = c->deleted;
@@ -460,7 +474,7 @@ static int decide_into(struct fcp_job *job, int nsrc, const char *dst)
 
 	/* --delete tidies a directory: a file in DEST's place is no usage
 	 * to guess at. */
-	if (job->o->delete_extra && fcp_sys_statx(AT_FDCWD, dst, 0, STATX_TYPE,
+	if (job->o->delete_extra && !job->o->check && fcp_sys_statx(AT_FDCWD, dst, 0, STATX_TYPE,
 						  &st) == 0 && !S_ISDIR(st.stx_mode)) {
 		fcp_report_errorf(job, "--delete needs a directory as destination: '%s' is not one",
 				  dst);
@@ -561,6 +575,14 @@ int fcp_job_run(const struct fcp_options *o, char *const *srcs, int nsrc, const 
 		moving.sync = true;
 		job.o = &moving;
 	}
+	/* --check is a dry run that decides by content and looks for
+	 * extras as --delete would (check.h). */
+	if (o->check) {
+		moving.dry_run = moving.checksum = moving.delete_extra = true;
+		job.o = &moving;
+	}
+	if (o->check && o->manifest && nsrc == 0)
+		return fcp_manifest_verify(o, dst, stats);
 	if (empty_operand(&job, srcs, nsrc, dst))
 		return FCP_EXIT_USAGE;
 	job.is_root = geteuid() == 0;
@@ -582,13 +604,21 @@ int fcp_job_run(const struct fcp_options *o, char *const *srcs, int nsrc, const 
 	last = tops && ops ? plan(&job, ops, srcs, nsrc, dst, into) : -ENOMEM;
 	if (last >= 0)
 		fcp_dir_budget(&job, &threads, &max_threads, dir_roots(ops, nsrc));
-	if (last < 0 || fcp_sched_create(&job, threads, max_threads) < 0 || fcp_hl_init(&job) < 0) {
+	if (last >= 0 && o->manifest && fcp_manifest_open(&job, o->manifest) < 0) {
+		free_operands(ops, nsrc);
+		free(tops);
+		return FCP_EXIT_USAGE;
+	}
+	if (last < 0 || fcp_sched_create(&job, threads, max_threads) < 0 || fcp_hl_init(&job) < 0 ||
+	    (o->check && fcp_check_links_init(&job) < 0)) {
 		fcp_report_errorf(&job, "out of memory");
 		free_operands(ops, nsrc);
 		free(tops);
 		fcp_sched_destroy(&job);
+		fcp_manifest_close(&job);
 		return FCP_EXIT_PARTIAL;
 	}
+	fcp_sys_reads_noatime(o->check);
 	for (int i = 0; i < nsrc; i++) /* not prepared */
 		tops[i].dir.dst_fd = tops[i].root.dst_fd = tops[i].root.adopt_fd = -1;
 	catch_signals(&job, old_actions);
@@ -596,6 +626,7 @@ int fcp_job_run(const struct fcp_options *o, char *const *srcs, int nsrc, const 
 	for (int round = 0; round <= last; round++)
 		stats->threads = run_round(&job, ops, nsrc, dst, into, tops, round, &dfd);
 	fcp_sys_watch_stop(NULL);
+	fcp_sys_reads_noatime(false);
 	catch_signals(NULL, old_actions);
 	free_operands(ops, nsrc);
 	stats->signal = caught;
@@ -618,11 +649,16 @@ int fcp_job_run(const struct fcp_options *o, char *const *srcs, int nsrc, const 
 	free(tops);
 	if (dfd >= 0)
 		close(dfd);
+	fcp_manifest_close(&job); /* its last records written (or failed, counted) */
+	fcp_check_links_free(&job);
 	collect(&job, stats);
 	stats->io_path = atomic_load(&job.uring_used) ? "io_uring" : "sync";
 	fcp_hl_free(&job);
 	fcp_sched_destroy(&job);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	stats->seconds = (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
-	return stats->failed || stats->not_copied ? FCP_EXIT_PARTIAL : FCP_EXIT_OK;
+	if (job.check_usage)
+		return FCP_EXIT_USAGE;
+	return stats->failed || stats->not_copied || stats->differences ? FCP_EXIT_PARTIAL
+									: FCP_EXIT_OK;
 }

@@ -34,6 +34,8 @@ struct fcp_root {
 	atomic_ullong failed;   /* items that failed in this copy */
 	char *left;             /* where an unfinished new copy was left (full path) */
 	char *name;             /* the copy's name in its destination directory */
+	const char *rel_top;    /* the copy's path relative to DEST: its name,
+				   or "" when DEST is the copy (manifest keys) */
 	int adopt_fd;           /* --sync: a killed run's hidden copy of it, locked, to
 				   finish (leftover.c), or -1 */
 	char *adopt_name;       /* and its temporary name */
@@ -109,6 +111,7 @@ struct fcp_item {
 struct fcp_counters {
 	atomic_ullong files, dirs, symlinks, specials, hardlinks, bytes, cloned;
 	atomic_ullong failed, not_copied, skipped;
+	atomic_ullong differs, trusted; /* --check lines; hashes the manifest gave */
 	atomic_ullong links_internal, links_external, links_relative, links_absolute;
 	atomic_ullong links_rewritten;
 	atomic_ullong leftovers;     /* of interrupted runs, found (leftover.c) */
@@ -161,6 +164,10 @@ struct fcp_job {
 	atomic_int open_dirs;
 	int dir_budget;
 	int batch_max;
+	struct fcp_manifest *man;    /* --manifest (manifest.c), or NULL */
+	struct fcp_check_links *check_links; /* --check: hard-link pairs (check.c) */
+	bool check_usage;            /* --check of a directory against a
+					non-directory: bad usage, exit 2 */
 };
 
 static inline uint64_t fcp_statx_dev(const struct statx *st)

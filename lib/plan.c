@@ -6,10 +6,13 @@
  * instead (for entries of the same size). Same data, the metadata the job
  * preserves is compared: mode, owner (as root: only root can give it),
  * mtime, xattrs. atime is not compared: reading a copy moves it.
+ * --check (check.c) asks the same questions, item by item.
  */
+#include "check.h"
 #include "delete.h"
 #include "hash.h"
 #include "links.h"
+#include "manifest.h"
 #include "meta.h"
 #include "plan.h"
 #include "sys.h"
@@ -35,45 +38,74 @@ static bool same_time(const struct statx_timestamp *a, const struct statx_timest
 	return a->tv_sec == b->tv_sec && a->tv_nsec == b->tv_nsec;
 }
 
+unsigned fcp_plan_meta_diff(const struct fcp_job *job, const struct statx *st, struct fcp_at sat,
+			    const struct statx *dst, struct fcp_at dat)
+{
+	unsigned keep = job->o->preserve, diff = 0;
+
+	if ((keep & FCP_PRESERVE_MODE) && !S_ISLNK(st->stx_mode) &&
+	    (st->stx_mode & 07777) != (dst->stx_mode & 07777))
+		diff |= FCP_PRESERVE_MODE;
+	if ((keep & FCP_PRESERVE_OWNER) && job->is_root &&
+	    (st->stx_uid != dst->stx_uid || st->stx_gid != dst->stx_gid))
+		diff |= FCP_PRESERVE_OWNER;
+	if ((keep & FCP_PRESERVE_TIMES) && !same_time(&st->stx_mtime, &dst->stx_mtime))
+		diff |= FCP_PRESERVE_TIMES;
+	/* The xattrs last: only --check needs every difference named. */
+	if ((keep & FCP_PRESERVE_XATTR) && (!diff || job->o->check) &&
+	    !fcp_meta_xattrs_same(sat, dat))
+		diff |= FCP_PRESERVE_XATTR;
+	return diff;
+}
+
 /* The metadata of src (st, at sat) the job would give the inode at dat
  * (dst) is there already. */
 static bool meta_same(const struct fcp_job *job, const struct statx *st, struct fcp_at sat,
 		      const struct statx *dst, struct fcp_at dat)
 {
-	unsigned keep = job->o->preserve;
-
-	if ((keep & FCP_PRESERVE_MODE) && !S_ISLNK(st->stx_mode) &&
-	    (st->stx_mode & 07777) != (dst->stx_mode & 07777))
-		return false;
-	if ((keep & FCP_PRESERVE_OWNER) && job->is_root &&
-	    (st->stx_uid != dst->stx_uid || st->stx_gid != dst->stx_gid))
-		return false;
-	if ((keep & FCP_PRESERVE_TIMES) && !same_time(&st->stx_mtime, &dst->stx_mtime))
-		return false;
-	return !(keep & FCP_PRESERVE_XATTR) || fcp_meta_xattrs_same(sat, dat);
+	return fcp_plan_meta_diff(job, st, sat, dst, dat) == 0;
 }
 
-/* Do the source file and its copy hold the same bytes? Both are read
- * whole; any error reading either says no, and the copy that follows
- * meets (and reports) a source error itself. */
-static bool same_content(struct fcp_entry *e)
+/* The XXH3-128 of one side of e (st: that side's inode): the manifest's
+ * while the file is unchanged, else read whole (and recorded). Reading
+ * errors are --check's to report; the copy meets a source error itself. */
+static int side_hash(struct fcp_entry *e, bool src, const struct statx *st, struct fcp_hash *h)
 {
 	int flags = O_RDONLY | O_NOFOLLOW | O_CLOEXEC | (e->job->is_root ? O_NOATIME : 0);
-	int fd = fcp_sys_openat(e->d->dst_fd, e->dst_name, flags, 0);
-	/* Planned by name (a batch): the source is opened here. */
-	int in = e->src_fd >= 0 ? e->src_fd : fcp_sys_openat(e->d->src_fd, e->name, flags, 0);
-	struct fcp_hash a, b;
+	char *key = e->job->man ? fcp_manifest_key(e->d, src ? e->name : e->dst_name, src) : NULL;
+	int fd = -1, r;
 	size_t cap;
 	void *buf = fcp_worker_buf(e->w, &cap);
-	bool same;
 
-	same = fd >= 0 && in >= 0 && fcp_hash_fd(in, e->st.stx_size, buf, cap, &a) == 0 &&
-	       fcp_hash_fd(fd, e->st.stx_size, buf, cap, &b) == 0 && fcp_hash_equal(&a, &b);
-	if (fd >= 0)
+	if (key && fcp_manifest_lookup(e->job, src, key, st, h)) {
+		free(key);
+		return 0;
+	}
+	/* Planned by name (a batch): the source is opened here. */
+	if (src && e->src_fd >= 0)
+		fd = e->src_fd;
+	r = fd >= 0 ? 0 : (fd = fcp_sys_openat(src ? e->d->src_fd : e->d->dst_fd,
+					      src ? e->name : e->dst_name, flags, 0));
+	if (r >= 0)
+		r = fcp_hash_fd(fd, st->stx_size, buf, cap, h);
+	if (r == 0 && key)
+		fcp_manifest_record(e->job, src, key, st, h);
+	if (r < 0 && e->job->o->check)
+		fcp_report_failed_in(e->job, "cannot read", e->d, src ? e->name : e->dst_name, !src, r);
+	if (fd >= 0 && fd != e->src_fd)
 		close(fd);
-	if (in >= 0 && in != e->src_fd)
-		close(in);
-	return same;
+	free(key);
+	return r;
+}
+
+int fcp_plan_content(struct fcp_entry *e, const struct statx *dst)
+{
+	struct fcp_hash a, b;
+	int r = side_hash(e, true, &e->st, &a);
+
+	if (r == 0)
+		r = side_hash(e, false, dst, &b);
+	return r < 0 ? r : fcp_hash_equal(&a, &b);
 }
 
 static bool same_target(struct fcp_entry *e)
@@ -87,9 +119,7 @@ static bool same_target(struct fcp_entry *e)
 	return same;
 }
 
-/* Is the data of e (its content, a link's target, a device's number) at
- * the destination already, described by dst? */
-static bool data_same(struct fcp_entry *e, const struct statx *dst)
+bool fcp_plan_data_same(struct fcp_entry *e, const struct statx *dst)
 {
 	const struct statx *st = &e->st;
 
@@ -97,7 +127,8 @@ static bool data_same(struct fcp_entry *e, const struct statx *dst)
 	case S_IFREG:
 		if (st->stx_size != dst->stx_size)
 			return false;
-		return e->job->o->checksum ? same_content(e)
+		/* Any error reading either side says no. */
+		return e->job->o->checksum ? fcp_plan_content(e, dst) == 1
 					   : same_time(&st->stx_mtime, &dst->stx_mtime);
 	case S_IFLNK:
 		return same_target(e);
@@ -130,7 +161,7 @@ enum fcp_action fcp_plan_entry(struct fcp_entry *e)
 		return FCP_ACT_REPLACE;
 	if (S_ISDIR(dst.stx_mode))
 		return FCP_ACT_SKIP; /* its metadata: fcp_plan_dir_meta() */
-	if (!deciding(e->job->o) || !data_same(e, &dst))
+	if (!deciding(e->job->o) || !fcp_plan_data_same(e, &dst))
 		return FCP_ACT_REPLACE;
 	return meta_same(e->job, &e->st, src_at(e), &dst,
 			 FCP_AT_NAME(e->d->dst_fd, e->dst_name))
@@ -206,9 +237,14 @@ static bool link_settled(struct fcp_entry *e, enum fcp_action a)
 
 bool fcp_plan_settled(struct fcp_entry *e)
 {
-	enum fcp_action a = fcp_plan_entry(e);
+	enum fcp_action a;
 	struct fcp_at dst = FCP_AT_NAME(e->d->dst_fd, e->dst_name);
 
+	if (e->job->o->check) {
+		fcp_check_entry(e);
+		return true;
+	}
+	a = fcp_plan_entry(e);
 	if (link_settled(e, a))
 		return true;
 	if (e->job->o->dry_run) {
@@ -261,6 +297,10 @@ bool fcp_plan_dir_meta(struct fcp_job *job, struct fcp_dir *d, struct fcp_at *da
 	struct statx dst;
 	bool same;
 
+	if (job->o->check) {
+		fcp_check_dir(job, d);
+		return false;
+	}
 	if (!fcp_dir_existed(d) || !fcp_plan_looks(job, d))
 		return !job->o->dry_run;
 	if (!deciding(job->o) && !job->o->dry_run)

@@ -16,6 +16,7 @@
 #define FCP_PLAN_H
 
 #include "entry.h"
+#include "meta.h"
 
 enum fcp_action {
 	FCP_ACT_COPY,    /* nothing is there: copy */
@@ -56,6 +57,22 @@ bool fcp_plan_make_room(struct fcp_entry *e);
  * for a new one; for one that existed, only where it differs (--dry-run
  * says so instead), and then its xattrs the source lacks go. */
 bool fcp_plan_dir_meta(struct fcp_job *job, struct fcp_dir *d, struct fcp_at *dst);
+
+/* The comparisons themselves, shared with --check (check.c), so that a
+ * check and a --sync or --checksum run never disagree. The FCP_PRESERVE_*
+ * items the job keeps that differ between src (st, at sat) and the inode
+ * dst at dat (the xattrs asked only when nothing else differs, except
+ * under --check). */
+unsigned fcp_plan_meta_diff(const struct fcp_job *job, const struct statx *st, struct fcp_at sat,
+			    const struct statx *dst, struct fcp_at dat);
+/* Is the data of e (its content, a link's target, a device's number) at
+ * the destination already, described by dst? By content under --checksum
+ * and --check. */
+bool fcp_plan_data_same(struct fcp_entry *e, const struct statx *dst);
+/* Do e's source (e->st) and its copy (dst, same size) hold the same bytes
+ * (XXH3-128, or the manifest's hash of an unchanged file)? 1 yes, 0 no,
+ * or -errno reading either (reported under --check). */
+int fcp_plan_content(struct fcp_entry *e, const struct statx *dst);
 
 /* What the dry-run line of each action says of an entry. */
 const char *fcp_plan_verb(enum fcp_action a);

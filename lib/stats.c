@@ -28,6 +28,14 @@ void fcp_stats_print(const struct fcp_stats *s, FILE *f)
 	double secs = s->seconds > 1e-6 ? s->seconds : 1e-6;
 	char size[32], rate[32];
 
+	if (s->check) { /* nothing copied: what was found */
+		fprintf(f, "fastcp: check: %llu difference%s in %.2f s; %llu hash%s from the "
+			   "manifest (those files not read)\n", (unsigned long long)s->differences,
+			s_(s->differences), s->seconds, (unsigned long long)s->hashed_trusted,
+			s->hashed_trusted == 1 ? "" : "es");
+		return;
+	}
+
 	human((double)s->bytes, size, sizeof(size));
 	human(s->bytes / secs, rate, sizeof(rate));
 	fprintf(f, "fastcp: copied %llu file%s (%s), %llu director%s, %llu symlink%s, "

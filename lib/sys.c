@@ -75,9 +75,34 @@ static bool fd_wait(long r, int *waited_ms)
 	do r_ = (long)(expr); while ((r_ < 0 && errno == EINTR) || fd_wait(r_, &w_)); \
 	return r_ < 0 ? -errno : (int)r_; } while (0)
 
-int fcp_sys_openat(int dirfd, const char *name, int flags, mode_t mode)
+int fcp_sys_access(const char *path, int mode)
+{
+	RET(faccessat(AT_FDCWD, path, mode, AT_EACCESS));
+}
+
+static atomic_bool reads_noatime;
+
+void fcp_sys_reads_noatime(bool on)
+{
+	atomic_store(&reads_noatime, on);
+}
+
+static int openat_plain(int dirfd, const char *name, int flags, mode_t mode)
 {
 	RET_FD(openat(dirfd, name, flags | O_CLOEXEC, mode));
+}
+
+int fcp_sys_openat(int dirfd, const char *name, int flags, mode_t mode)
+{
+	int r;
+
+	/* O_NOATIME is refused (EPERM) on another user's file unless we may
+	 * override that (root): then the open goes on without it. */
+	if (atomic_load_explicit(&reads_noatime, memory_order_relaxed) &&
+	    !(flags & (O_WRONLY | O_RDWR | O_CREAT | O_PATH)) && (flags & O_TMPFILE) != O_TMPFILE &&
+	    (r = openat_plain(dirfd, name, flags | O_NOATIME, mode)) != -EPERM)
+		return r;
+	return openat_plain(dirfd, name, flags, mode);
 }
 
 /* The fallback walk for kernels without openat2: every directory component

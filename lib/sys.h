@@ -17,6 +17,12 @@
 #include <sys/types.h>
 
 int fcp_sys_openat(int dirfd, const char *name, int flags, mode_t mode);
+/* From now on (on) every read-only fcp_sys_openat adds O_NOATIME where
+ * the kernel allows it: --check reads and leaves no trace, not even the
+ * access times of the files and directories it reads. Process-wide. */
+void fcp_sys_reads_noatime(bool on);
+/* faccessat with the effective ids (AT_EACCESS): 0 or -errno. */
+int fcp_sys_access(const char *path, int mode);
 /* openat2 with RESOLVE_BENEATH|RESOLVE_NO_SYMLINKS; falls back to a
  * component-by-component O_NOFOLLOW walk where openat2 is missing. */
 int fcp_sys_open_beneath(int dirfd, const char *relpath, int flags, mode_t mode);

@@ -2,6 +2,7 @@
 #include "check.h"
 #include "hash.h"
 #include "fastcp.h"
+#include "manifest.h"
 
 #include <fcntl.h>
 #include <stdio.h>
@@ -160,5 +161,24 @@ int main(void)
 	CHECK(parse(&o, (char *[]){ "fastcp", "--max-delete=3", "a", "b", NULL }) < 0);
 	CHECK(parse(&o, (char *[]){ "fastcp", "-c", "a", "b", NULL }) ==
 	      (fcp_hash_available() ? 1 : -1));
+	/* --check (issue 19): one operand only with --manifest; nothing that
+	 * would change anything; --manifest needs SQLite and a name. */
+	if (fcp_hash_available()) {
+		CHECK(parse(&o, (char *[]){ "fastcp", "--check", "a", "b", NULL }) == 1 && o.check);
+		CHECK(parse(&o, (char *[]){ "fastcp", "--check", "-T", "a", "b", NULL }) == 1);
+		CHECK(parse(&o, (char *[]){ "fastcp", "--check", "a", "b", "c", NULL }) == 2);
+		CHECK(parse(&o, (char *[]){ "fastcp", "--check", "b", NULL }) < 0);
+		CHECK(parse(&o, (char *[]){ "fastcp", "--check", "--manifest", "m", "b", NULL }) ==
+		      (fcp_manifest_available() ? 0 : -1));
+		CHECK(parse(&o, (char *[]){ "fastcp", "--check", "--delete", "a", "b", NULL }) < 0);
+		CHECK(parse(&o, (char *[]){ "fastcp", "--check", "--mirror", "a", "b", NULL }) < 0);
+		CHECK(parse(&o, (char *[]){ "fastcp", "--check", "--move", "a", "b", NULL }) < 0);
+		CHECK(parse(&o, (char *[]){ "fastcp", "--check", "--dry-run", "a", "b", NULL }) < 0);
+	}
+	CHECK(parse(&o, (char *[]){ "fastcp", "--manifest=", "a", "b", NULL }) < 0);
+	CHECK(parse(&o, (char *[]){ "fastcp", "--manifest", "m", "--dry-run", "a", "b", NULL }) < 0);
+	CHECK(parse(&o, (char *[]){ "fastcp", "--manifest", "m", "a", "b", NULL }) ==
+	      (fcp_manifest_available() ? 1 : -1));
+	CHECK(parse(&o, (char *[]){ "fastcp", "--manifest", "m", "b", NULL }) < 0);
 	CHECK_DONE();
 }
