@@ -11,6 +11,7 @@ PREFIX  ?= /usr/local
 BINDIR  ?= $(PREFIX)/bin
 MANDIR  ?= $(PREFIX)/share/man
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+ZSHCOMPDIR ?= $(PREFIX)/share/zsh/vendor-completions
 VERSION := 0.1.0
 
 LIB_SRC  := $(wildcard lib/*.c)
@@ -91,17 +92,20 @@ check-sanitize: all
 	@sh mk/sanitize.sh
 
 # DESTDIR and PREFIX as usual (make install PREFIX=/usr DESTDIR=/tmp/stage).
-COMPLETIONS := $(wildcard completions/*.bash)
+# bash-completion loads a command's file by its name: one for each program.
 install: build/fastcp build/fastcp-bench
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
 	install -m 755 build/fastcp build/fastcp-bench $(DESTDIR)$(BINDIR)/
 	install -m 644 man/fastcp.1 man/fastcp-bench.1 $(DESTDIR)$(MANDIR)/man1/
-	$(foreach c,$(COMPLETIONS),install -D -m 644 $(c) $(DESTDIR)$(BASHCOMPDIR)/$(basename $(notdir $(c)));)
+	install -D -m 644 completions/fastcp.bash $(DESTDIR)$(BASHCOMPDIR)/fastcp
+	install -D -m 644 completions/fastcp.bash $(DESTDIR)$(BASHCOMPDIR)/fastcp-bench
+	install -D -m 644 completions/_fastcp $(DESTDIR)$(ZSHCOMPDIR)/_fastcp
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/fastcp $(DESTDIR)$(BINDIR)/fastcp-bench \
 	      $(DESTDIR)$(MANDIR)/man1/fastcp.1 $(DESTDIR)$(MANDIR)/man1/fastcp-bench.1 \
-	      $(foreach c,$(COMPLETIONS),$(DESTDIR)$(BASHCOMPDIR)/$(basename $(notdir $(c))))
+	      $(DESTDIR)$(BASHCOMPDIR)/fastcp $(DESTDIR)$(BASHCOMPDIR)/fastcp-bench \
+	      $(DESTDIR)$(ZSHCOMPDIR)/_fastcp
 
 clean:
 	rm -rf build
