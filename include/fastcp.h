@@ -66,7 +66,20 @@ struct fcp_options {
 				   --fsync) and then remove each source item
 				   whose copy is in place (lib/move.c) */
 	FILE *out;              /* where --dry-run lines go; NULL = stdout */
+	/* Choosing what to copy (lib/filter.c matches, lib/plan.c decides): */
+	struct fcp_filter *filter; /* --exclude/--include rules, or NULL */
+	bool gitignore;         /* honour .gitignore files as git does */
+	bool exclude_caches;    /* skip directories with a CACHEDIR.TAG */
+	bool one_file_system;   /* -x: mount points copied empty */
+	bool delete_excluded;   /* --delete takes excluded entries too */
+	long long min_size;     /* regular files smaller are left out; 0 */
+	long long max_size;     /* larger; -1 = no bound */
+	long long newer_than;   /* mtime (ns since the epoch) at or before it:
+				   left out; LLONG_MIN = no bound */
+	long long older_than;   /* at or after it; LLONG_MAX = no bound */
 };
+
+struct fcp_filter;
 
 /* Kinds of metadata that may not fit the destination: warned once each. */
 enum fcp_warn_kind {
@@ -88,6 +101,8 @@ struct fcp_stats {
 	uint64_t failed;         /* items reported as failed */
 	uint64_t not_copied;     /* items never started (stopped on ENOSPC) */
 	uint64_t skipped;        /* items left out by policy */
+	uint64_t excluded;       /* entries left out by a filter (an excluded
+				    directory counts once) */
 	uint64_t leftovers;      /* of interrupted runs, found (the first
 				    FCP_LEFTOVERS_NAMED named), none removed */
 	uint64_t unchanged;      /* entries already up to date (--sync) */
@@ -108,6 +123,12 @@ struct fcp_stats {
 
 /* Fill *o with the defaults: archive mode, reflink auto, symlinks kept. */
 void fcp_options_init(struct fcp_options *o);
+
+/* Does o leave anything out (a filter option)? */
+bool fcp_options_filter(const struct fcp_options *o);
+
+/* Free what parsing the command line allocated in *o (filter rules). */
+void fcp_options_release(struct fcp_options *o);
 
 /*
  * Parse a cp-style command line. On success returns 0 and sets *srcs (into

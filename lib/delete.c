@@ -2,6 +2,7 @@
  * delete.c - --delete (delete.h).
  */
 #include "delete.h"
+#include "plan.h"
 #include "sys.h"
 
 #include <dirent.h>
@@ -294,6 +295,7 @@ static int extras(struct fcp_job *job, struct fcp_dir *d, const char *dpath,
 		fcp_report_failed(job, "cannot read directory", dpath, r);
 	for (size_t i = 0; r >= 0 && i < all.n; i++)
 		if (strncmp(all.v[i], ".fcp-", 5) && !seen(d->seen, all.v[i]) &&
+		    !fcp_plan_keeps_extra(job, d, all.v[i]) &&
 		    (r = names_push(extra, all.v[i])) < 0)
 			fcp_report_failed(job, "out of memory in", dpath, r);
 	names_clear(&all);

@@ -341,6 +341,13 @@ static bool dir_itself(const struct fcp_rule *x, const char *path, const char *b
 	return rule_matches(&y, path, base, flags);
 }
 
+void fcp_filter_free(struct fcp_filter *f)
+{
+	if (f)
+		fcp_rules_free(&f->rules);
+	free(f);
+}
+
 int fcp_rules_match(const struct fcp_rules *r, const char *path, bool is_dir)
 {
 	const char *base = strrchr(path, '/');

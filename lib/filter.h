@@ -66,6 +66,13 @@ int fcp_rules_parse(struct fcp_rules *r, const char *text, size_t len);
 
 void fcp_rules_free(struct fcp_rules *r);
 
+/* The command line's rules (struct fcp_options.filter). */
+struct fcp_filter {
+	struct fcp_rules rules;
+};
+
+void fcp_filter_free(struct fcp_filter *f);
+
 /* The rule that decides for an entry whose path (relative to the rules'
  * base, no leading '/') is path, a directory when is_dir: 1 excluded, -1
  * included, 0 no rule matched. rsync's dialect: the first matching rule;

@@ -68,6 +68,11 @@ struct fcp_dir {
 	atomic_bool failed_in;    /* an item in it (or below) failed: its
 				     extras are not deleted (--delete) */
 	struct fcp_names *seen;   /* the source names its scan met (--delete) */
+	/* Filters (plan.c): the path below the root copy, where rules look
+	 * past the name; the innermost .gitignore list in force. */
+	char *rel;
+	struct fcp_ignore *ign;
+	bool own_ign;             /* ign is d's own .gitignore: freed with d */
 	/* Descriptors given back while the job is over budget (dirfds.c):
 	 * src_fd and dst_fd are -1 then. Both and users are under fd_lock. */
 	pthread_mutex_t fd_lock;
@@ -107,6 +112,7 @@ struct fcp_item {
 struct fcp_counters {
 	atomic_ullong files, dirs, symlinks, specials, hardlinks, bytes, cloned;
 	atomic_ullong failed, not_copied, skipped;
+	atomic_ullong excluded;      /* left out by a filter (plan.c) */
 	atomic_ullong links_internal, links_external, links_relative, links_absolute;
 	atomic_ullong links_rewritten;
 	atomic_ullong leftovers;     /* of interrupted runs, found (leftover.c) */
