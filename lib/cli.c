@@ -229,7 +229,7 @@ static int parse_when(const char *arg, long long *out)
 	int n = -1;
 
 	if (arg[0] == '@' || (arg[0] >= '0' && arg[0] <= '9' && !strchr(arg, '-'))) {
-		long long now = time(NULL), secs = 0;
+		long long now = time(NULL), secs = -1;
 
 		errno = 0;
 		v = strtoll(arg + (arg[0] == '@'), &end, 10);
@@ -244,7 +244,8 @@ static int parse_when(const char *arg, long long *out)
 				secs = now - v * ages[i].secs;
 				end++;
 			}
-		if (*end || secs > LLONG_MAX / 1000000000)
+		/* A bare number is neither: refused, not guessed. */
+		if (*end || secs < 0 || secs > LLONG_MAX / 1000000000)
 			return -1;
 		*out = secs * 1000000000;
 		return 0;
