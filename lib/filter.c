@@ -212,19 +212,21 @@ static int compile(struct fcp_rules *r, const char *s, size_t len, bool include)
 {
 	struct fcp_rule rule = { .include = include };
 
+	len = strnlen(s, len); /* a NUL in a file's line ends the pattern */
 	if (len && s[len - 1] == '/' && (len < 2 || s[len - 2] != '\\')) {
 		rule.dir_only = true;
 		while (len && s[len - 1] == '/')
 			len--;
 	}
-	if (!r->git && len >= 5 && !memcmp(s + len - 4, "/***", 4)) {
-		rule.dir_too = true;
-		len -= 1; /* below it ("dir/" + "**"); dir_too adds dir */
-	}
 	if (len && s[0] == '/') {
 		rule.anchored = true;
 		while (len && s[0] == '/')
 			s++, len--;
+	}
+	/* Something before the "/" + "***" (what dir_itself() matches). */
+	if (!r->git && len >= 5 && !memcmp(s + len - 4, "/***", 4)) {
+		rule.dir_too = true;
+		len -= 1; /* below it ("dir/" + "**"); dir_too adds dir */
 	}
 	if (!len)
 		return -EINVAL;

@@ -138,6 +138,14 @@ static void rsync_rules(void)
 	CHECK(r.n == 4);
 	EXPECT(&r, from);
 	fcp_rules_free(&r);
+
+	/* Found by the fuzz target: a NUL inside a line ends its pattern,
+	 * and "/" + "***" with nothing before it is no "dir/" + "***". */
+	static const char nul[] = "/\0x//***\n//***\n";
+	static const struct want w_nul[] = { { "a", 1, 1 }, { "a/b", 0, 1 } };
+	CHECK(fcp_rules_parse(&r, nul, sizeof(nul) - 1) == 0);
+	EXPECT(&r, w_nul);
+	fcp_rules_free(&r);
 }
 
 static void git_rules(void)
