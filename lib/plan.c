@@ -348,14 +348,15 @@ void fcp_plan_dir_free(struct fcp_dir *d)
 /* Do the rules leave path (name at its end) out? The command line's
  * first, in their order; then the .gitignore files, the deepest first. */
 static bool ruled_out(const struct fcp_job *job, const struct fcp_dir *d, const char *path,
-		      const char *name, bool is_dir)
+		      bool is_dir)
 {
 	const struct fcp_rules *r = rules_of(job->o);
+	const char *name = strrchr(path, '/');
 	int m = r ? fcp_rules_match(r, path, is_dir) : 0;
 
 	if (m || !job->o->gitignore)
 		return m > 0;
-	if (!strcmp(name, ".git"))
+	if (!strcmp(name ? name + 1 : path, ".git"))
 		return true;
 	for (const struct fcp_ignore *ig = d->ign; ig; ig = ig->up)
 		if ((m = fcp_rules_match(&ig->rules, path + ig->base, is_dir)))
@@ -363,7 +364,7 @@ static bool ruled_out(const struct fcp_job *job, const struct fcp_dir *d, const 
 	return false;
 }
 
-/* The path of name in d below the root copy: in buf when it fits, else
+/* The path of name (or a path below d) in d below the root copy: in buf when it fits, else
  * malloc'd into *big (NULL: out of memory). */
 static const char *entry_path(const struct fcp_dir *d, const char *name, char *buf, size_t cap,
 			      char **big)
@@ -387,7 +388,7 @@ static bool rules_leave_out(const struct fcp_job *job, const struct fcp_dir *d,
 {
 	char buf[1024], *big;
 	const char *path = entry_path(d, name, buf, sizeof(buf), &big);
-	bool out = path && ruled_out(job, d, path, name, is_dir);
+	bool out = path && ruled_out(job, d, path, is_dir);
 
 	free(big);
 	return out;
@@ -454,7 +455,8 @@ enum fcp_pick fcp_plan_pick(struct fcp_job *job, struct fcp_dir *d, const char *
 	return outside_limits(o, &st) ? FCP_PICK_LIMIT : FCP_PICK_COPY;
 }
 
-bool fcp_plan_keeps_extra(struct fcp_job *job, struct fcp_dir *d, const char *name)
+bool fcp_plan_keeps_extra(struct fcp_job *job, struct fcp_dir *d, const char *below, int dirfd,
+			  const char *name)
 {
 	const struct fcp_options *o = job->o;
 	struct statx st;
@@ -464,7 +466,7 @@ bool fcp_plan_keeps_extra(struct fcp_job *job, struct fcp_dir *d, const char *na
 		return false;
 	/* Not stat'ed: it is no directory to the rules, which then keep it
 	 * only if a rule for all kinds matches. */
-	is_dir = fcp_sys_statx(d->dst_fd, name, AT_SYMLINK_NOFOLLOW, STATX_TYPE, &st) == 0 &&
+	is_dir = fcp_sys_statx(dirfd, name, AT_SYMLINK_NOFOLLOW, STATX_TYPE, &st) == 0 &&
 		 S_ISDIR(st.stx_mode);
-	return rules_leave_out(job, d, name, is_dir);
+	return rules_leave_out(job, d, below, is_dir);
 }

@@ -82,9 +82,11 @@ bool fcp_plan_reads(struct fcp_job *job, struct fcp_dir *d);
 enum fcp_pick fcp_plan_pick(struct fcp_job *job, struct fcp_dir *d, const char *name,
 			    unsigned char *type);
 
-/* --delete: must the entry name of d's copy, which the source lacks,
- * stay because a rule excludes it (and no --delete-excluded)? */
-bool fcp_plan_keeps_extra(struct fcp_job *job, struct fcp_dir *d, const char *name);
+/* --delete: must an entry of d's copy that the source lacks stay because
+ * a rule excludes it (and no --delete-excluded)? below: its path below d
+ * (its name, or deeper inside an extra directory); name in dirfd: it. */
+bool fcp_plan_keeps_extra(struct fcp_job *job, struct fcp_dir *d, const char *below, int dirfd,
+			  const char *name);
 
 /* d is finished: what the filters kept for it goes. */
 void fcp_plan_dir_free(struct fcp_dir *d);
