@@ -261,8 +261,9 @@ static int parse_when(const char *arg, long long *out)
 		return -1;
 	tm.tm_year -= 1900;
 	tm.tm_mon -= 1;
+	n = tm.tm_mday;
 	*out = (long long)mktime(&tm) * 1000000000;
-	return 0;
+	return tm.tm_mday == n ? 0 : -1; /* "2026-02-30" moved on to March */
 }
 
 /* A rule of --exclude or --include, or the rules of an --exclude-from
