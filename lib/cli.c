@@ -85,7 +85,11 @@ enum {
 	OPT_SYMLINKS = 256, OPT_REFLINK, OPT_NO_PRESERVE, OPT_PRESERVE, OPT_FSYNC,
 	OPT_NO_URING, OPT_DIRECT_READ, OPT_HELP, OPT_VERSION, OPT_STATS,
 	OPT_DRY_RUN, OPT_DELETE, OPT_MAX_DELETE, OPT_MIRROR, OPT_MOVE,
-	OPT_EXCLUDE, OPT_INCLUDE, OPT_EXCLUDE_FROM, OPT_GITIGNORE, OPT_EXCLUDE_CACHES,
+};
+
+/* Choosing what to copy. */
+enum {
+	OPT_EXCLUDE = 512, OPT_INCLUDE, OPT_EXCLUDE_FROM, OPT_GITIGNORE, OPT_EXCLUDE_CACHES,
 	OPT_MIN_SIZE, OPT_MAX_SIZE, OPT_NEWER, OPT_OLDER, OPT_DELETE_EXCLUDED,
 };
 
@@ -103,13 +107,6 @@ static const struct option longopts[] = {
 	{ "threads", required_argument, NULL, 'j' },
 	{ "no-io-uring", no_argument, NULL, OPT_NO_URING },
 	{ "direct-read", required_argument, NULL, OPT_DIRECT_READ },
-	{ "sync", no_argument, NULL, 'u' },
-	{ "checksum", no_argument, NULL, 'c' },
-	{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
-	{ "delete", no_argument, NULL, OPT_DELETE },
-	{ "max-delete", required_argument, NULL, OPT_MAX_DELETE },
-	{ "mirror", no_argument, NULL, OPT_MIRROR },
-	{ "move", no_argument, NULL, OPT_MOVE },
 	{ "exclude", required_argument, NULL, OPT_EXCLUDE },
 	{ "include", required_argument, NULL, OPT_INCLUDE },
 	{ "exclude-from", required_argument, NULL, OPT_EXCLUDE_FROM },
@@ -121,6 +118,13 @@ static const struct option longopts[] = {
 	{ "newer-than", required_argument, NULL, OPT_NEWER },
 	{ "older-than", required_argument, NULL, OPT_OLDER },
 	{ "delete-excluded", no_argument, NULL, OPT_DELETE_EXCLUDED },
+	{ "sync", no_argument, NULL, 'u' },
+	{ "checksum", no_argument, NULL, 'c' },
+	{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
+	{ "delete", no_argument, NULL, OPT_DELETE },
+	{ "max-delete", required_argument, NULL, OPT_MAX_DELETE },
+	{ "mirror", no_argument, NULL, OPT_MIRROR },
+	{ "move", no_argument, NULL, OPT_MOVE },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "stats", no_argument, NULL, OPT_STATS },
 	{ "help", no_argument, NULL, OPT_HELP },
