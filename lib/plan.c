@@ -282,8 +282,9 @@ static void load_ignore(struct fcp_job *job, struct fcp_dir *d)
 	ssize_t n = fcp_sys_read_file(d->src_fd, ".gitignore", IGNORE_MAX, &text);
 
 	d->ign = d->depth > 0 ? d->parent->ign : NULL;
-	/* git does not follow a .gitignore that is a symlink either. */
-	if (n == -ENOENT || n == -ELOOP)
+	/* git does not follow a .gitignore that is a symlink either, and
+	 * takes one that is no regular file for none. */
+	if (n == -ENOENT || n == -ELOOP || n == -EINVAL)
 		return;
 	if (n < 0) {
 		fcp_report_failed_in(job, "cannot read ignore file", d, ".gitignore", false, (int)n);
