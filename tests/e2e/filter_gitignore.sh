@@ -27,6 +27,9 @@ mkdir -p logs && printf '%s\n' '*' '!.gitignore' >logs/.gitignore
 mk logs/today.log logs/sub/old
 printf '%s\n' '!x' >ignoreddir/.gitignore
 mk ignoreddir/x
+mkdir -p odd/.gitignore && mk odd/.gitignore/f odd/a.log   # an ignore "file" that is a directory
+mkdir -p linked && ln -s ../src/.gitignore linked/.gitignore  # not followed, as git
+mk linked/a.gen linked/b.log
 ln -s main.c link.c
 ln -s a.log link.log
 git add main.c src/keep.gen || fail "git add"
