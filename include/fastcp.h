@@ -53,6 +53,17 @@ struct fcp_options {
 	bool no_io_uring;       /* force the synchronous small-file path */
 	enum fcp_direct_read direct_read;
 	bool recursive;         /* accepted for cp habit; always on */
+	/* Choosing what to copy (lib/filter.c matches, lib/plan.c decides): */
+	struct fcp_filter *filter; /* --exclude/--include rules, or NULL */
+	bool gitignore;         /* honour .gitignore files as git does */
+	bool exclude_caches;    /* skip directories with a CACHEDIR.TAG */
+	bool one_file_system;   /* -x: mount points copied empty */
+	bool delete_excluded;   /* --delete takes excluded entries too */
+	long long min_size;     /* regular files smaller are left out; 0 */
+	long long max_size;     /* larger; -1 = no bound */
+	long long newer_than;   /* mtime (ns since the epoch) at or before it:
+				   left out; LLONG_MIN = no bound */
+	long long older_than;   /* at or after it; LLONG_MAX = no bound */
 	int verbose;            /* 0 quiet, 1 summary, 2 per item */
 	FILE *err;              /* where per-item errors go; NULL = stderr */
 	/* Copying again (lib/plan.c decides per entry): */
@@ -66,17 +77,6 @@ struct fcp_options {
 				   --fsync) and then remove each source item
 				   whose copy is in place (lib/move.c) */
 	FILE *out;              /* where --dry-run lines go; NULL = stdout */
-	/* Choosing what to copy (lib/filter.c matches, lib/plan.c decides): */
-	struct fcp_filter *filter; /* --exclude/--include rules, or NULL */
-	bool gitignore;         /* honour .gitignore files as git does */
-	bool exclude_caches;    /* skip directories with a CACHEDIR.TAG */
-	bool one_file_system;   /* -x: mount points copied empty */
-	bool delete_excluded;   /* --delete takes excluded entries too */
-	long long min_size;     /* regular files smaller are left out; 0 */
-	long long max_size;     /* larger; -1 = no bound */
-	long long newer_than;   /* mtime (ns since the epoch) at or before it:
-				   left out; LLONG_MIN = no bound */
-	long long older_than;   /* at or after it; LLONG_MAX = no bound */
 };
 
 struct fcp_filter;
@@ -99,10 +99,10 @@ struct fcp_stats {
 	uint64_t bytes;          /* data bytes written (holes excluded) */
 	uint64_t cloned_files;   /* files copied by reflink */
 	uint64_t failed;         /* items reported as failed */
-	uint64_t not_copied;     /* items never started (stopped on ENOSPC) */
-	uint64_t skipped;        /* items left out by policy */
 	uint64_t excluded;       /* entries left out by a filter (an excluded
 				    directory counts once) */
+	uint64_t not_copied;     /* items never started (stopped on ENOSPC) */
+	uint64_t skipped;        /* items left out by policy */
 	uint64_t leftovers;      /* of interrupted runs, found (the first
 				    FCP_LEFTOVERS_NAMED named), none removed */
 	uint64_t unchanged;      /* entries already up to date (--sync) */

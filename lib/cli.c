@@ -6,8 +6,8 @@
  */
 #include "fastcp.h"
 #include "filter.h"
-#include "hash.h"
 #include "sys.h"
+#include "hash.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -81,17 +81,18 @@ static const char usage_text[] =
 	"\n"
 	"Exit status: 0 all copied, 1 some items failed, 2 bad usage.\n";
 
+/* Choosing what to copy (apart from the others, which may grow). */
+enum {
+	OPT_EXCLUDE = 768, OPT_INCLUDE, OPT_EXCLUDE_FROM, OPT_GITIGNORE, OPT_EXCLUDE_CACHES,
+	OPT_MIN_SIZE, OPT_MAX_SIZE, OPT_NEWER, OPT_OLDER, OPT_DELETE_EXCLUDED,
+};
+
 enum {
 	OPT_SYMLINKS = 256, OPT_REFLINK, OPT_NO_PRESERVE, OPT_PRESERVE, OPT_FSYNC,
 	OPT_NO_URING, OPT_DIRECT_READ, OPT_HELP, OPT_VERSION, OPT_STATS,
 	OPT_DRY_RUN, OPT_DELETE, OPT_MAX_DELETE, OPT_MIRROR, OPT_MOVE,
 };
 
-/* Choosing what to copy. */
-enum {
-	OPT_EXCLUDE = 512, OPT_INCLUDE, OPT_EXCLUDE_FROM, OPT_GITIGNORE, OPT_EXCLUDE_CACHES,
-	OPT_MIN_SIZE, OPT_MAX_SIZE, OPT_NEWER, OPT_OLDER, OPT_DELETE_EXCLUDED,
-};
 
 static const struct option longopts[] = {
 	{ "archive", no_argument, NULL, 'a' },

@@ -112,9 +112,9 @@ struct fcp_item {
 struct fcp_counters {
 	atomic_ullong files, dirs, symlinks, specials, hardlinks, bytes, cloned;
 	atomic_ullong failed, not_copied, skipped;
-	atomic_ullong excluded;      /* left out by a filter (plan.c) */
 	atomic_ullong links_internal, links_external, links_relative, links_absolute;
 	atomic_ullong links_rewritten;
+	atomic_ullong excluded;      /* left out by a filter (plan.c) */
 	atomic_ullong leftovers;     /* of interrupted runs, found (leftover.c) */
 	atomic_ullong unchanged, updated, deleted; /* plan.c, delete.c */
 	atomic_ullong moved;         /* --move: sources renamed or removed (move.c) */
