@@ -93,7 +93,6 @@ enum {
 	OPT_DRY_RUN, OPT_DELETE, OPT_MAX_DELETE, OPT_MIRROR, OPT_MOVE,
 };
 
-
 static const struct option longopts[] = {
 	{ "archive", no_argument, NULL, 'a' },
 	{ "recursive", no_argument, NULL, 'r' },
