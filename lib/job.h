@@ -72,7 +72,8 @@ struct fcp_dir {
 	 * past the name; the innermost .gitignore list in force. */
 	char *rel;
 	struct fcp_ignore *ign;
-	bool own_ign;             /* ign is d's own .gitignore: freed with d */
+	int own_ign;              /* how many lists at the head of ign are d's
+				     own (.gitignore, .git/info/exclude) */
 	/* Descriptors given back while the job is over budget (dirfds.c):
 	 * src_fd and dst_fd are -1 then. Both and users are under fd_lock. */
 	pthread_mutex_t fd_lock;

@@ -275,19 +275,19 @@ static bool needs_paths(const struct fcp_options *o)
 	return o->gitignore || (rules_of(o) && rules_of(o)->needs_path);
 }
 
-static void load_ignore(struct fcp_job *job, struct fcp_dir *d)
+/* Read the ignore file name in d into a list above d->ign, d's own. */
+static void load_ignore(struct fcp_job *job, struct fcp_dir *d, const char *name)
 {
 	struct fcp_ignore *ig;
 	char *text;
-	ssize_t n = fcp_sys_read_file(d->src_fd, ".gitignore", IGNORE_MAX, &text);
+	ssize_t n = fcp_sys_read_file(d->src_fd, name, IGNORE_MAX, &text);
 
-	d->ign = d->depth > 0 ? d->parent->ign : NULL;
 	/* git does not follow a .gitignore that is a symlink either, and
 	 * takes one that is no regular file for none. */
 	if (n == -ENOENT || n == -ELOOP || n == -EINVAL)
 		return;
 	if (n < 0) {
-		fcp_report_failed_in(job, "cannot read ignore file", d, ".gitignore", false, (int)n);
+		fcp_report_failed_in(job, "cannot read ignore file", d, name, false, (int)n);
 		return;
 	}
 	ig = calloc(1, sizeof(*ig));
@@ -297,15 +297,25 @@ static void load_ignore(struct fcp_job *job, struct fcp_dir *d)
 		ig->up = d->ign;
 	}
 	if (!ig || fcp_rules_parse(&ig->rules, text, (size_t)n) < 0) {
-		fcp_report_failed_in(job, "out of memory reading", d, ".gitignore", false, -ENOMEM);
+		fcp_report_failed_in(job, "out of memory reading", d, name, false, -ENOMEM);
 		if (ig)
 			fcp_rules_free(&ig->rules);
 		free(ig);
 	} else {
 		d->ign = ig;
-		d->own_ign = true;
+		d->own_ign++;
 	}
 	free(text);
+}
+
+/* d's lists: its .gitignore over those of the directories above; at the
+ * root of a repository, .git/info/exclude below them all, as in git. */
+static void load_ignores(struct fcp_job *job, struct fcp_dir *d)
+{
+	d->ign = d->depth > 0 ? d->parent->ign : NULL;
+	if (d->depth == 0)
+		load_ignore(job, d, ".git/info/exclude");
+	load_ignore(job, d, ".gitignore");
 }
 
 bool fcp_plan_reads(struct fcp_job *job, struct fcp_dir *d)
@@ -330,18 +340,20 @@ bool fcp_plan_reads(struct fcp_job *job, struct fcp_dir *d)
 		}
 	}
 	if (o->gitignore)
-		load_ignore(job, d);
+		load_ignores(job, d);
 	return true;
 }
 
 void fcp_plan_dir_free(struct fcp_dir *d)
 {
-	if (d->own_ign) {
+	for (; d->own_ign > 0; d->own_ign--) {
+		struct fcp_ignore *up = d->ign->up;
+
 		fcp_rules_free(&d->ign->rules);
 		free(d->ign);
+		d->ign = up;
 	}
 	d->ign = NULL;
-	d->own_ign = false;
 	free(d->rel);
 	d->rel = NULL;
 }

@@ -32,6 +32,8 @@ mkdir -p linked && ln -s ../src/.gitignore linked/.gitignore  # not followed, as
 mk linked/a.gen linked/b.log
 ln -s main.c link.c
 ln -s a.log link.log
+printf '%s\n' 'info-excluded' '!not-excluded.log' >.git/info/exclude
+mk info-excluded sub/info-excluded not-excluded.log
 git add main.c src/keep.gen || fail "git add"
 git ls-files -z --others --cached --exclude-standard | tr '\0' '\n' | LC_ALL=C sort >"$T/want"
 cd "$T" || exit 1
