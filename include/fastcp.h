@@ -132,10 +132,10 @@ void fcp_options_release(struct fcp_options *o);
 
 /*
  * Parse a cp-style command line. On success returns 0 and sets *srcs (into
- * argv) and *nsrc, *dst (fcp_options_release() frees the rest after the
- * job). Returns FCP_EXIT_USAGE after printing a message for bad usage, or -1
- * when --help/--version was handled and the program should exit 0; nothing
- * is left allocated then.
+ * argv) and *nsrc, *dst. Returns FCP_EXIT_USAGE after printing a message for
+ * bad usage, or -1 when --help/--version was handled and the program should
+ * exit 0. Whatever it returns, fcp_options_release() frees what it read into
+ * *o (filter rules).
  */
 int fcp_cli_parse(int argc, char **argv, struct fcp_options *o,
 		  char ***srcs, int *nsrc, char **dst);

@@ -373,22 +373,8 @@ static int parse_one(int c, const char *arg, struct fcp_options *o)
 	return 0;
 }
 
-static int parse_args(int argc, char **argv, struct fcp_options *o, char ***srcs, int *nsrc,
-		      char **dst);
-
 int fcp_cli_parse(int argc, char **argv, struct fcp_options *o, char ***srcs, int *nsrc,
 		  char **dst)
-{
-	int r = parse_args(argc, argv, o, srcs, nsrc, dst);
-
-	/* No job follows: what the parse allocated (filter rules) goes. */
-	if (r)
-		fcp_options_release(o);
-	return r;
-}
-
-static int parse_args(int argc, char **argv, struct fcp_options *o, char ***srcs, int *nsrc,
-		      char **dst)
 {
 	int c, r;
 	bool version = false;

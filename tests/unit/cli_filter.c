@@ -26,6 +26,8 @@ static int parse2(struct fcp_options *o, const char *opt, const char *arg)
 	fflush(stderr);
 	dup2(null, 2);
 	r = fcp_cli_parse(arg ? 5 : 4, argv, o, &srcs, &nsrc, &dst);
+	if (r) /* the rules read before the error */
+		fcp_options_release(o);
 	fflush(stderr);
 	dup2(saved, 2);
 	close(saved);
