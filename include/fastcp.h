@@ -55,6 +55,17 @@ struct fcp_options {
 	bool no_io_uring;       /* force the synchronous small-file path */
 	enum fcp_direct_read direct_read;
 	bool recursive;         /* accepted for cp habit; always on */
+	/* Choosing what to copy (lib/filter.c matches, lib/plan.c decides): */
+	struct fcp_filter *filter; /* --exclude/--include rules, or NULL */
+	bool gitignore;         /* honour .gitignore files as git does */
+	bool exclude_caches;    /* skip directories with a CACHEDIR.TAG */
+	bool one_file_system;   /* -x: mount points copied empty */
+	bool delete_excluded;   /* --delete takes excluded entries too */
+	long long min_size;     /* regular files smaller are left out; 0 */
+	long long max_size;     /* larger; -1 = no bound */
+	long long newer_than;   /* mtime (ns since the epoch) at or before it:
+				   left out; LLONG_MIN = no bound */
+	long long older_than;   /* at or after it; LLONG_MAX = no bound */
 	int verbose;            /* 0 quiet, 1 summary, 2 per item */
 	FILE *err;              /* where per-item errors go; NULL = stderr */
 	/* Copying again (lib/plan.c decides per entry): */
@@ -82,6 +93,8 @@ struct fcp_options {
 				   (lib/verify.h); named only if equal */
 };
 
+struct fcp_filter;
+
 /* Kinds of metadata that may not fit the destination: warned once each. */
 enum fcp_warn_kind {
 	FCP_WARN_OWNER,
@@ -100,6 +113,8 @@ struct fcp_stats {
 	uint64_t bytes;          /* data bytes written (holes excluded) */
 	uint64_t cloned_files;   /* files copied by reflink */
 	uint64_t failed;         /* items reported as failed */
+	uint64_t excluded;       /* entries left out by a filter (an excluded
+				    directory counts once) */
 	uint64_t not_copied;     /* items never started (stopped on ENOSPC) */
 	uint64_t skipped;        /* items left out by policy */
 	uint64_t differences;    /* --check: lines of differences printed */
@@ -129,11 +144,18 @@ struct fcp_stats {
 /* Fill *o with the defaults: archive mode, reflink auto, symlinks kept. */
 void fcp_options_init(struct fcp_options *o);
 
+/* Does o leave anything out (a filter option)? */
+bool fcp_options_filter(const struct fcp_options *o);
+
+/* Free what parsing the command line allocated in *o (filter rules). */
+void fcp_options_release(struct fcp_options *o);
+
 /*
  * Parse a cp-style command line. On success returns 0 and sets *srcs (into
  * argv) and *nsrc, *dst. Returns FCP_EXIT_USAGE after printing a message for
  * bad usage, or -1 when --help/--version was handled and the program should
- * exit 0.
+ * exit 0. Whatever it returns, fcp_options_release() frees what it read into
+ * *o (filter rules).
  */
 int fcp_cli_parse(int argc, char **argv, struct fcp_options *o,
 		  char ***srcs, int *nsrc, char **dst);

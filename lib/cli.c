@@ -5,11 +5,17 @@
  * without running a copy.
  */
 #include "fastcp.h"
+#include "filter.h"
+#include "sys.h"
 #include "hash.h"
 #include "manifest.h"
 
+#include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
+#include <time.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -66,6 +72,22 @@ static const char usage_text[] =
 	"                                mismatch copied once more, then failed\n"
 	"      --dry-run                 say what would be copied, updated, deleted\n"
 	"                                and left unchanged; change nothing\n"
+	"      --exclude PATTERN         leave out what matches (rsync's rules: '*',\n"
+	"                                '**', '?', '[...]', a leading '/' anchors at\n"
+	"                                the source, a trailing '/' is for directories)\n"
+	"      --include PATTERN         copy what matches (the first rule that\n"
+	"                                matches decides, in command-line order)\n"
+	"      --exclude-from FILE       rules from FILE, one a line ('+ ' includes)\n"
+	"      --gitignore               leave out what .gitignore files ignore\n"
+	"      --exclude-caches          leave out directories with a CACHEDIR.TAG\n"
+	"  -x, --one-file-system         do not copy what is mounted below a source\n"
+	"      --min-size SIZE           leave out files smaller than SIZE (K, M, G)\n"
+	"      --max-size SIZE           leave out files larger than SIZE\n"
+	"      --newer-than WHEN         leave out what was modified at WHEN or before\n"
+	"      --older-than WHEN         leave out what was modified at WHEN or after\n"
+	"                                (WHEN: 2026-01-31[ HH:MM[:SS]], @EPOCH, or an\n"
+	"                                age such as 7d, 12h, 30m, 2w)\n"
+	"      --delete-excluded         --delete also removes excluded entries\n"
 	"  -v, --verbose, --stats        print a summary at the end\n"
 	"      --help                    show this help\n"
 	"      --version                 show the version (with -v: threads, engines)\n"
@@ -74,6 +96,12 @@ static const char usage_text[] =
 	"when complete. Errors are reported per item and the copy goes on.\n"
 	"\n"
 	"Exit status: 0 all copied, 1 some items failed, 2 bad usage.\n";
+
+/* Choosing what to copy (apart from the others, which may grow). */
+enum {
+	OPT_EXCLUDE = 768, OPT_INCLUDE, OPT_EXCLUDE_FROM, OPT_GITIGNORE, OPT_EXCLUDE_CACHES,
+	OPT_MIN_SIZE, OPT_MAX_SIZE, OPT_NEWER, OPT_OLDER, OPT_DELETE_EXCLUDED,
+};
 
 enum {
 	OPT_SYMLINKS = 256, OPT_REFLINK, OPT_NO_PRESERVE, OPT_PRESERVE, OPT_FSYNC,
@@ -98,6 +126,17 @@ static const struct option longopts[] = {
 	{ "threads", required_argument, NULL, 'j' },
 	{ "no-io-uring", no_argument, NULL, OPT_NO_URING },
 	{ "direct-read", required_argument, NULL, OPT_DIRECT_READ },
+	{ "exclude", required_argument, NULL, OPT_EXCLUDE },
+	{ "include", required_argument, NULL, OPT_INCLUDE },
+	{ "exclude-from", required_argument, NULL, OPT_EXCLUDE_FROM },
+	{ "gitignore", no_argument, NULL, OPT_GITIGNORE },
+	{ "exclude-caches", no_argument, NULL, OPT_EXCLUDE_CACHES },
+	{ "one-file-system", no_argument, NULL, 'x' },
+	{ "min-size", required_argument, NULL, OPT_MIN_SIZE },
+	{ "max-size", required_argument, NULL, OPT_MAX_SIZE },
+	{ "newer-than", required_argument, NULL, OPT_NEWER },
+	{ "older-than", required_argument, NULL, OPT_OLDER },
+	{ "delete-excluded", no_argument, NULL, OPT_DELETE_EXCLUDED },
 	{ "sync", no_argument, NULL, 'u' },
 	{ "checksum", no_argument, NULL, 'c' },
 	{ "check", no_argument, NULL, OPT_CHECK },
@@ -182,6 +221,104 @@ static int parse_word(const char *arg, const char *const *words, int n)
 	return -1;
 }
 
+/* A size: decimal digits and an optional K, M, G or T (powers of 1024). */
+static int parse_size(const char *arg, long long *out)
+{
+	static const char units[] = "KMGT";
+	const char *u;
+	char *end;
+	long long v;
+	int shift = 0;
+
+	if (*arg < '0' || *arg > '9')
+		return -1;
+	errno = 0;
+	v = strtoll(arg, &end, 10);
+	if (*end && end[1] == 0 && (u = strchr(units, toupper((unsigned char)*end))))
+		shift = 10 * (int)(u - units + 1), end++;
+	if (errno || *end || v > (LLONG_MAX >> shift))
+		return -1;
+	*out = v << shift;
+	return 0;
+}
+
+/* An ISO date "2026-01-31[ HH:MM[:SS]]" (local time; 'T' may part date
+ * and time), "@EPOCH" (seconds), or an age "N[smhdw]" before now: in
+ * nanoseconds since the epoch. */
+static int parse_when(const char *arg, long long *out)
+{
+	static const struct { char unit; long long secs; } ages[] = {
+		{ 's', 1 }, { 'm', 60 }, { 'h', 3600 }, { 'd', 86400 }, { 'w', 604800 },
+	};
+	struct tm tm = { .tm_isdst = -1 };
+	long long v;
+	char *end;
+	int n = -1;
+
+	if (arg[0] == '@' || (arg[0] >= '0' && arg[0] <= '9' && !strchr(arg, '-'))) {
+		long long now = time(NULL), secs = -1;
+
+		errno = 0;
+		v = strtoll(arg + (arg[0] == '@'), &end, 10);
+		if (errno || end == arg + (arg[0] == '@') || v < 0)
+			return -1;
+		if (arg[0] == '@' && !*end)
+			secs = v;
+		for (size_t i = 0; arg[0] != '@' && i < sizeof(ages) / sizeof(ages[0]); i++)
+			if (end[0] == ages[i].unit && !end[1]) {
+				if (v > now / ages[i].secs)
+					return -1; /* before the epoch */
+				secs = now - v * ages[i].secs;
+				end++;
+			}
+		/* A bare number is neither: refused, not guessed. */
+		if (*end || secs < 0 || secs > LLONG_MAX / 1000000000)
+			return -1;
+		*out = secs * 1000000000;
+		return 0;
+	}
+	if (sscanf(arg, "%4d-%2d-%2d%n", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &n) != 3 || n != 10)
+		return -1;
+	if (arg[n] && ((arg[n] != ' ' && arg[n] != 'T') ||
+		       sscanf(arg + n + 1, "%2d:%2d%n:%2d%n", &tm.tm_hour, &tm.tm_min, &n, &tm.tm_sec,
+			      &n) < 2 || arg[11 + n]))
+		return -1;
+	if (tm.tm_mon < 1 || tm.tm_mon > 12 || tm.tm_mday < 1 || tm.tm_mday > 31 ||
+	    tm.tm_hour > 23 || tm.tm_min > 59 || tm.tm_sec > 60)
+		return -1;
+	tm.tm_year -= 1900;
+	tm.tm_mon -= 1;
+	n = tm.tm_mday;
+	*out = (long long)mktime(&tm) * 1000000000;
+	return tm.tm_mday == n ? 0 : -1; /* "2026-02-30" moved on to March */
+}
+
+/* A rule of --exclude or --include, or the rules of an --exclude-from
+ * file, added to the options' list. */
+static int add_rules(struct fcp_options *o, int c, const char *arg)
+{
+	char *text = NULL;
+	ssize_t n = 0;
+	int r;
+
+	if (!o->filter && !(o->filter = calloc(1, sizeof(*o->filter))))
+		return bad("%s", "out of memory");
+	if (c != OPT_EXCLUDE_FROM) {
+		r = fcp_rules_add(&o->filter->rules, arg, c == OPT_INCLUDE);
+		if (r == -EINVAL)
+			return bad("empty pattern '%s' for --%s", arg,
+				   c == OPT_INCLUDE ? "include" : "exclude");
+		return r < 0 ? bad("%s", "out of memory") : 0;
+	}
+	n = fcp_sys_read_file(AT_FDCWD, arg, 16 << 20, &text);
+	if (n < 0)
+		return bad("cannot read --exclude-from file '%s': %s", arg,
+			   n == -EINVAL ? "not a regular file" : strerror((int)-n));
+	r = fcp_rules_parse(&o->filter->rules, text, (size_t)n);
+	free(text);
+	return r < 0 ? bad("%s", "out of memory") : 0;
+}
+
 static int parse_one(int c, const char *arg, struct fcp_options *o)
 {
 	static const char *const symlinks[] = { "keep", "follow", "rewrite", "skip" };
@@ -220,6 +357,22 @@ static int parse_one(int c, const char *arg, struct fcp_options *o)
 		o->max_delete = v;
 		break;
 	case OPT_NO_URING: o->no_io_uring = true; break;
+	case OPT_EXCLUDE: case OPT_INCLUDE: case OPT_EXCLUDE_FROM: return add_rules(o, c, arg);
+	case OPT_GITIGNORE: o->gitignore = true; break;
+	case OPT_EXCLUDE_CACHES: o->exclude_caches = true; break;
+	case 'x': o->one_file_system = true; break;
+	case OPT_DELETE_EXCLUDED: o->delete_excluded = o->delete_extra = true; break;
+	case OPT_MIN_SIZE: case OPT_MAX_SIZE:
+		if (parse_size(arg, c == OPT_MIN_SIZE ? &o->min_size : &o->max_size) < 0)
+			return bad("invalid size '%s' for --%s (a number, then K, M, G or T)", arg,
+				   c == OPT_MIN_SIZE ? "min-size" : "max-size");
+		break;
+	case OPT_NEWER: case OPT_OLDER:
+		if (parse_when(arg, c == OPT_NEWER ? &o->newer_than : &o->older_than) < 0)
+			return bad("invalid time '%s' for --%s (2026-01-31[ HH:MM[:SS]], @EPOCH, "
+				   "or an age such as 7d)", arg,
+				   c == OPT_NEWER ? "newer-than" : "older-than");
+		break;
 	case OPT_SYMLINKS:
 		if ((v = parse_word(arg, symlinks, 4)) < 0)
 			return bad("invalid --symlinks policy '%s' (keep, follow, rewrite, skip)", arg);
@@ -284,7 +437,7 @@ int fcp_cli_parse(int argc, char **argv, struct fcp_options *o, char ***srcs, in
 	 * operands, as in cp ("fastcp a b -v"); "--" ends them. */
 	optind = 0;
 	opterr = 0; /* our own messages, without the program's path */
-	while ((c = getopt_long(argc, argv, ":arRTPLvucj:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":arRTPLvucxj:", longopts, NULL)) != -1) {
 		if (c == OPT_HELP) {
 			fputs(usage_text, stdout);
 			return -1;
@@ -322,6 +475,9 @@ int fcp_cli_parse(int argc, char **argv, struct fcp_options *o, char ***srcs, in
 	 * which copies would succeed. */
 	if (o->move && o->dry_run)
 		return bad("%s", "--dry-run cannot show a --move");
+	/* A rename takes a directory whole, what a filter leaves out too. */
+	if (o->move && fcp_options_filter(o))
+		return bad("%s", "--move cannot be combined with filters");
 	if (o->checksum && !fcp_hash_available())
 		return bad("%s", "--checksum is not available: fastcp was built without libxxhash");
 	if (o->verify && !fcp_hash_available())

@@ -10,6 +10,7 @@
 #include "check.h"
 #include "dest.h"
 #include "engine.h"
+#include "filter.h"
 #include "job.h"
 #include "links.h"
 #include "manifest.h"
@@ -51,6 +52,15 @@ void fcp_options_init(struct fcp_options *o)
 	o->preserve = FCP_PRESERVE_ALL;
 	o->recursive = true;
 	o->max_delete = -1;
+	o->max_size = -1;
+	o->newer_than = LLONG_MIN;
+	o->older_than = LLONG_MAX;
+}
+
+void fcp_options_release(struct fcp_options *o)
+{
+	fcp_filter_free(o->filter);
+	o->filter = NULL;
 }
 
 const char *fcp_version(void)
@@ -353,6 +363,7 @@ static void collect(struct fcp_job *job, struct fcp_stats *s)
 	s->failed = c->failed;
 	s->not_copied = c->not_copied;
 	s->skipped = c->skipped;
+	s->excluded = c->excluded;
 	s->links_internal = c->links_internal;
 	s->links_external = c->links_external;
 	s->links_relative = c->links_relative;

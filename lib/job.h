@@ -72,6 +72,12 @@ struct fcp_dir {
 	atomic_bool failed_in;    /* an item in it (or below) failed: its
 				     extras are not deleted (--delete) */
 	struct fcp_names *seen;   /* the source names its scan met (--delete) */
+	/* Filters (plan.c): the path below the root copy, where rules look
+	 * past the name; the innermost .gitignore list in force. */
+	char *rel;
+	struct fcp_ignore *ign;
+	int own_ign;              /* how many lists at the head of ign are d's
+				     own (.gitignore, .git/info/exclude) */
 	/* Descriptors given back while the job is over budget (dirfds.c):
 	 * src_fd and dst_fd are -1 then. Both and users are under fd_lock. */
 	pthread_mutex_t fd_lock;
@@ -114,6 +120,7 @@ struct fcp_counters {
 	atomic_ullong differs, trusted; /* --check lines; hashes the manifest gave */
 	atomic_ullong links_internal, links_external, links_relative, links_absolute;
 	atomic_ullong links_rewritten;
+	atomic_ullong excluded;      /* left out by a filter (plan.c) */
 	atomic_ullong leftovers;     /* of interrupted runs, found (leftover.c) */
 	atomic_ullong unchanged, updated, deleted; /* plan.c, delete.c */
 	atomic_ullong moved;         /* --move: sources renamed or removed (move.c) */

@@ -55,6 +55,9 @@ void fcp_stats_print(const struct fcp_stats *s, FILE *f)
 		fprintf(f, "fastcp: %llu unchanged, %llu with metadata updated, %llu deleted\n",
 			(unsigned long long)s->unchanged, (unsigned long long)s->updated,
 			(unsigned long long)s->deleted);
+	if (s->excluded)
+		fprintf(f, "fastcp: %llu excluded (left out by a filter)\n",
+			(unsigned long long)s->excluded);
 	if (s->moved)
 		fprintf(f, "fastcp: %llu source item%s moved (renamed, or removed after their copy)\n",
 			(unsigned long long)s->moved, s_(s->moved));

@@ -553,3 +553,27 @@ int fcp_sys_set_direct(int fd, bool on)
 	fl = on ? fl | O_DIRECT : fl & ~O_DIRECT;
 	RET(fcntl(fd, F_SETFL, fl));
 }
+
+ssize_t fcp_sys_read_file(int dirfd, const char *name, size_t max, char **buf)
+{
+	int fd = fcp_sys_openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0);
+	struct statx st;
+	ssize_t n;
+
+	*buf = NULL;
+	if (fd < 0)
+		return fd;
+	/* A FIFO or device named like a rules file must not block us. */
+	if ((n = fcp_sys_fstatx(fd, &st)) == 0 && !S_ISREG(st.stx_mode))
+		n = -EINVAL;
+	if (n == 0 && !(*buf = malloc(max + 1)))
+		n = -ENOMEM;
+	if (n == 0 && (n = fcp_sys_read_full(fd, *buf, max)) >= 0)
+		(*buf)[n] = 0;
+	if (n < 0) {
+		free(*buf);
+		*buf = NULL;
+	}
+	close(fd);
+	return n;
+}

@@ -128,7 +128,7 @@ int main(void)
 	CHECK(parse(&o, (char *[]){ "fastcp", "a", "-T", "b", NULL }) == 1 && o.no_target_dir);
 	CHECK(parse(&o, (char *[]){ "fastcp", "a", "b", "-j", "2", NULL }) == 1 && o.threads == 2);
 	CHECK(parse_rc((char *[]){ "fastcp", "a", "b", "--bogus", NULL }) == FCP_EXIT_USAGE);
-	CHECK(parse_rc((char *[]){ "fastcp", "a", "b", "-x", NULL }) == FCP_EXIT_USAGE);
+	CHECK(parse_rc((char *[]){ "fastcp", "a", "b", "-Q", NULL }) == FCP_EXIT_USAGE); /* -x is --one-file-system */
 	CHECK(parse_rc((char *[]){ "fastcp", "a", "b", "-j", NULL }) == FCP_EXIT_USAGE);
 	/* "--" ends the options: what follows is an operand, dashes or not. */
 	CHECK(parse_rc((char *[]){ "fastcp", "--", "a", "-v", NULL }) == 0);
