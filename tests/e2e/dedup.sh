@@ -20,7 +20,7 @@ need_root "loopback filesystems need root"
 
 run_fcp --dedup=foo src dst
 check_rc 2 "--dedup=foo"
-check_grep "dedup.*foo" "$T/err" "the bad word is not named"
+check_grep "invalid --dedup value 'foo'" "$T/err" "the bad word is not named"
 
 # The source lives off the XFS filesystems: nothing is shared with it.
 S="$T/src"
@@ -80,7 +80,7 @@ n=$(sed -nE 's/.*deduplicated ([0-9]+) file.*/\1/p' "$T/err")
 check_eq "$(stat -c %s "$S/x/orig")" 300000
 
 # A re-run with --sync: nothing copied, nothing changed.
-run_fcp -v --sync --dedup=reflink "$S" "$T/dd/c"
+run_fcp -v -T --sync --dedup=reflink "$S" "$T/dd/c"
 check_rc 0 "--sync re-run"
 check_grep "copied 0 files" "$T/err" "the --sync re-run copied files"
 check_grep " 0 with metadata updated" "$T/err" "the --sync re-run updated metadata"
@@ -109,7 +109,7 @@ check_grep "metadata" "$T/err" "hardlink: the metadata exception is not said"
 # The linked name has the first copy's metadata (the documented exception).
 check_eq "$(stat -c %a "$T/dd/l/y/copy1")" "$(stat -c %a "$S/x/orig")"
 ino=$(stat -c %i "$T/dd/l/y/copy1")
-run_fcp -v --sync --dedup=hardlink "$S" "$T/dd/l"
+run_fcp -v -T --sync --dedup=hardlink "$S" "$T/dd/l"
 check_rc 0 "--sync re-run, hardlink"
 check_grep "copied 0 files" "$T/err" "the hardlink --sync re-run copied files"
 check_grep " 0 with metadata updated" "$T/err" "the hardlink --sync re-run updated metadata"
