@@ -114,6 +114,19 @@ check_rc 0 "--sync re-run, hardlink"
 check_grep "copied 0 files" "$T/err" "the hardlink --sync re-run copied files"
 check_grep " 0 with metadata updated" "$T/err" "the hardlink --sync re-run updated metadata"
 check_eq "$(stat -c %i "$T/dd/l/y/copy1")" "$ino" "the re-run replaced copy1"
+# The shared inode has the metadata (and mtime) of one of its sources: a
+# chmod of that source reaches it, and the next re-run is quiet again.
+first=
+for f in x/orig y/copy1 h/h1; do
+	[ "$(stat -c %y "$S/$f")" = "$(stat -c %y "$T/dd/l/$f")" ] && first=$f
+done
+[ -n "$first" ] || fail "no source has the mtime of the shared inode"
+chmod 640 "$S/$first"
+run_fcp -v -T --sync --dedup=hardlink "$S" "$T/dd/l"
+check_rc 0
+check_eq "$(stat -c %a "$T/dd/l/$first")" 640 "the chmod of $first did not reach its copy"
+run_fcp -v -T --sync --dedup=hardlink "$S" "$T/dd/l"
+check_grep " 0 with metadata updated" "$T/err" "the metadata goes back and forth"
 run_fcp --dry-run --dedup=hardlink "$S" "$T/dd/dryl"
 check_grep "^link '$T/dd/dryl/(y/copy1|x/orig)'" "$T/out" "--dry-run does not say link"
 
