@@ -64,9 +64,10 @@ static const char usage_text[] =
 	"      --verify                  read each copied file back from storage and\n"
 	"                                compare (XXH3-128); named only if equal, a\n"
 	"                                mismatch copied once more, then failed\n"
-	"      --dedup=HOW               write files of the same content once: the\n"
-	"                                others as clones of that copy (reflink) or\n"
-	"                                hard links to it (hardlink); default off\n"
+	"      --dedup[=HOW]             write files of the same content once: the\n"
+	"                                others as clones of that copy (reflink, the\n"
+	"                                default of a bare --dedup) or hard links to\n"
+	"                                it (hardlink); default off\n"
 	"      --dry-run                 say what would be copied, updated, deleted\n"
 	"                                and left unchanged; change nothing\n"
 	"  -v, --verbose, --stats        print a summary at the end\n"
@@ -113,7 +114,7 @@ static const struct option longopts[] = {
 	{ "move", no_argument, NULL, OPT_MOVE },
 	{ "resume", no_argument, NULL, OPT_RESUME },
 	{ "verify", no_argument, NULL, OPT_VERIFY },
-	{ "dedup", required_argument, NULL, OPT_DEDUP },
+	{ "dedup", optional_argument, NULL, OPT_DEDUP },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "stats", no_argument, NULL, OPT_STATS },
 	{ "help", no_argument, NULL, OPT_HELP },
@@ -221,7 +222,8 @@ static int parse_one(int c, const char *arg, struct fcp_options *o)
 	case OPT_RESUME: o->resume = o->sync = true; break;
 	case OPT_VERIFY: o->verify = true; break;
 	case OPT_DEDUP:
-		if ((v = parse_word(arg, dedup, 3)) < 0)
+		/* A bare --dedup clones, as a bare --reflink does. */
+		if ((v = arg ? parse_word(arg, dedup, 3) : FCP_DEDUP_REFLINK) < 0)
 			return bad("invalid --dedup value '%s' (off, reflink, hardlink)", arg);
 		o->dedup = (enum fcp_dedup)v;
 		break;
