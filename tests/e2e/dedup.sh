@@ -9,8 +9,9 @@
 # files are left alone; a re-run with --sync changes nothing; --dry-run
 # says "clone"/"link"; a destination that cannot clone (tmpfs) gets plain
 # copies and one note; an unknown word is bad usage (exit 2).
-# (A hash collision cannot be made here: the byte comparison that guards
-# against one is proven by tests/unit/dedup.c.)
+# A hash collision is faked by a test hook (FCP_TEST_DEDUP_COLLIDE: every
+# file of one size has the same hash): the byte comparison keeps files
+# apart; tests/unit/dedup.c proves that comparison on its own.
 . "${TESTLIB:-$(dirname "$0")/../lib}/lib.sh" || exit 1
 t_init
 need_fastcp
@@ -129,6 +130,20 @@ run_fcp -v -T --sync --dedup=hardlink "$S" "$T/dd/l"
 check_grep " 0 with metadata updated" "$T/err" "the metadata goes back and forth"
 run_fcp --dry-run --dedup=hardlink "$S" "$T/dd/dryl"
 check_grep "^link '$T/dd/dryl/(y/copy1|x/orig)'" "$T/out" "--dry-run does not say link"
+
+# Every file of one size made to collide in the hash (a test hook): only
+# the byte comparison keeps d1 and d2 apart, and the copy stays exact.
+FCP_TEST_DEDUP_COLLIDE=1 run_fcp --dedup=reflink "$S" "$T/dd/k"
+check_rc 0 "--dedup=reflink with colliding hashes"
+check_tree "$S" "$T/dd/k"
+! "$TREECMP" --shared "$T/dd/k/y/d2" || fail "colliding hashes: d2 was merged with d1"
+! "$TREECMP" --shared "$T/dd/k/x/d1" || fail "colliding hashes: d1 was merged with d2"
+"$TREECMP" --shared "$T/dd/k/y/copy1" || fail "colliding hashes: copy1 was not cloned"
+FCP_TEST_DEDUP_COLLIDE=1 run_fcp --dedup=hardlink "$S" "$T/dd/kl"
+check_rc 0 "--dedup=hardlink with colliding hashes"
+check_tree "$S" "$T/dd/kl" --content-only
+[ "$(stat -c %i "$T/dd/kl/x/d1")" != "$(stat -c %i "$T/dd/kl/y/d2")" ] ||
+	fail "colliding hashes: d1 and d2 linked"
 
 # A destination that cannot clone: plain copies, one note.
 t_mount_fs tmpfs 64M "$T/tmpfs"
