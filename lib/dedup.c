@@ -293,14 +293,16 @@ bool fcp_dedup_settled(struct fcp_entry *e, struct fcp_hl_entry *hl)
 	pthread_mutex_lock(&m->lock);
 	x = lookup(m, e->st.stx_size, &h, e, &found);
 	if (found && !x->done) {
-		/* A source hard link's first name is not held back: its own
-		 * names may be queued behind it (links.c). */
-		if (hl || !queue(x, e)) {
+		if (!queue(x, e)) {
 			pthread_mutex_unlock(&m->lock);
-			return false;
+			return false; /* without memory: copied on its own */
 		}
 		pthread_mutex_unlock(&m->lock);
 		close(e->src_fd);
+		/* The first name of a source hard link: its other names queued
+		 * in the hard-link map are started again now (links.c), wait
+		 * here in turn, and the first of them back is its first name. */
+		fcp_hl_done(e->w, hl, false);
 		return true;
 	}
 	pthread_mutex_unlock(&m->lock);
