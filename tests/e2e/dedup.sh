@@ -8,7 +8,8 @@
 # one byte at the same size are not merged; source hard links stay; empty
 # files are left alone; a re-run with --sync changes nothing; --dry-run
 # says "clone"/"link"; a destination that cannot clone (tmpfs) gets plain
-# copies and one note; an unknown word is bad usage (exit 2).
+# copies and one note; --verify reads the clones back; an unknown word is
+# bad usage (exit 2).
 # A hash collision is faked by a test hook (FCP_TEST_DEDUP_COLLIDE: every
 # file of one size has the same hash): the byte comparison keeps files
 # apart; tests/unit/dedup.c proves that comparison on its own.
@@ -79,6 +80,14 @@ check_grep "deduplicated [0-9]+ files? .*saved" "$T/err" "no dedup line in the s
 n=$(sed -nE 's/.*deduplicated ([0-9]+) file.*/\1/p' "$T/err")
 [ "${n:-0}" -ge 90 ] || fail "only ${n:-0} files deduplicated (the workload has ~100)"
 check_eq "$(stat -c %s "$S/x/orig")" 300000
+
+# With --verify: the clones are read back too, and said to be clones.
+run_fcp -v --verify --dedup=reflink "$S" "$T/dd/v"
+check_rc 0 "--verify --dedup=reflink"
+check_tree "$S" "$T/dd/v"
+check_grep "files? cloned, verified by re-reading shared extents" "$T/err"
+"$TREECMP" --shared "$T/dd/v/y/copy1" || fail "--verify: the duplicate y/copy1 was not cloned"
+rm -rf "$T/dd/v"
 
 # A re-run with --sync: nothing copied, nothing changed.
 run_fcp -v -T --sync --dedup=reflink "$S" "$T/dd/c"
