@@ -73,6 +73,7 @@ static int copy_again(struct fcp_entry *e, int out)
 	bool cloned = false;
 	ssize_t r = fcp_sys_ftruncate(out, 0);
 
+	e->dd_from = -1; /* not a clone of a first copy now (dedup.h) */
 	if (r == 0 && e->cloned)
 		r = fcp_data_clone(&x, &cloned);
 	if (r < 0)
