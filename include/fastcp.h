@@ -27,6 +27,10 @@ enum fcp_reflink { FCP_REFLINK_AUTO, FCP_REFLINK_ALWAYS, FCP_REFLINK_NEVER };
 /* Reading medium files with O_DIRECT: when none of the file is cached. */
 enum fcp_direct_read { FCP_DIRECT_AUTO, FCP_DIRECT_ALWAYS, FCP_DIRECT_NEVER };
 
+/* --dedup: files of one content written once, the others cloned from
+ * that first copy or made hard links to it (lib/dedup.c). */
+enum fcp_dedup { FCP_DEDUP_OFF, FCP_DEDUP_REFLINK, FCP_DEDUP_HARDLINK };
+
 /* What to do with a symlink found in the tree (and with symlink arguments). */
 enum fcp_symlinks {
 	FCP_SYMLINKS_KEEP,    /* copy the link itself (-P, default) */
@@ -91,6 +95,7 @@ struct fcp_options {
 	bool verify;            /* read each copied file back from storage and
 				   compare its XXH3-128 with the source's
 				   (lib/verify.h); named only if equal */
+	enum fcp_dedup dedup;   /* --dedup=off|reflink|hardlink */
 };
 
 struct fcp_filter;
@@ -128,6 +133,10 @@ struct fcp_stats {
 	uint64_t moved;          /* sources renamed or removed after their copy */
 	uint64_t verified_files, verified_bytes; /* --verify: read back, equal */
 	uint64_t verified_cloned; /* of which clones (shared extents re-read) */
+	uint64_t dedup_files, dedup_bytes; /* --dedup: duplicates cloned or
+				    linked, and the data they did not write */
+	uint64_t dedup_uncloned; /* duplicates copied: the destination cannot clone */
+	enum fcp_dedup dedup;    /* the job's --dedup */
 	bool dry_run;            /* the counts say what would have been done */
 	uint64_t left_hidden;    /* unfinished new root copies (and, with
 				    --resume, large files) left under a

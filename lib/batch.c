@@ -21,7 +21,10 @@ static bool uring_wanted(struct fcp_job *job, struct fcp_dir *d)
 {
 	const struct fcp_engine *list[3];
 
-	if (job->o->no_io_uring || job->o->fsync || job->o->dry_run || !atomic_load(&job->uring_ok))
+	/* --dedup decides per file, after hashing it, whether to write it
+	 * at all: the synchronous path (dedup.c). */
+	if (job->o->no_io_uring || job->o->fsync || job->o->dry_run || job->o->dedup ||
+	    !atomic_load(&job->uring_ok))
 		return false;
 	fcp_engine_plan(job, fcp_statx_dev(&d->st), d->dst_dev, list);
 	return list[0] != &fcp_engine_clone;

@@ -70,6 +70,10 @@ static const char usage_text[] =
 	"      --verify                  read each copied file back from storage and\n"
 	"                                compare (XXH3-128); named only if equal, a\n"
 	"                                mismatch copied once more, then failed\n"
+	"      --dedup[=HOW]             write files of the same content once: the\n"
+	"                                others as clones of that copy (reflink, the\n"
+	"                                default of a bare --dedup) or hard links to\n"
+	"                                it (hardlink); default off\n"
 	"      --dry-run                 say what would be copied, updated, deleted\n"
 	"                                and left unchanged; change nothing\n"
 	"      --exclude PATTERN         leave out what matches (rsync's rules: '*',\n"
@@ -108,6 +112,7 @@ enum {
 	OPT_NO_URING, OPT_DIRECT_READ, OPT_HELP, OPT_VERSION, OPT_STATS,
 	OPT_DRY_RUN, OPT_DELETE, OPT_MAX_DELETE, OPT_MIRROR, OPT_MOVE, OPT_RESUME,
 	OPT_VERIFY,
+	OPT_DEDUP,
 };
 
 enum { OPT_CHECK = 512, OPT_MANIFEST }; /* issue 19 */
@@ -148,6 +153,7 @@ static const struct option longopts[] = {
 	{ "move", no_argument, NULL, OPT_MOVE },
 	{ "resume", no_argument, NULL, OPT_RESUME },
 	{ "verify", no_argument, NULL, OPT_VERIFY },
+	{ "dedup", optional_argument, NULL, OPT_DEDUP },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "stats", no_argument, NULL, OPT_STATS },
 	{ "help", no_argument, NULL, OPT_HELP },
@@ -322,6 +328,7 @@ static int add_rules(struct fcp_options *o, int c, const char *arg)
 static int parse_one(int c, const char *arg, struct fcp_options *o)
 {
 	static const char *const symlinks[] = { "keep", "follow", "rewrite", "skip" };
+	static const char *const dedup[] = { "off", "reflink", "hardlink" };
 	static const char *const when[] = { "auto", "always", "never" }; /* both enums */
 	_Static_assert(FCP_DIRECT_AUTO == (int)FCP_REFLINK_AUTO &&
 		       FCP_DIRECT_ALWAYS == (int)FCP_REFLINK_ALWAYS &&
@@ -351,6 +358,12 @@ static int parse_one(int c, const char *arg, struct fcp_options *o)
 	 * that the first run and the re-run can be one command. */
 	case OPT_RESUME: o->resume = o->sync = true; break;
 	case OPT_VERIFY: o->verify = true; break;
+	case OPT_DEDUP:
+		/* A bare --dedup clones, as a bare --reflink does. */
+		if ((v = arg ? parse_word(arg, dedup, 3) : FCP_DEDUP_REFLINK) < 0)
+			return bad("invalid --dedup value '%s' (off, reflink, hardlink)", arg);
+		o->dedup = (enum fcp_dedup)v;
+		break;
 	case OPT_MAX_DELETE:
 		if (parse_count(arg, 0, 2147483647, &v) < 0)
 			return bad("invalid --max-delete count '%s' (0 to 2147483647)", arg);
@@ -482,6 +495,8 @@ int fcp_cli_parse(int argc, char **argv, struct fcp_options *o, char ***srcs, in
 		return bad("%s", "--checksum is not available: fastcp was built without libxxhash");
 	if (o->verify && !fcp_hash_available())
 		return bad("%s", "--verify is not available: fastcp was built without libxxhash");
+	if (o->dedup && !fcp_hash_available())
+		return bad("%s", "--dedup is not available: fastcp was built without libxxhash");
 	if (argc - optind < 1)
 		return bad("%s", "missing file operand");
 	if (argc - optind < 2)

@@ -22,6 +22,11 @@ struct fcp_entry {
 	uint64_t dst_ino;       /* and its inode number */
 	struct fcp_vsum *vsum;  /* --verify: the source's hash (verify.h) */
 	bool cloned;            /* its data was cloned */
+	struct fcp_dd_entry *dd_first; /* --dedup: the first copy of its
+				   content (dedup.h), or NULL */
+	int dd_from;            /* --dedup=reflink: that first copy, open to
+				   clone from, -2 cloned from it, or -1
+				   (fcp_dedup_settled) */
 };
 
 /* file.c: copy a regular file; e->src_fd is open (and closed here). */

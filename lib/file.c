@@ -8,6 +8,7 @@
  * step there, not a rewrite: the new file gets its final name only when
  * every stage said yes.
  */
+#include "dedup.h"
 #include "dest.h"
 #include "engine.h"
 #include "entry.h"
@@ -72,6 +73,7 @@ static int copy_again(struct fcp_entry *e, int out)
 	bool cloned = false;
 	ssize_t r = fcp_sys_ftruncate(out, 0);
 
+	e->dd_from = -1; /* not a clone of a first copy now (dedup.h) */
 	if (r == 0 && e->cloned)
 		r = fcp_data_clone(&x, &cloned);
 	if (r < 0)
@@ -121,6 +123,7 @@ fail:
 	fcp_dest_discard_file(e->job, e->d, tmp, out);
 out:
 	close(e->src_fd);
+	fcp_dedup_done(e->w, e, err == 0);
 	fcp_hl_done(e->w, hl, err == 0);
 }
 
@@ -139,6 +142,8 @@ void fcp_file_copy(struct fcp_entry *e)
 		close(e->src_fd);
 		return;
 	}
+	if (fcp_dedup_settled(e, hl))
+		return;
 	e->create_mode = fcp_meta_create_mode(e->job, &e->st, e->d);
 	out = resumable ? fcp_resume_open(e, &tmp, &rs)
 			: fcp_dest_create(e->w, e->d, &tmp, e->create_mode, e->dst_name);
@@ -147,6 +152,7 @@ void fcp_file_copy(struct fcp_entry *e)
 	if (out < 0) {
 		fcp_entry_fail(e, "cannot create copy of", out);
 		close(e->src_fd);
+		fcp_dedup_done(e->w, e, false);
 		fcp_hl_done(e->w, hl, false);
 		return;
 	}
@@ -154,7 +160,9 @@ void fcp_file_copy(struct fcp_entry *e)
 	e->vsum = e->job->o->verify ? &sum : NULL;
 	/* A clone is one call for the whole file: only a file that was not
 	 * cloned is shared out in chunks (with a hash of their own). */
-	if (!rs.done)
+	if (e->dd_from >= 0) /* --dedup: a clone of its first copy */
+		r = fcp_dedup_clone(e, out, &cloned);
+	if (!rs.done && r >= 0 && !cloned)
 		r = fcp_data_clone(&x, &cloned);
 	e->cloned = cloned;
 	if (r >= 0 && !cloned) {

@@ -8,6 +8,7 @@
  * directory metadata post-order; finally the counters become the stats.
  */
 #include "check.h"
+#include "dedup.h"
 #include "dest.h"
 #include "engine.h"
 #include "filter.h"
@@ -381,6 +382,10 @@ static void collect(struct fcp_job *job, struct fcp_stats *s)
 	s->verified_files = c->verified;
 	s->verified_bytes = c->verified_bytes;
 	s->verified_cloned = c->verified_cloned;
+	s->dedup_files = c->dedup_files;
+	s->dedup_bytes = c->dedup_bytes;
+	s->dedup_uncloned = c->dedup_uncloned;
+	s->dedup = job->o->dedup;
 	s->dry_run = job->o->dry_run;
 	for (int k = 0; k < FCP_WARN_KINDS; k++)
 		s->warnings[k] = c->warnings[k];
@@ -621,7 +626,7 @@ int fcp_job_run(const struct fcp_options *o, char *const *srcs, int nsrc, const 
 		return FCP_EXIT_USAGE;
 	}
 	if (last < 0 || fcp_sched_create(&job, threads, max_threads) < 0 || fcp_hl_init(&job) < 0 ||
-	    (o->check && fcp_check_links_init(&job) < 0)) {
+	    fcp_dd_init(&job) < 0 || (o->check && fcp_check_links_init(&job) < 0)) {
 		fcp_report_errorf(&job, "out of memory");
 		free_operands(ops, nsrc);
 		free(tops);
@@ -665,6 +670,7 @@ int fcp_job_run(const struct fcp_options *o, char *const *srcs, int nsrc, const 
 	collect(&job, stats);
 	stats->io_path = atomic_load(&job.uring_used) ? "io_uring" : "sync";
 	fcp_hl_free(&job);
+	fcp_dd_free(&job);
 	fcp_sched_destroy(&job);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	stats->seconds = (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;

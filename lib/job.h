@@ -22,6 +22,7 @@
 
 struct fcp_sched;
 struct fcp_hlmap;
+struct fcp_ddmap;
 struct fcp_names;
 struct fcp_worker;
 
@@ -126,6 +127,7 @@ struct fcp_counters {
 	atomic_ullong moved;         /* --move: sources renamed or removed (move.c) */
 	atomic_ullong kept;          /* --resume: stopped files kept to resume (chunk.c) */
 	atomic_ullong verified, verified_bytes, verified_cloned; /* --verify (verify.c) */
+	atomic_ullong dedup_files, dedup_bytes, dedup_uncloned; /* --dedup (dedup.c) */
 	atomic_ullong warnings[FCP_WARN_KINDS];
 };
 
@@ -148,6 +150,7 @@ struct fcp_job {
 	mode_t umask;
 	struct fcp_sched *sched;
 	struct fcp_hlmap *hl;
+	struct fcp_ddmap *dd;        /* --dedup's content map (dedup.c), or NULL */
 	/* Engines that answered "not between these filesystems": a key of the
 	 * pair of devices is remembered (one atomic word, so it is never half
 	 * written) and the next file does not ask again. */

@@ -9,6 +9,7 @@
  * --check (check.c) asks the same questions, item by item.
  */
 #include "check.h"
+#include "dedup.h"
 #include "delete.h"
 #include "filter.h"
 #include "hash.h"
@@ -165,10 +166,15 @@ enum fcp_action fcp_plan_entry(struct fcp_entry *e)
 		return FCP_ACT_REPLACE;
 	if (S_ISDIR(dst.stx_mode))
 		return FCP_ACT_SKIP; /* its metadata: fcp_plan_dir_meta() */
-	if (!deciding(e->job->o) || !fcp_plan_data_same(e, &dst))
+	if (!deciding(e->job->o))
 		return FCP_ACT_REPLACE;
+	/* --dedup=hardlink: a name of another file's copy, with that one's
+	 * metadata, is up to date when its bytes are (dedup.h). */
+	if (!fcp_plan_data_same(e, &dst))
+		return fcp_dedup_linked_copy(e, &dst) ? FCP_ACT_SKIP : FCP_ACT_REPLACE;
 	return meta_same(e->job, &e->st, src_at(e), &dst,
-			 FCP_AT_NAME(e->d->dst_fd, e->dst_name))
+			 FCP_AT_NAME(e->d->dst_fd, e->dst_name)) ||
+		       fcp_dedup_linked_copy(e, &dst)
 		       ? FCP_ACT_SKIP
 		       : FCP_ACT_META;
 }
@@ -252,7 +258,15 @@ bool fcp_plan_settled(struct fcp_entry *e)
 	if (link_settled(e, a))
 		return true;
 	if (e->job->o->dry_run) {
-		show(e->job, a, e->d, e->dst_name);
+		const char *dd = a == FCP_ACT_COPY || a == FCP_ACT_REPLACE ? fcp_dedup_dry_verb(e)
+									   : NULL;
+		char *p = dd ? fcp_dir_dst_path(e->d, e->dst_name) : NULL;
+
+		if (dd) /* --dedup: "clone" or "link" */
+			fcp_report_plan(e->job, dd, p);
+		else
+			show(e->job, a, e->d, e->dst_name);
+		free(p);
 		count(e->job, a);
 		return true;
 	}

@@ -68,6 +68,17 @@ void fcp_stats_print(const struct fcp_stats *s, FILE *f)
 		fprintf(f, "fastcp: %llu file%s cloned (reflink)\n",
 			(unsigned long long)(s->cloned_files - s->verified_cloned),
 			s_(s->cloned_files - s->verified_cloned));
+	if (s->dedup_files) {
+		human((double)s->dedup_bytes, size, sizeof(size));
+		if (s->dedup == FCP_DEDUP_HARDLINK)
+			fprintf(f, "fastcp: deduplicated %llu file%s as hard links (%s saved): each "
+				   "shares its first copy's inode and metadata\n",
+				(unsigned long long)s->dedup_files, s_(s->dedup_files), size);
+		else
+			fprintf(f, "fastcp: deduplicated %llu file%s (%s saved): clones of their "
+				   "first copy\n", (unsigned long long)s->dedup_files,
+				s_(s->dedup_files), size);
+	}
 	if (s->verified_files) {
 		human((double)s->verified_bytes, size, sizeof(size));
 		fprintf(f, "fastcp: verified %llu file%s (%s) read back from storage\n",
@@ -118,6 +129,10 @@ void fcp_stats_print_problems(const struct fcp_stats *s, FILE *f)
 		fprintf(f, "fastcp: %llu leftovers of interrupted runs found (the first %d named "
 			   "above), none removed\n", (unsigned long long)s->leftovers,
 			FCP_LEFTOVERS_NAMED);
+	if (s->dedup_uncloned)
+		fprintf(f, "fastcp: note: --dedup=reflink: the destination cannot clone; %llu "
+			   "duplicate file%s copied in full\n", (unsigned long long)s->dedup_uncloned,
+			s_(s->dedup_uncloned));
 	if (s->not_copied)
 		fprintf(f, "fastcp: %llu item%s not copied (a directory not started counts as one)\n",
 			(unsigned long long)s->not_copied, s_(s->not_copied));
