@@ -22,6 +22,7 @@ struct fcp_entry {
 	uint64_t dst_ino;       /* and its inode number */
 	struct fcp_vsum *vsum;  /* --verify: the source's hash (verify.h) */
 	bool cloned;            /* its data was cloned */
+	int attempt;            /* retries of it so far (limiter.h) */
 };
 
 /* file.c: copy a regular file; e->src_fd is open (and closed here). */

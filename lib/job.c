@@ -51,6 +51,7 @@ void fcp_options_init(struct fcp_options *o)
 	o->preserve = FCP_PRESERVE_ALL;
 	o->recursive = true;
 	o->max_delete = -1;
+	o->retry_wait = 1.0;
 }
 
 const char *fcp_version(void)
