@@ -227,23 +227,19 @@ void fcp_sched_push_delayed(struct fcp_worker *w, struct fcp_item *it, long long
 }
 
 /* A delayed item whose time has come (any, once the job is stopped), or
- * NULL; *next is set to the earliest time of those left. */
-static struct fcp_item *take_delayed(struct fcp_sched *s, const struct fcp_job *job,
-				     long long *next)
+ * NULL. */
+static struct fcp_item *take_delayed(struct fcp_sched *s, const struct fcp_job *job)
 {
 	long long now = fcp_now_ns();
 	struct fcp_item *it = NULL;
 	bool stopped = atomic_load(&job->stop);
 
-	*next = now + DELAY_POLL_NS;
 	pthread_mutex_lock(&s->delay_lock);
-	for (int i = 0; i < s->ndelayed; i++) {
-		if (!it && (stopped || s->due[i] <= now)) {
+	for (int i = 0; i < s->ndelayed && !it; i++) {
+		if (stopped || s->due[i] <= now) {
 			it = s->delayed[i];
 			s->delayed[i] = s->delayed[--s->ndelayed];
-			s->due[i--] = s->due[s->ndelayed];
-		} else if (s->due[i] < *next) {
-			*next = s->due[i];
+			s->due[i] = s->due[s->ndelayed];
 		}
 	}
 	atomic_store(&s->has_delayed, s->ndelayed);
@@ -256,12 +252,11 @@ static struct fcp_item *next_item(struct fcp_worker *w)
 	struct fcp_sched *s = w->job->sched;
 	struct fcp_item *it = deque_pop(w, true);
 	int n = atomic_load(&s->n);
-	long long next;
 
 	for (int i = 1; !it && i < n; i++)
 		it = deque_pop(&s->w[(w->id + i) % n], false);
 	if (!it && atomic_load(&s->has_delayed))
-		it = take_delayed(s, w->job, &next);
+		it = take_delayed(s, w->job);
 	return it;
 }
 
@@ -292,9 +287,10 @@ static bool wait_for_work(struct fcp_sched *s)
 	pthread_mutex_lock(&s->idle_lock);
 	atomic_fetch_add(&s->sleepers, 1);
 	while (atomic_load(&s->queued) == 0 && atomic_load(&s->outstanding) > 0) {
-		long long next;
 		if (atomic_load(&s->has_delayed)) {
-			/* Back to next_item() when the first one is due. */
+			/* Back to next_item() when the first one is due, or
+			 * soon (a stop makes them all due). */
+			long long next;
 			pthread_mutex_lock(&s->delay_lock);
 			next = fcp_now_ns() + DELAY_POLL_NS;
 			for (int i = 0; i < s->ndelayed; i++)
