@@ -96,6 +96,12 @@ struct fcp_options {
 				   compare its XXH3-128 with the source's
 				   (lib/verify.h); named only if equal */
 	enum fcp_dedup dedup;   /* --dedup=off|reflink|hardlink */
+	/* Retries and rate limits (lib/limiter.c): */
+	int retries;            /* a file failed by a transient error (EIO,
+				   EAGAIN, ...) is copied again, this many times */
+	double retry_wait;      /* seconds before each retry (default 1) */
+	uint64_t bwlimit;       /* bytes read from sources per second; 0 none */
+	uint64_t iolimit;       /* I/O operations per second; 0 none */
 };
 
 struct fcp_filter;

@@ -74,6 +74,13 @@ static const char usage_text[] =
 	"                                others as clones of that copy (reflink, the\n"
 	"                                default of a bare --dedup) or hard links to\n"
 	"                                it (hardlink); default off\n"
+	"      --retries N               copy a file again (from scratch) after a\n"
+	"                                transient error (EIO, EAGAIN, ETIMEDOUT, ...),\n"
+	"                                up to N times (default 0)\n"
+	"      --retry-wait SECONDS      wait before each retry (default 1)\n"
+	"      --bwlimit RATE            read at most RATE bytes/s from the sources\n"
+	"                                (K, M, G: binary multiples; clones are free)\n"
+	"      --iolimit N               at most N I/O operations per second\n"
 	"      --dry-run                 say what would be copied, updated, deleted\n"
 	"                                and left unchanged; change nothing\n"
 	"      --exclude PATTERN         leave out what matches (rsync's rules: '*',\n"
@@ -116,6 +123,7 @@ enum {
 };
 
 enum { OPT_CHECK = 512, OPT_MANIFEST }; /* issue 19 */
+enum { OPT_RETRIES = 768, OPT_RETRY_WAIT, OPT_BWLIMIT, OPT_IOLIMIT }; /* issue 20: limits */
 
 static const struct option longopts[] = {
 	{ "archive", no_argument, NULL, 'a' },
@@ -154,6 +162,10 @@ static const struct option longopts[] = {
 	{ "resume", no_argument, NULL, OPT_RESUME },
 	{ "verify", no_argument, NULL, OPT_VERIFY },
 	{ "dedup", optional_argument, NULL, OPT_DEDUP },
+	{ "retries", required_argument, NULL, OPT_RETRIES },
+	{ "retry-wait", required_argument, NULL, OPT_RETRY_WAIT },
+	{ "bwlimit", required_argument, NULL, OPT_BWLIMIT },
+	{ "iolimit", required_argument, NULL, OPT_IOLIMIT },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "stats", no_argument, NULL, OPT_STATS },
 	{ "help", no_argument, NULL, OPT_HELP },
@@ -325,6 +337,63 @@ static int add_rules(struct fcp_options *o, int c, const char *arg)
 	return r < 0 ? bad("%s", "out of memory") : 0;
 }
 
+/* A non-negative decimal number (fractions allowed) with an optional
+ * binary multiplier suffix from sfx ("KMG": 1024, 1024^2, 1024^3); -1 if
+ * it is not one, or is above max. */
+static double parse_amount(const char *arg, const char *sfx, double max)
+{
+	char *end;
+	double v;
+
+	if ((*arg < '0' || *arg > '9') && *arg != '.')
+		return -1;
+	errno = 0;
+	v = strtod(arg, &end);
+	if (errno || end == arg)
+		return -1;
+	for (const char *s = sfx; *end && *s; s++) {
+		v *= 1024;
+		if ((*end | 0x20) == (*s | 0x20)) {
+			end++;
+			break;
+		}
+		if (!s[1])
+			return -1;
+	}
+	return *end || v > max ? -1 : v;
+}
+
+/* --retries, --retry-wait, --bwlimit, --iolimit (lib/limiter.c). */
+static int parse_limit(int c, const char *arg, struct fcp_options *o)
+{
+	double v;
+	int n;
+
+	switch (c) {
+	case OPT_RETRIES:
+		if (parse_count(arg, 0, 1000000, &n) < 0)
+			return bad("invalid --retries count '%s' (0 to 1000000)", arg);
+		o->retries = n;
+		return 0;
+	case OPT_RETRY_WAIT:
+		if ((v = parse_amount(arg, "", 86400)) < 0)
+			return bad("invalid --retry-wait '%s' (seconds, 0 to 86400)", arg);
+		o->retry_wait = v;
+		return 0;
+	case OPT_BWLIMIT:
+		if ((v = parse_amount(arg, "KMG", 1e18)) < 1)
+			return bad("invalid --bwlimit rate '%s' (bytes per second, e.g. 50M)", arg);
+		o->bwlimit = (uint64_t)v;
+		return 0;
+	case OPT_IOLIMIT:
+		if (parse_count(arg, 1, 1000000000, &n) < 0)
+			return bad("invalid --iolimit '%s' (operations per second, 1 to 1000000000)", arg);
+		o->iolimit = (uint64_t)n;
+		return 0;
+	}
+	return FCP_EXIT_USAGE;
+}
+
 static int parse_one(int c, const char *arg, struct fcp_options *o)
 {
 	static const char *const symlinks[] = { "keep", "follow", "rewrite", "skip" };
@@ -414,7 +483,7 @@ static int parse_one(int c, const char *arg, struct fcp_options *o)
 		o->threads = v;
 		break;
 	default:
-		return FCP_EXIT_USAGE;
+		return parse_limit(c, arg, o);
 	}
 	return 0;
 }

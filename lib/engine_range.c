@@ -3,6 +3,7 @@
  * round trip through user memory (and server-side on NFS).
  */
 #include "engine.h"
+#include "limiter.h"
 #include "sys.h"
 
 #include <errno.h>
@@ -17,10 +18,12 @@ static ssize_t range_copy(struct fcp_xfer *x, off_t off, size_t len)
 	size_t done = 0;
 
 	while (done < len) {
-		size_t step = len - done < RANGE_STEP ? len - done : RANGE_STEP;
-		ssize_t n = fcp_xfer_stopped(x);
+		struct fcp_job *job = fcp_worker_job(x->w);
+		size_t step = fcp_limit_step(job, len - done < RANGE_STEP ? len - done : RANGE_STEP);
+		ssize_t n;
 
-		if (n < 0)
+		fcp_limit_take(job, step, 1); /* --bwlimit, --iolimit */
+		if ((n = fcp_xfer_stopped(x)) < 0)
 			return done ? (ssize_t)done : n;
 		/* It writes too: one writer at a time (struct fcp_xfer). */
 		fcp_xfer_write_begin(x);

@@ -3,6 +3,7 @@
  * pair of files, and is the last entry of the table.
  */
 #include "engine.h"
+#include "limiter.h"
 #include "sys.h"
 
 #include <errno.h>
@@ -26,9 +27,12 @@ static ssize_t rw_copy(struct fcp_xfer *x, off_t off, size_t len)
 	while (done < len) {
 		size_t want = len - done < bufsz ? len - done : bufsz;
 		off_t pos = off + done;
-		ssize_t n = fcp_xfer_stopped(x);
+		ssize_t n;
 
-		if (n < 0)
+		/* --bwlimit, --iolimit: this read and its write (a wait there
+		 * ends early for a stopped job, seen at once below) */
+		fcp_limit_take(fcp_worker_job(x->w), want, 2);
+		if ((n = fcp_xfer_stopped(x)) < 0)
 			return n;
 		n = x->direct > 0 ? fcp_direct_pread(x, buf, want, pos)
 				  : fcp_sys_pread_full(x->in, buf, want, pos);

@@ -26,6 +26,7 @@
 #include "config.h"
 #include "dest.h"
 #include "engine.h"
+#include "limiter.h"
 #include "manifest.h"
 #include "meta.h"
 #include "sys.h"
@@ -278,8 +279,15 @@ static void drop_tmp(struct fcp_worker *w, struct fcp_dir *d, struct small *s)
 
 static void fail(struct fcp_worker *w, struct fcp_dir *d, struct small *s, const char *what)
 {
-	fcp_report_failed_in(fcp_worker_job(w), what, d, s->name, false, s->err);
+	struct fcp_job *job = fcp_worker_job(w);
+
 	drop_tmp(w, d, s);
+	/* With --retries, a transient error goes the synchronous way, which
+	 * tries it again (limiter.h) and says so. */
+	if (job->o->retries && fcp_retry_transient(s->err) && !atomic_load(&job->stop))
+		s->back = true;
+	else
+		fcp_report_failed_in(job, what, d, s->name, false, s->err);
 }
 
 /* Hand a file back to the synchronous path, its temporary file undone. */
@@ -315,6 +323,7 @@ static void rounds_open(struct io_uring *ring, struct fcp_job *job, struct fcp_d
 		io_uring_prep_openat(sqe_for(ring, i, T_OPEN_IN), d->src_fd, f[i].name,
 				     O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC | nofollow |
 				     (job->is_root ? O_NOATIME : 0), 0);
+	fcp_limit_take(job, 0, n); /* --iolimit: every request counts */
 	ring_run(ring, n, f, on_cqe);
 	for (int i = 0; i < n; i++)
 		if (f[i].in >= 0)
@@ -348,8 +357,10 @@ static void round_prefetch(struct io_uring *ring, const struct fcp_job *job, str
 		budget -= st->stx_size;
 		k++;
 	}
-	if (k)
+	if (k) {
+		fcp_limit_take(job, 0, k);
 		ring_run(ring, k, f, on_cqe);
+	}
 }
 
 /*
@@ -383,6 +394,7 @@ static void round_read(struct fcp_worker *w, struct io_uring *ring, struct fcp_d
 	struct fcp_job *job = fcp_worker_job(w);
 	bool unnamed = !d->hidden && fcp_dest_unnamed_ok(w, d) &&
 		       !atomic_load(&job->uring_link_refused);
+	uint64_t bytes = 0;
 
 	for (int i = 0; i < n; i++) {
 		mode_t mode;
@@ -407,7 +419,9 @@ static void round_read(struct fcp_worker *w, struct io_uring *ring, struct fcp_d
 		 * (or a size-0 file with content, as in procfs) is handed back. */
 		io_uring_prep_read(sqe_for(ring, i, T_READ), f[i].in, f[i].buf,
 				   f[i].st.stx_size + 1, 0);
+		bytes += f[i].st.stx_size;
 	}
+	fcp_limit_take(job, bytes, 2 * n);
 	ring_run(ring, 2 * n, f, on_cqe);
 	for (int i = 0; i < n; i++) {
 		struct small *s = &f[i];
@@ -537,6 +551,7 @@ static void round_verify(struct fcp_worker *w, struct io_uring *ring, struct fcp
 		used += len;
 		k++;
 	}
+	fcp_limit_take(fcp_worker_job(w), 0, k);
 	ring_run(ring, k, f, on_cqe);
 	used = 0;
 	for (int i = 0; i < n; i++) {
@@ -573,6 +588,7 @@ static void rounds_data(struct fcp_worker *w, struct io_uring *ring, struct fcp_
 			k++;
 		}
 	}
+	fcp_limit_take(job, 0, k);
 	ring_run(ring, k, f, on_cqe);
 	if (job->o->verify)
 		round_verify(w, ring, d, f, n);
@@ -591,6 +607,7 @@ static void rounds_data(struct fcp_worker *w, struct io_uring *ring, struct fcp_
 		io_uring_prep_close(sqe_for(ring, i, T_CLOSE_IN), s->in);
 		k++;
 	}
+	fcp_limit_take(job, 0, k);
 	ring_run(ring, k, f, on_cqe);
 	for (int i = 0; i < n; i++)
 		if (f[i].tmp.name[0] || f[i].tmp.unnamed || f[i].tmp.final)

@@ -9,6 +9,7 @@
 #include "check.h"
 #include "dest.h"
 #include "entry.h"
+#include "limiter.h"
 #include "links.h"
 #include "meta.h"
 #include "plan.h"
@@ -352,7 +353,8 @@ static int try_open_regular(struct fcp_entry *e)
 	if (fd < 0) {
 		if (fd == -ELOOP || fd == -ENXIO)
 			return 0; /* replaced by a symlink or a socket since getdents */
-		fcp_entry_fail(e, "cannot open", fd);
+		if (!fcp_retry_later(e, fd))
+			fcp_entry_fail(e, "cannot open", fd);
 		return 1;
 	}
 	r = fcp_sys_statx(fd, "", AT_EMPTY_PATH, STATX_WANT, &e->st);
@@ -411,7 +413,7 @@ static void dispatch(struct fcp_entry *e, unsigned char d_type)
 }
 
 static void copy_named(struct fcp_worker *w, struct fcp_dir *d, const char *name,
-		       const char *dst_name, unsigned char d_type)
+		       const char *dst_name, unsigned char d_type, int attempt)
 {
 	struct fcp_entry e = {
 		.w = w,
@@ -420,6 +422,7 @@ static void copy_named(struct fcp_worker *w, struct fcp_dir *d, const char *name
 		.name = name,
 		.dst_name = dst_name,
 		.src_fd = -1,
+		.attempt = attempt,
 	};
 
 	if (atomic_load(&e.job->stop))
@@ -431,18 +434,24 @@ static void copy_named(struct fcp_worker *w, struct fcp_dir *d, const char *name
 void fcp_entry_copy_name(struct fcp_worker *w, struct fcp_dir *d, const char *name,
 			 unsigned char d_type)
 {
-	copy_named(w, d, name, name, d_type);
+	copy_named(w, d, name, name, d_type, 0);
 }
 
 void fcp_entry_copy(struct fcp_worker *w, struct fcp_item *it)
 {
 	struct fcp_job *job = fcp_worker_job(w);
+	struct fcp_retry *r = it->ctx;
 
 	if (fcp_dir_pin(job, it->dir) == 0) {
-		copy_named(w, it->dir, it->name, it->dst_name ? it->dst_name : it->name,
-			   it->d_type);
+		/* Stopped while it waited for its retry: its last failure stands. */
+		if (r && atomic_load(&job->stop))
+			fcp_report_failed_in(job, "cannot copy", it->dir, it->name, false, r->err);
+		else
+			copy_named(w, it->dir, it->name, it->dst_name ? it->dst_name : it->name,
+				   it->d_type, r ? r->attempt : 0);
 		fcp_dir_unpin(job, it->dir);
 	}
 	fcp_dir_release(w, it->dir);
+	free(r);
 	free(it);
 }

@@ -27,6 +27,7 @@ struct fcp_entry {
 	int dd_from;            /* --dedup=reflink: that first copy, open to
 				   clone from, -2 cloned from it, or -1
 				   (fcp_dedup_settled) */
+	int attempt;            /* retries of it so far (limiter.h) */
 };
 
 /* file.c: copy a regular file; e->src_fd is open (and closed here). */

@@ -13,6 +13,7 @@
 #include "engine.h"
 #include "entry.h"
 #include "manifest.h"
+#include "limiter.h"
 #include "links.h"
 #include "meta.h"
 #include "resume.h"
@@ -119,8 +120,11 @@ void fcp_file_finish(struct fcp_entry *e, struct fcp_hl_entry *hl, int out,
 	fcp_manifest_copied(e->job, e->d, e->dst_name);
 	goto out;
 fail:
-	fcp_entry_fail(e, what, err);
 	fcp_dest_discard_file(e->job, e->d, tmp, out);
+	/* A transient error: tried again from scratch (its copy is gone, its
+	 * name free), or its last failure. */
+	if (!fcp_retry_later(e, err))
+		fcp_entry_fail(e, what, err);
 out:
 	close(e->src_fd);
 	fcp_dedup_done(e->w, e, err == 0);
@@ -150,7 +154,8 @@ void fcp_file_copy(struct fcp_entry *e)
 	if (rs.found)
 		e->create_mode = 0; /* a killed run made it: its mode is set at the end */
 	if (out < 0) {
-		fcp_entry_fail(e, "cannot create copy of", out);
+		if (!fcp_retry_later(e, out))
+			fcp_entry_fail(e, "cannot create copy of", out);
 		close(e->src_fd);
 		fcp_dedup_done(e->w, e, false);
 		fcp_hl_done(e->w, hl, false);

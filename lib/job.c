@@ -56,6 +56,7 @@ void fcp_options_init(struct fcp_options *o)
 	o->max_size = -1;
 	o->newer_than = LLONG_MIN;
 	o->older_than = LLONG_MAX;
+	o->retry_wait = 1.0;
 }
 
 void fcp_options_release(struct fcp_options *o)

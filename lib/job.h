@@ -111,7 +111,8 @@ struct fcp_item {
 	unsigned char d_type;     /* from getdents, DT_UNKNOWN if not known */
 	int count;                /* BATCH: number of NUL-separated names;
 	                             WRITEBACK: the chunk */
-	void *ctx;                /* CHUNK, WRITEBACK: the file in flight */
+	void *ctx;                /* CHUNK, WRITEBACK: the file in flight;
+				     ENTRY: a retry (limiter.h), or NULL */
 	char name[];              /* entry name (ENTRY), names (BATCH) */
 };
 
@@ -178,6 +179,7 @@ struct fcp_job {
 	struct fcp_check_links *check_links; /* --check: hard-link pairs (check.c) */
 	bool check_usage;            /* --check of a directory against a
 					non-directory: bad usage, exit 2 */
+	atomic_llong bw_tat, io_tat; /* --bwlimit, --iolimit buckets (limiter.c) */
 };
 
 static inline uint64_t fcp_statx_dev(const struct statx *st)
@@ -199,6 +201,9 @@ int fcp_sched_create(struct fcp_job *job, int threads, int max);
 void fcp_sched_push(struct fcp_worker *w, struct fcp_item *it);
 /* Push from outside any worker (before the run). */
 void fcp_sched_push_initial(struct fcp_job *job, struct fcp_item *it);
+/* Push an item that is not to be taken before the monotonic time due
+ * (ns, limiter.h); taken at once when the job stops. */
+void fcp_sched_push_delayed(struct fcp_worker *w, struct fcp_item *it, long long due);
 /* Run the pool until no work is left; returns the number of workers. */
 int fcp_sched_run(struct fcp_job *job);
 int fcp_sched_threads(const struct fcp_job *job);

@@ -20,6 +20,7 @@
  */
 #include "engine.h"
 #include "job.h"
+#include "limiter.h"
 #include "sys.h"
 
 #include <errno.h>
@@ -63,7 +64,17 @@ struct fcp_sched {
 	atomic_int sleepers;
 	pthread_mutex_t idle_lock;
 	pthread_cond_t idle_cond;
+	/* Items not to be taken before their time (retries, limiter.c):
+	 * counted in outstanding, not in queued; idle workers look at them
+	 * every DELAY_POLL_NS at most while there are any. */
+	pthread_mutex_t delay_lock;
+	struct fcp_item **delayed;
+	long long *due;
+	int ndelayed, delay_cap;
+	atomic_int has_delayed;
 };
+
+#define DELAY_POLL_NS 50000000LL
 
 struct fcp_job *fcp_worker_job(struct fcp_worker *w) { return w->job; }
 struct fcp_worker *fcp_sched_worker(struct fcp_job *job, int i) { return &job->sched->w[i]; }
@@ -124,6 +135,7 @@ int fcp_sched_create(struct fcp_job *job, int threads, int max)
 	pthread_cond_init(&s->idle_cond, NULL);
 	pthread_mutex_init(&s->gov_lock, NULL);
 	pthread_cond_init(&s->gov_cond, NULL);
+	pthread_mutex_init(&s->delay_lock, NULL);
 	job->sched = s;
 	return 0;
 }
@@ -188,6 +200,53 @@ void fcp_sched_push_initial(struct fcp_job *job, struct fcp_item *it)
 	fcp_sched_push(&job->sched->w[0], it);
 }
 
+void fcp_sched_push_delayed(struct fcp_worker *w, struct fcp_item *it, long long due)
+{
+	struct fcp_sched *s = w->job->sched;
+
+	atomic_fetch_add(&s->outstanding, 1);
+	pthread_mutex_lock(&s->delay_lock);
+	if (s->ndelayed == s->delay_cap) {
+		int ncap = s->delay_cap ? s->delay_cap * 2 : 16;
+		struct fcp_item **d = realloc(s->delayed, ncap * sizeof(*d));
+		long long *t = d ? realloc(s->due, ncap * sizeof(*t)) : NULL;
+		if (!t)
+			abort(); /* out of memory for a few pointers: nothing sane to do */
+		s->delayed = d;
+		s->due = t;
+		s->delay_cap = ncap;
+	}
+	s->delayed[s->ndelayed] = it;
+	s->due[s->ndelayed++] = due;
+	atomic_store(&s->has_delayed, s->ndelayed);
+	pthread_mutex_unlock(&s->delay_lock);
+	/* Sleepers wait without a timeout while nothing is delayed. */
+	pthread_mutex_lock(&s->idle_lock);
+	pthread_cond_broadcast(&s->idle_cond);
+	pthread_mutex_unlock(&s->idle_lock);
+}
+
+/* A delayed item whose time has come (any, once the job is stopped), or
+ * NULL. */
+static struct fcp_item *take_delayed(struct fcp_sched *s, const struct fcp_job *job)
+{
+	long long now = fcp_now_ns();
+	struct fcp_item *it = NULL;
+	bool stopped = atomic_load(&job->stop);
+
+	pthread_mutex_lock(&s->delay_lock);
+	for (int i = 0; i < s->ndelayed && !it; i++) {
+		if (stopped || s->due[i] <= now) {
+			it = s->delayed[i];
+			s->delayed[i] = s->delayed[--s->ndelayed];
+			s->due[i] = s->due[s->ndelayed];
+		}
+	}
+	atomic_store(&s->has_delayed, s->ndelayed);
+	pthread_mutex_unlock(&s->delay_lock);
+	return it;
+}
+
 static struct fcp_item *next_item(struct fcp_worker *w)
 {
 	struct fcp_sched *s = w->job->sched;
@@ -196,7 +255,25 @@ static struct fcp_item *next_item(struct fcp_worker *w)
 
 	for (int i = 1; !it && i < n; i++)
 		it = deque_pop(&s->w[(w->id + i) % n], false);
+	if (!it && atomic_load(&s->has_delayed))
+		it = take_delayed(s, w->job);
 	return it;
+}
+
+/* Wait on the idle condition until the monotonic time t at most. */
+static void idle_wait_until(struct fcp_sched *s, long long t)
+{
+	long long d = t - fcp_now_ns();
+	struct timespec until;
+
+	if (d <= 0)
+		return;
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += d / 1000000000LL;
+	until.tv_nsec += d % 1000000000LL;
+	until.tv_sec += until.tv_nsec / 1000000000L;
+	until.tv_nsec %= 1000000000L;
+	pthread_cond_timedwait(&s->idle_cond, &s->idle_lock, &until);
 }
 
 /* Sleep until there is something to steal or the job is done. Returns false
@@ -209,8 +286,21 @@ static bool wait_for_work(struct fcp_sched *s)
 
 	pthread_mutex_lock(&s->idle_lock);
 	atomic_fetch_add(&s->sleepers, 1);
-	while (atomic_load(&s->queued) == 0 && atomic_load(&s->outstanding) > 0)
+	while (atomic_load(&s->queued) == 0 && atomic_load(&s->outstanding) > 0) {
+		if (atomic_load(&s->has_delayed)) {
+			/* Back to next_item() when the first one is due, or
+			 * soon (a stop makes them all due). */
+			long long next;
+			pthread_mutex_lock(&s->delay_lock);
+			next = fcp_now_ns() + DELAY_POLL_NS;
+			for (int i = 0; i < s->ndelayed; i++)
+				next = s->due[i] < next ? s->due[i] : next;
+			pthread_mutex_unlock(&s->delay_lock);
+			idle_wait_until(s, next);
+			break;
+		}
 		pthread_cond_wait(&s->idle_cond, &s->idle_lock);
+	}
 	atomic_fetch_sub(&s->sleepers, 1);
 	more = atomic_load(&s->outstanding) > 0;
 	pthread_mutex_unlock(&s->idle_lock);
@@ -424,6 +514,8 @@ void fcp_sched_destroy(struct fcp_job *job)
 		pthread_mutex_destroy(&s->w[i].lock);
 	}
 	free(s->w);
+	free(s->delayed);
+	free(s->due);
 	free(s);
 	job->sched = NULL;
 }

@@ -37,6 +37,14 @@ check_eq "$(stat -c %s got)" 100000 "bytes served before the EIO offset"
 check cmp got <(head -c 100000 b/data)
 check cmp m1/other b/other   # --match: other files are not faulted
 
+# --eio-first=2: the first two reads of matching files fail, then they
+# are served (other files never fail nor count).
+faultfs_mount b m9 --eio-first=2 --match='data*'
+check cmp m9/other b/other
+check_not cat m9/data >/dev/null 2>&1
+check_not cat m9/data >/dev/null 2>&1
+check cmp m9/data b/data
+
 # --eio-at=0: the first read fails.
 faultfs_mount b m2 --eio-at=0
 check_not cat m2/data >/dev/null 2>&1

@@ -9,6 +9,9 @@
  *                         GLOB (default: all files)
  *   --eio-at=OFFSET       a read of a matching file that reaches OFFSET or
  *                         beyond fails with EIO (bytes before it are served)
+ *   --eio-first=N         the first N reads of matching files (all of them
+ *                         together) fail with EIO, later ones succeed: a
+ *                         source that fails for a while, then recovers
  *   --short=N             every read of a matching file returns at most N bytes
  *   --eof-at=OFFSET       reads of a matching file end (return 0) at OFFSET,
  *                         while its size stays: a file that shrank after its stat
@@ -59,6 +62,7 @@ static struct {
 	const char *backing;     /* absolute path of the backing directory */
 	const char *match;       /* NULL: every file */
 	long long eio_at;        /* -1: off */
+	long long eio_first;     /* 0: off */
 	long long short_max;     /* 0: off */
 	long long eof_at;        /* -1: off */
 	long delay_ms;           /* 0: off */
@@ -70,6 +74,7 @@ static struct {
 	long long corrupt_count; /* -1: every write */
 } opt = { .eio_at = -1, .eof_at = -1, .full_after = -1, .corrupt_count = -1 };
 
+static long long eio_reads; /* reads of matching files failed by --eio-first */
 static long long written; /* bytes written to matching files, all threads */
 static long long corrupted; /* writes counted against --corrupt-count */
 
@@ -102,7 +107,7 @@ static int corrupts(const char *path)
 
 static int read_fault(void)
 {
-	return opt.eio_at >= 0 || opt.eof_at >= 0 || opt.short_max > 0 || opt.delay_ms > 0;
+	return opt.eio_at >= 0 || opt.eio_first > 0 || opt.eof_at >= 0 || opt.short_max > 0 || opt.delay_ms > 0;
 }
 
 static void delay(const char *path)
@@ -291,6 +296,9 @@ static int fs_read(const char *path, char *buf, size_t size, off_t off, struct f
 {
 	if (matches(path)) {
 		delay(path);
+		if (opt.eio_first > 0 &&
+		    __atomic_fetch_add(&eio_reads, 1, __ATOMIC_SEQ_CST) < opt.eio_first)
+			return -EIO;
 		if (opt.eio_at >= 0) {
 			if (off >= opt.eio_at)
 				return -EIO;
@@ -441,7 +449,7 @@ static const struct fuse_operations ops = {
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: faultfs [--match=GLOB] [--eio-at=OFFSET] [--short=N] "
+	fprintf(stderr, "usage: faultfs [--match=GLOB] [--eio-at=OFFSET] [--eio-first=N] [--short=N] "
 			"[--eof-at=OFFSET] [--delay-ms=N] [--enospc-after=BYTES] [--edquot-after=BYTES] "
 			"[--no-rename-flags] [--no-user-xattr] [--corrupt-write=GLOB] [--corrupt-count=N] "
 			"[FUSE-OPTION...] BACKING MOUNTPOINT\n");
@@ -474,6 +482,7 @@ int main(int argc, char **argv)
 		char *a = argv[i];
 		if (!strncmp(a, "--match=", 8)) opt.match = a + 8;
 		else if (!strncmp(a, "--eio-at=", 9)) opt.eio_at = num(a + 9);
+		else if (!strncmp(a, "--eio-first=", 12)) opt.eio_first = num(a + 12);
 		else if (!strncmp(a, "--short=", 8)) opt.short_max = num(a + 8);
 		else if (!strncmp(a, "--eof-at=", 9)) opt.eof_at = num(a + 9);
 		else if (!strncmp(a, "--delay-ms=", 11)) opt.delay_ms = num(a + 11);

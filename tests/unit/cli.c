@@ -180,5 +180,25 @@ int main(void)
 	CHECK(parse(&o, (char *[]){ "fastcp", "--manifest", "m", "a", "b", NULL }) ==
 	      (fcp_manifest_available() ? 1 : -1));
 	CHECK(parse(&o, (char *[]){ "fastcp", "--manifest", "m", "b", NULL }) < 0);
+	/* Retries and limits (issue 20): binary suffixes, fractions of a
+	 * second, nothing negative or trailing. */
+	CHECK(parse(&o, (char *[]){ "fastcp", "a", "b", NULL }) == 1);
+	CHECK(o.retries == 0 && o.retry_wait == 1.0 && !o.bwlimit && !o.iolimit);
+	CHECK(parse(&o, (char *[]){ "fastcp", "--retries", "3", "--retry-wait=0.25", "--bwlimit=50M",
+				   "--iolimit", "1000", "a", "b", NULL }) == 1);
+	CHECK(o.retries == 3 && o.retry_wait == 0.25 && o.bwlimit == 50u << 20 && o.iolimit == 1000);
+	CHECK(parse(&o, (char *[]){ "fastcp", "--bwlimit=1.5k", "a", "b", NULL }) == 1 &&
+	      o.bwlimit == 1536);
+	CHECK(parse(&o, (char *[]){ "fastcp", "--bwlimit=2G", "a", "b", NULL }) == 1 &&
+	      o.bwlimit == 2ull << 30);
+	CHECK(parse(&o, (char *[]){ "fastcp", "--bwlimit=4096", "a", "b", NULL }) == 1 &&
+	      o.bwlimit == 4096);
+	CHECK(parse(&o, (char *[]){ "fastcp", "--bwlimit=0", "a", "b", NULL }) < 0);
+	CHECK(parse(&o, (char *[]){ "fastcp", "--bwlimit=5X", "a", "b", NULL }) < 0);
+	CHECK(parse(&o, (char *[]){ "fastcp", "--bwlimit=5MB", "a", "b", NULL }) < 0);
+	CHECK(parse(&o, (char *[]){ "fastcp", "--bwlimit=-5M", "a", "b", NULL }) < 0);
+	CHECK(parse(&o, (char *[]){ "fastcp", "--retries=-1", "a", "b", NULL }) < 0);
+	CHECK(parse(&o, (char *[]){ "fastcp", "--retry-wait=1s", "a", "b", NULL }) < 0);
+	CHECK(parse(&o, (char *[]){ "fastcp", "--iolimit=0", "a", "b", NULL }) < 0);
 	CHECK_DONE();
 }

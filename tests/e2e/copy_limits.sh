@@ -1,0 +1,104 @@
+#!/bin/bash
+# --bwlimit RATE and --iolimit N (issue 20's acceptance tests; limits, not
+# benchmarks: only lower bounds on time and upper bounds on rates).
+#   - A 200 MiB file at --bwlimit 100M takes at least 1.8 s, and once
+#     running the copy grows at the cap: every 1 s window of 0.2 s samples
+#     of the destination's allocated bytes is within 10% of 100 MiB/s.
+#   - Small files (the io_uring batch): 24 MiB at --bwlimit 8M, >= 2.4 s.
+#   - --iolimit 100 on a read/write copy (128 KiB reads and writes): no 1 s
+#     window of samples of /proc/PID/io (syscr + syscw) holds more than 110
+#     operations, and the 256 of them take at least 2.2 s.
+. "${TESTLIB:-$(dirname "$0")/../lib}/lib.sh" || exit 1
+t_init
+need_fastcp
+need_cmd du awk
+
+now() { date +%s.%N; }
+
+# sample PID CMD...: until PID exits, every 0.2 s a line "TIME VALUE", VALUE
+# printed by CMD, into $T/samples.
+sample() {
+	local pid=$1
+	shift
+	: >"$T/samples"
+	while kill -0 "$pid" 2>/dev/null; do
+		v=$("$@" 2>/dev/null) && [ -n "$v" ] && echo "$(now) $v" >>"$T/samples"
+		sleep 0.2
+	done
+}
+
+# windows MIN MAX: each span of 1 s (or more) between samples, from the
+# second sample to the one before the last (the start and the end of the
+# copy are not "running"), has a rate (value per second) in [MIN, MAX].
+windows() {
+	awk -v min="$1" -v max="$2" '
+		{ t[NR] = $1; v[NR] = $2 }
+		END {
+			n = 0
+			for (i = 2; i < NR - 1; i++) {
+				for (j = i + 1; j < NR - 1 && t[j] - t[i] < 1; j++) ;
+				if (j >= NR - 1) break
+				r = (v[j] - v[i]) / (t[j] - t[i]); n++
+				printf "%.2f-%.2f s: %.1f/s\n", t[i] - t[1], t[j] - t[1], r
+				if (r < min || r > max) bad++
+			}
+			if (n < 2) { print "too few windows: " n; exit 2 }
+			exit bad ? 1 : 0
+		}' "$T/samples"
+}
+
+# --bwlimit on one large file (chunks, copy_file_range on this filesystem).
+mkdir src dst
+head -c $((200 << 20)) /dev/urandom >src/big
+t0=$(now)
+"$FASTCP" --bwlimit 100M src/big dst/big 2>"$T/err" &
+pid=$!
+sample "$pid" du -s -B1 dst
+wait "$pid"
+rc=$?
+t1=$(now)
+cat "$T/err"
+check_eq "$rc" 0 "--bwlimit 100M exit status"
+check cmp src/big dst/big
+el=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')
+echo "200 MiB at --bwlimit 100M: $el s"
+awk -v e="$el" 'BEGIN { exit !(e >= 1.8) }' || fail "200 MiB at --bwlimit 100M took $el s, under 1.8 s"
+cap=$((100 << 20))
+windows $((cap * 9 / 10)) $((cap * 11 / 10)) || fail "the rate left 10% of the cap (--bwlimit 100M)"
+rm -rf dst/big
+
+# --bwlimit on small files: the io_uring batch (or the synchronous path
+# where io_uring is not usable) is limited too.
+mkdir src/small
+for i in $(seq 1 96); do head -c 262144 /dev/urandom >src/small/f$i; done
+t0=$(now)
+run_fcp --bwlimit 8M --reflink=never src/small dst/small
+t1=$(now)
+check_rc 0 "--bwlimit 8M, small files"
+check_tree src/small dst/small
+el=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')
+echo "24 MiB of small files at --bwlimit 8M: $el s"
+awk -v e="$el" 'BEGIN { exit !(e >= 2.4) }' || fail "24 MiB at --bwlimit 8M took $el s, under 2.4 s"
+
+# --iolimit: read/write with the 128 KiB buffer (no copy_file_range, no
+# O_DIRECT's larger reads): 128 reads and 128 writes.
+head -c $((16 << 20)) /dev/urandom >src/ops
+ops() { awk '/^sysc[rw]:/ { n += $2 } END { print n }' "/proc/$1/io"; }
+t0=$(now)
+"$FASTCP" --iolimit 100 --reflink=never --direct-read=never -j 1 src/ops dst/ops 2>"$T/err" &
+pid=$!
+sample "$pid" ops "$pid"
+wait "$pid"
+rc=$?
+t1=$(now)
+cat "$T/err"
+check_eq "$rc" 0 "--iolimit 100 exit status"
+check cmp src/ops dst/ops
+total=$(tail -1 "$T/samples" | awk '{ print $2 }')
+echo "operations seen: $total"
+[ "${total:-0}" -ge 200 ] || fail "too few operations counted ($total): /proc/PID/io not usable?"
+el=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')
+echo "256 operations at --iolimit 100: $el s"
+awk -v e="$el" 'BEGIN { exit !(e >= 2.2) }' || fail "256 operations at --iolimit 100 took $el s, under 2.2 s"
+windows 0 110 || fail "more than 110 operations in a second at --iolimit 100"
+echo PASS
