@@ -123,7 +123,7 @@ enum {
 };
 
 enum { OPT_CHECK = 512, OPT_MANIFEST }; /* issue 19 */
-enum { OPT_RETRIES = 768, OPT_RETRY_WAIT, OPT_BWLIMIT, OPT_IOLIMIT }; /* issue 20: limits */
+enum { OPT_RETRIES = 1024, OPT_RETRY_WAIT, OPT_BWLIMIT, OPT_IOLIMIT }; /* issue 20: limits */
 
 static const struct option longopts[] = {
 	{ "archive", no_argument, NULL, 'a' },
