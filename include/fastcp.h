@@ -33,6 +33,14 @@ enum fcp_symlinks {
 	FCP_SYMLINKS_SKIP,    /* leave symlinks out */
 };
 
+/* cp's --update: which copies already at the destination are replaced. */
+enum fcp_update { FCP_UPDATE_ALL, FCP_UPDATE_NONE, FCP_UPDATE_OLDER };
+/* cp's --backup: what a replaced destination file is renamed to first. */
+enum fcp_backup { FCP_BACKUP_NONE, FCP_BACKUP_SIMPLE, FCP_BACKUP_EXISTING,
+		  FCP_BACKUP_NUMBERED };
+/* What a non-directory's copy is: its data, or a link to the source. */
+enum fcp_make { FCP_MAKE_COPY, FCP_MAKE_HARDLINK, FCP_MAKE_SYMLINK };
+
 /* Parts of the metadata kept by archive mode; --no-preserve clears bits. */
 enum {
 	FCP_PRESERVE_MODE = 1 << 0,
@@ -66,6 +74,19 @@ struct fcp_options {
 				   --fsync) and then remove each source item
 				   whose copy is in place (lib/move.c) */
 	FILE *out;              /* where --dry-run lines go; NULL = stdout */
+	/* cp's own options (issue 20); what exists is decided in lib/plan.c: */
+	enum fcp_update update; /* -n (none), -u (older); default all */
+	bool interactive;       /* -i: ask on stderr before replacing a file */
+	enum fcp_backup backup; /* --backup: keep each replaced file */
+	const char *backup_suffix; /* -S: "~" by default */
+	bool target_directory;  /* -t: DEST must be a directory to copy into */
+	const char *target;     /* (the command line's -t DIR) */
+	bool strip_slashes;     /* (the command line's --strip-trailing-slashes) */
+	bool parents;           /* --parents: DEST/SOURCE's whole path */
+	bool deref_args;        /* -H: follow symlinks named as SOURCE */
+	enum fcp_make make;     /* -l, -s: link non-directories instead */
+	bool attributes_only;   /* copy no data, only the metadata */
+	bool debug;             /* say which engine copied each file, and why */
 };
 
 /* Kinds of metadata that may not fit the destination: warned once each. */

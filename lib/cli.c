@@ -39,9 +39,9 @@ static const char usage_text[] =
 	"      --direct-read=WHEN        read medium files around the page cache:\n"
 	"                                auto (default: if none of it is cached),\n"
 	"                                always, never\n"
-	"  -u, --sync                    copy again only what changed: an entry of the\n"
+	"      --sync                    copy again only what changed: an entry of the\n"
 	"                                same type, size and mtime is skipped, its\n"
-	"                                metadata brought up to date (not cp's -u)\n"
+	"                                metadata brought up to date\n"
 	"  -c, --checksum                the same, deciding by content (XXH3-128)\n"
 	"      --delete                  remove what the source lacks from the copy\n"
 	"      --max-delete N            delete at most N entries (then exit 1)\n"
@@ -50,6 +50,24 @@ static const char usage_text[] =
 	"                                make durable, then remove the source\n"
 	"      --dry-run                 say what would be copied, updated, deleted\n"
 	"                                and left unchanged; change nothing\n"
+	"cp's own options (see 'Differences from cp' in fastcp(1)):\n"
+	"  -n, --no-clobber              replace no existing file\n"
+	"  -i, --interactive             ask before replacing a file (answer on stdin)\n"
+	"  -u, --update[=WHICH]          replace older (default for -u): only files\n"
+	"                                older than their source; all; none (as -n)\n"
+	"  -b, --backup[=CONTROL]        rename each replaced file first: numbered (t),\n"
+	"                                existing (nil), simple (never), none (off)\n"
+	"  -S, --suffix SUFFIX           simple backups end in SUFFIX (default ~)\n"
+	"  -t, --target-directory DIR    copy every SOURCE into DIR\n"
+	"      --parents                 copy SOURCE to DEST/SOURCE, its whole path\n"
+	"  -H                            follow symlinks given as SOURCE\n"
+	"  -l, --link                    hard-link files instead of copying them\n"
+	"  -s, --symbolic-link           make symlinks to the sources instead\n"
+	"      --attributes-only         copy the metadata, not the data\n"
+	"      --remove-destination      accepted: a file is always replaced whole\n"
+	"      --strip-trailing-slashes  remove trailing slashes from each SOURCE\n"
+	"      --debug                   say how each file was copied, and why\n"
+	"\n"
 	"  -v, --verbose, --stats        print a summary at the end\n"
 	"      --help                    show this help\n"
 	"      --version                 show the version (with -v: threads, engines)\n"
@@ -63,6 +81,9 @@ enum {
 	OPT_SYMLINKS = 256, OPT_REFLINK, OPT_NO_PRESERVE, OPT_PRESERVE, OPT_FSYNC,
 	OPT_NO_URING, OPT_DIRECT_READ, OPT_HELP, OPT_VERSION, OPT_STATS,
 	OPT_DRY_RUN, OPT_DELETE, OPT_MAX_DELETE, OPT_MIRROR, OPT_MOVE,
+	/* cp's own options */
+	OPT_SYNC, OPT_UPDATE, OPT_BACKUP, OPT_PARENTS, OPT_ATTR_ONLY, OPT_REMOVE_DEST,
+	OPT_STRIP_SLASHES, OPT_DEBUG,
 };
 
 static const struct option longopts[] = {
@@ -79,13 +100,27 @@ static const struct option longopts[] = {
 	{ "threads", required_argument, NULL, 'j' },
 	{ "no-io-uring", no_argument, NULL, OPT_NO_URING },
 	{ "direct-read", required_argument, NULL, OPT_DIRECT_READ },
-	{ "sync", no_argument, NULL, 'u' },
+	{ "sync", no_argument, NULL, OPT_SYNC },
 	{ "checksum", no_argument, NULL, 'c' },
 	{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
 	{ "delete", no_argument, NULL, OPT_DELETE },
 	{ "max-delete", required_argument, NULL, OPT_MAX_DELETE },
 	{ "mirror", no_argument, NULL, OPT_MIRROR },
 	{ "move", no_argument, NULL, OPT_MOVE },
+	/* cp's own options */
+	{ "no-clobber", no_argument, NULL, 'n' },
+	{ "interactive", no_argument, NULL, 'i' },
+	{ "update", optional_argument, NULL, OPT_UPDATE },
+	{ "backup", optional_argument, NULL, OPT_BACKUP },
+	{ "suffix", required_argument, NULL, 'S' },
+	{ "target-directory", required_argument, NULL, 't' },
+	{ "parents", no_argument, NULL, OPT_PARENTS },
+	{ "link", no_argument, NULL, 'l' },
+	{ "symbolic-link", no_argument, NULL, 's' },
+	{ "attributes-only", no_argument, NULL, OPT_ATTR_ONLY },
+	{ "remove-destination", no_argument, NULL, OPT_REMOVE_DEST },
+	{ "strip-trailing-slashes", no_argument, NULL, OPT_STRIP_SLASHES },
+	{ "debug", no_argument, NULL, OPT_DEBUG },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "stats", no_argument, NULL, OPT_STATS },
 	{ "help", no_argument, NULL, OPT_HELP },
@@ -159,6 +194,86 @@ static int parse_word(const char *arg, const char *const *words, int n)
 	return -1;
 }
 
+/* --backup's CONTROL (or $VERSION_CONTROL), with cp's words and aliases;
+ * a unique prefix is enough, as in cp. -1 when unknown or ambiguous. */
+static int backup_control(const char *arg)
+{
+	static const struct { const char *word; enum fcp_backup b; } words[] = {
+		{ "none", FCP_BACKUP_NONE }, { "off", FCP_BACKUP_NONE },
+		{ "simple", FCP_BACKUP_SIMPLE }, { "never", FCP_BACKUP_SIMPLE },
+		{ "existing", FCP_BACKUP_EXISTING }, { "nil", FCP_BACKUP_EXISTING },
+		{ "numbered", FCP_BACKUP_NUMBERED }, { "t", FCP_BACKUP_NUMBERED },
+	};
+	int found = -1;
+
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
+		if (!strcmp(arg, words[i].word))
+			return words[i].b;
+		if (*arg && !strncmp(arg, words[i].word, strlen(arg))) {
+			if (found >= 0 && found != (int)words[i].b)
+				return -1;
+			found = words[i].b;
+		}
+	}
+	return found;
+}
+
+/* cp's own options: one block, so that the table above stays readable. */
+static int parse_cp(int c, const char *arg, struct fcp_options *o)
+{
+	static const char *const update[] = { "all", "none", "older" };
+	const char *env;
+	int v;
+
+	switch (c) {
+	case 'n': o->update = FCP_UPDATE_NONE; o->interactive = false; break;
+	case 'i':
+		o->interactive = true;
+		if (o->update == FCP_UPDATE_NONE) /* the last of -i and -n wins */
+			o->update = FCP_UPDATE_ALL;
+		break;
+	case 'u': /* -n wins over -u in either order, as in cp */
+		if (o->update != FCP_UPDATE_NONE)
+			o->update = FCP_UPDATE_OLDER;
+		break;
+	case OPT_UPDATE:
+		if ((v = arg ? parse_word(arg, update, 3) : FCP_UPDATE_OLDER) < 0)
+			return bad("invalid --update value '%s' (older, all, none)", arg);
+		o->update = (enum fcp_update)v;
+		break;
+	case 'b': case OPT_BACKUP:
+		if (c == 'b')
+			arg = NULL;
+		env = getenv("VERSION_CONTROL");
+		if (!arg && env && *env)
+			arg = env;
+		if ((v = arg ? backup_control(arg) : FCP_BACKUP_EXISTING) < 0)
+			return bad("invalid backup type '%s' (none, off, numbered, t, existing, "
+				   "nil, simple, never)", arg);
+		o->backup = (enum fcp_backup)v;
+		break;
+	case 'S':
+		if (!*arg || strchr(arg, '/'))
+			return bad("invalid suffix '%s', contains directory separator", arg);
+		o->backup_suffix = arg;
+		if (o->backup == FCP_BACKUP_NONE) /* -S alone backs up, as in cp */
+			o->backup = FCP_BACKUP_EXISTING;
+		break;
+	case 't': o->target_directory = true; o->target = arg; break;
+	case OPT_PARENTS: o->parents = true; break;
+	case 'H': o->deref_args = true; break;
+	case 'l': o->make = FCP_MAKE_HARDLINK; break;
+	case 's': o->make = FCP_MAKE_SYMLINK; break;
+	case OPT_ATTR_ONLY: o->attributes_only = true; break;
+	case OPT_REMOVE_DEST: break; /* the default: a file is replaced whole */
+	case OPT_STRIP_SLASHES: o->strip_slashes = true; break;
+	case OPT_DEBUG: o->debug = true; break;
+	default:
+		return FCP_EXIT_USAGE;
+	}
+	return 0;
+}
+
 static int parse_one(int c, const char *arg, struct fcp_options *o)
 {
 	static const char *const symlinks[] = { "keep", "follow", "rewrite", "skip" };
@@ -175,7 +290,7 @@ static int parse_one(int c, const char *arg, struct fcp_options *o)
 	case 'L': o->symlinks = FCP_SYMLINKS_FOLLOW; break;
 	case 'v': case OPT_STATS: o->verbose++; break;
 	case OPT_FSYNC: o->fsync = true; break;
-	case 'u': o->sync = true; break;
+	case OPT_SYNC: o->sync = true; break;
 	case 'c': o->checksum = true; break;
 	case OPT_DRY_RUN: o->dry_run = true; break;
 	case OPT_DELETE: o->delete_extra = true; break;
@@ -215,9 +330,21 @@ static int parse_one(int c, const char *arg, struct fcp_options *o)
 		o->threads = v;
 		break;
 	default:
-		return FCP_EXIT_USAGE;
+		return parse_cp(c, arg, o);
 	}
 	return 0;
+}
+
+/* --strip-trailing-slashes: "d/" names the entry d, not what it leads to
+ * ("/" stays "/"). The operands are edited in place. */
+static void strip_slashes(int n, char **ops)
+{
+	for (int i = 0; i < n; i++) {
+		size_t len = strlen(ops[i]);
+
+		while (len > 1 && ops[i][len - 1] == '/')
+			ops[i][--len] = 0;
+	}
 }
 
 int fcp_cli_parse(int argc, char **argv, struct fcp_options *o, char ***srcs, int *nsrc,
@@ -231,7 +358,7 @@ int fcp_cli_parse(int argc, char **argv, struct fcp_options *o, char ***srcs, in
 	 * operands, as in cp ("fastcp a b -v"); "--" ends them. */
 	optind = 0;
 	opterr = 0; /* our own messages, without the program's path */
-	while ((c = getopt_long(argc, argv, ":arRTPLvucj:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":arRTPLvucj:niubS:t:Hls", longopts, NULL)) != -1) {
 		if (c == OPT_HELP) {
 			fputs(usage_text, stdout);
 			return -1;
@@ -263,8 +390,26 @@ int fcp_cli_parse(int argc, char **argv, struct fcp_options *o, char ***srcs, in
 		return bad("%s", "--dry-run cannot show a --move");
 	if (o->checksum && !fcp_hash_available())
 		return bad("%s", "--checksum is not available: fastcp was built without libxxhash");
+	if (o->backup && o->update == FCP_UPDATE_NONE)
+		return bad("%s", "options --backup and --no-clobber are mutually exclusive");
+	if (o->target_directory && o->no_target_dir)
+		return bad("%s", "cannot combine --target-directory (-t) and "
+			   "--no-target-directory (-T)");
+	if (o->strip_slashes)
+		strip_slashes(argc - optind - !o->target_directory, argv + optind);
 	if (argc - optind < 1)
 		return bad("%s", "missing file operand");
+	if (o->target_directory) {
+		if (!*o->target)
+			return bad("%s", "empty target directory ''");
+		for (int i = optind; i < argc; i++)
+			if (!argv[i][0])
+				return bad("%s", "empty source operand ''");
+		*srcs = argv + optind;
+		*nsrc = argc - optind;
+		*dst = (char *)o->target;
+		return 0;
+	}
 	if (argc - optind < 2)
 		return bad("missing destination file operand after '%s'", argv[optind]);
 	if (o->no_target_dir && argc - optind > 2)

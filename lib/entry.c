@@ -27,9 +27,12 @@ void fcp_entry_fail(struct fcp_entry *e, const char *what, int err)
 	fcp_report_failed_in(e->job, what, e->d, e->name, false, err);
 }
 
-static bool following(const struct fcp_job *job)
+/* Is the entry's symlink followed? Under -L all are; under -H those
+ * named on the command line (the entries of a root's pseudo-directory). */
+static bool following(const struct fcp_entry *e)
 {
-	return job->o->symlinks == FCP_SYMLINKS_FOLLOW;
+	return e->job->o->symlinks == FCP_SYMLINKS_FOLLOW ||
+	       (e->d->is_top && e->job->o->deref_args);
 }
 
 /*
@@ -70,7 +73,7 @@ static bool filesystem_loop(struct fcp_entry *e, const struct fcp_dir *ancestor)
 	if (!ancestor)
 		return false;
 	/* Under -L the entry may be a symlink after all. */
-	if (following(e->job) &&
+	if (following(e) &&
 	    (fcp_sys_statx(e->d->src_fd, e->name, AT_SYMLINK_NOFOLLOW, STATX_TYPE, &st) < 0 ||
 	     S_ISLNK(st.stx_mode)))
 		return false;
@@ -190,7 +193,7 @@ static void copy_dir(struct fcp_entry *e)
 		return;
 	}
 	sfd = fcp_sys_openat(e->d->src_fd, e->name,
-			     O_RDONLY | O_DIRECTORY | (following(e->job) ? 0 : O_NOFOLLOW), 0);
+			     O_RDONLY | O_DIRECTORY | (following(e) ? 0 : O_NOFOLLOW), 0);
 	if (sfd < 0) {
 		fcp_entry_fail(e, "cannot open directory", sfd);
 		return;
@@ -223,7 +226,7 @@ static void copy_dir(struct fcp_entry *e)
 		fcp_entry_fail(e, "cannot keep open the copy of", nd->root->dst_fd);
 	/* One that was there and is planned counts as unchanged or
 	 * updated when it is finished (plan.c). */
-	if (!e->job->o->dry_run && (created || !fcp_plan_looks(e->job, e->d)))
+	if (!e->job->o->dry_run && (created || !fcp_plan_decides(e->job, e->d)))
 		atomic_fetch_add(&e->job->c.dirs, 1);
 	/* The parent's count for this entry passes to the new directory: it
 	 * is released when the directory finishes, not now. */
@@ -339,7 +342,7 @@ static int try_open_regular(struct fcp_entry *e)
 	/* A FIFO or device swapped in since getdents must neither block us
 	 * (O_NONBLOCK) nor become our controlling terminal (O_NOCTTY); its
 	 * type is checked below before anything reads it. */
-	int flags = O_RDONLY | O_NONBLOCK | O_NOCTTY | (following(e->job) ? 0 : O_NOFOLLOW) |
+	int flags = O_RDONLY | O_NONBLOCK | O_NOCTTY | (following(e) ? 0 : O_NOFOLLOW) |
 		    (e->job->is_root ? O_NOATIME : 0);
 	int fd = fcp_sys_openat(e->d->src_fd, e->name, flags, 0), r;
 
@@ -366,7 +369,7 @@ static int try_open_regular(struct fcp_entry *e)
 
 static void dispatch(struct fcp_entry *e, unsigned char d_type)
 {
-	int sflags = following(e->job) ? 0 : AT_SYMLINK_NOFOLLOW;
+	int sflags = following(e) ? 0 : AT_SYMLINK_NOFOLLOW;
 	int r;
 
 	if (d_type == DT_REG && try_open_regular(e))

@@ -235,7 +235,7 @@ static bool refused(struct fcp_job *job, const struct fcp_operand *op, const cha
 static struct fcp_item *prepare(struct fcp_job *job, const struct fcp_operand *op, const char *dst,
 				bool into, struct top *t, int *dfd)
 {
-	int sflags = job->o->symlinks == FCP_SYMLINKS_FOLLOW ? 0 : AT_SYMLINK_NOFOLLOW;
+	int sflags = fcp_job_follows_args(job) ? 0 : AT_SYMLINK_NOFOLLOW;
 	const char *src = op->src;
 	struct placement p = place(src, dst, into);
 	struct statx sst, dstx;
@@ -356,7 +356,7 @@ static void collect(struct fcp_job *job, struct fcp_stats *s)
 static int plan(struct fcp_job *job, struct fcp_operand *ops, char *const *srcs, int nsrc,
 		const char *dst, bool into)
 {
-	int sflags = job->o->symlinks == FCP_SYMLINKS_FOLLOW ? 0 : AT_SYMLINK_NOFOLLOW;
+	int sflags = fcp_job_follows_args(job) ? 0 : AT_SYMLINK_NOFOLLOW;
 
 	for (int i = 0; i < nsrc; i++) {
 		ops[i].src = srcs[i];
@@ -458,6 +458,17 @@ static int decide_into(struct fcp_job *job, int nsrc, const char *dst)
 	}
 	if (job->o->no_target_dir)
 		return 0;
+	/* -t and --parents say DEST is a directory: never the copy itself. */
+	if (job->o->target_directory && !is_dir) {
+		int r = fcp_sys_statx(AT_FDCWD, dst, 0, STATX_TYPE, &st);
+		fcp_report_errorf(job, "target directory '%s': %s", dst,
+				  strerror(r < 0 ? -r : ENOTDIR));
+		return -1;
+	}
+	if (job->o->parents && !is_dir) {
+		fcp_report_errorf(job, "with --parents, the destination must be a directory");
+		return -2;
+	}
 	if (nsrc > 1 && !is_dir) {
 		fcp_report_errorf(job, "target '%s' is not a directory", dst);
 		return -1;

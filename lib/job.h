@@ -157,6 +157,12 @@ struct fcp_job {
 	int batch_max;
 };
 
+/* Are symlinks named as SOURCE followed (-L, -H)? */
+static inline bool fcp_job_follows_args(const struct fcp_job *job)
+{
+	return job->o->symlinks == FCP_SYMLINKS_FOLLOW || job->o->deref_args;
+}
+
 static inline uint64_t fcp_statx_dev(const struct statx *st)
 {
 	return ((uint64_t)st->stx_dev_major << 32) | st->stx_dev_minor;

@@ -22,11 +22,17 @@ enum fcp_action {
 	FCP_ACT_REPLACE, /* something else is there: copy again, rename over it */
 	FCP_ACT_META,    /* the same data: update the metadata in place */
 	FCP_ACT_SKIP,    /* up to date (a directory: go into it) */
+	FCP_ACT_KEEP,    /* something is there, to be kept (-n, -u, -i) */
 };
 
 /* Must entries of d be planned one by one (--dry-run, or --sync or
  * --checksum where something may exist)? When not, every action is COPY. */
 bool fcp_plan_looks(const struct fcp_job *job, const struct fcp_dir *d);
+
+/* The same for what decides whether an entry that is there is up to date
+ * (--sync, --checksum, --dry-run): cp's -n, -u, -i and --backup look
+ * only to keep what is there. */
+bool fcp_plan_decides(const struct fcp_job *job, const struct fcp_dir *d);
 
 /* The action for entry e (e->st known; e->src_fd open, or -1: a regular
  * file is then opened by name only if --checksum must read it). Notes

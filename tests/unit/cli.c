@@ -142,16 +142,29 @@ int main(void)
 	CHECK(parse_rc((char *[]){ "fastcp", "a", "", "c", NULL }) == FCP_EXIT_USAGE);
 	CHECK(parse_rc((char *[]){ "fastcp", "-T", "a", "", NULL }) == FCP_EXIT_USAGE);
 	CHECK(parse_rc((char *[]){ "fastcp", "--", "", "b", NULL }) == FCP_EXIT_USAGE);
-	/* Copying again (issue 18): -u is --sync, not cp's "newer only"; -n
-	 * is no dry run; --max-delete takes a count and needs --delete. */
-	CHECK(parse(&o, (char *[]){ "fastcp", "-u", "a", "b", NULL }) == 1 && o.sync);
+	/* Copying again (issue 18): --sync; -u is cp's "older only" (issue
+	 * 20), -n cp's no-clobber, not a dry run; --max-delete takes a count
+	 * and needs --delete. */
+	CHECK(parse(&o, (char *[]){ "fastcp", "--sync", "a", "b", NULL }) == 1 && o.sync);
 	CHECK(!o.delete_extra && !o.dry_run && o.max_delete == -1);
 	CHECK(parse(&o, (char *[]){ "fastcp", "--mirror", "a", "b", NULL }) == 1);
 	CHECK(o.sync && o.delete_extra);
 	CHECK(parse(&o, (char *[]){ "fastcp", "--dry-run", "--delete", "--max-delete", "0", "a",
 				   "b", NULL }) == 1);
 	CHECK(o.dry_run && o.delete_extra && !o.sync && o.max_delete == 0);
-	CHECK(parse(&o, (char *[]){ "fastcp", "-n", "a", "b", NULL }) < 0);
+	CHECK(parse(&o, (char *[]){ "fastcp", "-u", "a", "b", NULL }) == 1 && !o.sync &&
+	      o.update == FCP_UPDATE_OLDER);
+	CHECK(parse(&o, (char *[]){ "fastcp", "-n", "a", "b", NULL }) == 1 && !o.dry_run &&
+	      o.update == FCP_UPDATE_NONE);
+	CHECK(parse(&o, (char *[]){ "fastcp", "-n", "-b", "a", "b", NULL }) < 0);
+	CHECK(parse(&o, (char *[]){ "fastcp", "--backup=nu", "a", "b", NULL }) == 1 &&
+	      o.backup == FCP_BACKUP_NUMBERED);
+	CHECK(parse(&o, (char *[]){ "fastcp", "--backup=n", "a", "b", NULL }) < 0); /* none? never? */
+	CHECK(parse(&o, (char *[]){ "fastcp", "-t", "d", "a", "b", NULL }) == 2);
+	CHECK(parse_rc((char *[]){ "fastcp", "a", "--target-directory=d", NULL }) == 0);
+	CHECK_STR(dest, "d");
+	CHECK_STR(first_src, "a");
+	CHECK(parse(&o, (char *[]){ "fastcp", "-t", "d", "-T", "a", NULL }) < 0);
 	CHECK(parse(&o, (char *[]){ "fastcp", "--delete", "--max-delete=-1", "a", "b", NULL }) < 0);
 	CHECK(parse(&o, (char *[]){ "fastcp", "--delete", "--max-delete=1e3", "a", "b", NULL }) < 0);
 	CHECK(parse(&o, (char *[]){ "fastcp", "--max-delete=3", "a", "b", NULL }) < 0);
