@@ -82,10 +82,14 @@ int fcp_backup_make(struct fcp_worker *w, int dirfd, const char *name)
 		return -ENOMEM;
 	fcp_worker_tmpname(w, tmp, sizeof(tmp));
 	r = fcp_sys_linkat(dirfd, name, dirfd, tmp, 0);
-	if (r == 0 && (r = fcp_sys_renameat(dirfd, tmp, dirfd, b, 0)) < 0)
+	/* Renamed onto another name of the same inode (a backup made of
+	 * this very file), rename() does nothing: tmp goes either way. */
+	if (r == 0) {
+		r = fcp_sys_renameat(dirfd, tmp, dirfd, b, 0);
 		fcp_sys_unlinkat(dirfd, tmp, 0);
-	else if (no_hard_links(r))
+	} else if (no_hard_links(r)) {
 		r = fcp_sys_renameat(dirfd, name, dirfd, b, 0);
+	}
 	free(b);
 	return r;
 }

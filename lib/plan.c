@@ -35,6 +35,11 @@ static bool guarding(const struct fcp_options *o)
 	       o->attributes_only;
 }
 
+bool fcp_plan_once(const struct fcp_job *job)
+{
+	return job->o->interactive || job->o->backup != FCP_BACKUP_NONE;
+}
+
 bool fcp_plan_decides(const struct fcp_job *job, const struct fcp_dir *d)
 {
 	return job->o->dry_run || (deciding(job->o) && (fcp_dir_existed(d) || d->is_top));

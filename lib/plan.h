@@ -44,6 +44,11 @@ enum fcp_action fcp_plan_entry(struct fcp_entry *e);
  * would be done. Returns true when the entry needs nothing more. */
 bool fcp_plan_settled(struct fcp_entry *e);
 
+/* Does the plan of an entry ask (-i) or change something (--backup)?
+ * Then it must be asked once per entry: on the synchronous path, where
+ * nothing asks it again. */
+bool fcp_plan_once(const struct fcp_job *job);
+
 struct fcp_at;
 
 /* A batch of regular files of d, by name (batch.c), before anything is
