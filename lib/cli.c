@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static const char usage_text[] =
 	"usage: fastcp [OPTIONS] SOURCE... DEST\n"
@@ -347,6 +348,18 @@ static void strip_slashes(int n, char **ops)
 	}
 }
 
+/* Will the sources go into a directory? cp strips their slashes only
+ * then: "cp --strip-trailing-slashes link/ new" still copies the
+ * directory link/ leads to. */
+static bool into_directory(const struct fcp_options *o, int n, char **ops)
+{
+	struct stat st;
+
+	if (o->target_directory || n > 2)
+		return true;
+	return n == 2 && !o->no_target_dir && stat(ops[1], &st) == 0 && S_ISDIR(st.st_mode);
+}
+
 int fcp_cli_parse(int argc, char **argv, struct fcp_options *o, char ***srcs, int *nsrc,
 		  char **dst)
 {
@@ -395,7 +408,7 @@ int fcp_cli_parse(int argc, char **argv, struct fcp_options *o, char ***srcs, in
 	if (o->target_directory && o->no_target_dir)
 		return bad("%s", "cannot combine --target-directory (-t) and "
 			   "--no-target-directory (-T)");
-	if (o->strip_slashes)
+	if (o->strip_slashes && into_directory(o, argc - optind, argv + optind))
 		strip_slashes(argc - optind - !o->target_directory, argv + optind);
 	if (argc - optind < 1)
 		return bad("%s", "missing file operand");
