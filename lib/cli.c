@@ -262,7 +262,11 @@ static int parse_cp(int c, const char *arg, struct fcp_options *o)
 		break;
 	case 't': o->target_directory = true; o->target = arg; break;
 	case OPT_PARENTS: o->parents = true; break;
-	case 'H': o->deref_args = true; break;
+	case 'H':
+		o->deref_args = true;
+		if (o->symlinks == FCP_SYMLINKS_FOLLOW)
+			o->symlinks = FCP_SYMLINKS_KEEP;
+		break;
 	case 'l': o->make = FCP_MAKE_HARDLINK; break;
 	case 's': o->make = FCP_MAKE_SYMLINK; break;
 	case OPT_ATTR_ONLY: o->attributes_only = true; break;
@@ -287,8 +291,9 @@ static int parse_one(int c, const char *arg, struct fcp_options *o)
 	switch (c) {
 	case 'a': case 'r': case 'R': break;
 	case 'T': o->no_target_dir = true; break;
-	case 'P': o->symlinks = FCP_SYMLINKS_KEEP; break;
-	case 'L': o->symlinks = FCP_SYMLINKS_FOLLOW; break;
+	/* The last of -P, -L and -H wins, as in cp. */
+	case 'P': o->symlinks = FCP_SYMLINKS_KEEP; o->deref_args = false; break;
+	case 'L': o->symlinks = FCP_SYMLINKS_FOLLOW; o->deref_args = false; break;
 	case 'v': case OPT_STATS: o->verbose++; break;
 	case OPT_FSYNC: o->fsync = true; break;
 	case OPT_SYNC: o->sync = true; break;
