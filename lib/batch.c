@@ -72,8 +72,10 @@ void fcp_batch_copy(struct fcp_worker *w, struct fcp_item *it)
 	/* Where the destination may hold them already, the plan settles
 	 * what needs no copy first; the rest is copied as usual (and asked
 	 * again, once open, if it goes the synchronous way). A plan that
-	 * asks or backs up goes the synchronous way alone, asked once. */
-	once = fcp_plan_looks(job, it->dir) && fcp_plan_once(job);
+	 * asks or backs up goes the synchronous way alone, asked once; so
+	 * do links (-l, -s) and copies of metadata alone. */
+	once = (fcp_plan_looks(job, it->dir) && fcp_plan_once(job)) ||
+	       job->o->make != FCP_MAKE_COPY || job->o->attributes_only;
 	if (fcp_plan_looks(job, it->dir) && !once)
 		n = fcp_plan_batch(w, it->dir, names, n);
 	for (int i = 0; i < n; i++)

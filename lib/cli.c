@@ -65,7 +65,8 @@ static const char usage_text[] =
 	"  -l, --link                    hard-link files instead of copying them\n"
 	"  -s, --symbolic-link           make symlinks to the sources instead\n"
 	"      --attributes-only         copy the metadata, not the data\n"
-	"      --remove-destination      accepted: a file is always replaced whole\n"
+	"  -f, --force, --remove-destination  accepted: a file is always replaced\n"
+	"                                whole, by a rename (never written in place)\n"
 	"      --strip-trailing-slashes  remove trailing slashes from each SOURCE\n"
 	"      --debug                   say how each file was copied, and why\n"
 	"\n"
@@ -110,6 +111,7 @@ static const struct option longopts[] = {
 	{ "move", no_argument, NULL, OPT_MOVE },
 	/* cp's own options */
 	{ "no-clobber", no_argument, NULL, 'n' },
+	{ "force", no_argument, NULL, 'f' },
 	{ "interactive", no_argument, NULL, 'i' },
 	{ "update", optional_argument, NULL, OPT_UPDATE },
 	{ "backup", optional_argument, NULL, OPT_BACKUP },
@@ -270,7 +272,8 @@ static int parse_cp(int c, const char *arg, struct fcp_options *o)
 	case 'l': o->make = FCP_MAKE_HARDLINK; break;
 	case 's': o->make = FCP_MAKE_SYMLINK; break;
 	case OPT_ATTR_ONLY: o->attributes_only = true; break;
-	case OPT_REMOVE_DEST: break; /* the default: a file is replaced whole */
+	/* The default: a file is replaced whole, by a rename. */
+	case 'f': case OPT_REMOVE_DEST: break;
 	case OPT_STRIP_SLASHES: o->strip_slashes = true; break;
 	case OPT_DEBUG: o->debug = true; break;
 	default:
@@ -376,7 +379,7 @@ int fcp_cli_parse(int argc, char **argv, struct fcp_options *o, char ***srcs, in
 	 * operands, as in cp ("fastcp a b -v"); "--" ends them. */
 	optind = 0;
 	opterr = 0; /* our own messages, without the program's path */
-	while ((c = getopt_long(argc, argv, ":arRTPLvucj:niubS:t:Hls", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":arRTPLvucj:niubS:t:Hlsf", longopts, NULL)) != -1) {
 		if (c == OPT_HELP) {
 			fputs(usage_text, stdout);
 			return -1;

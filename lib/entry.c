@@ -296,6 +296,10 @@ static void copy_other(struct fcp_entry *e)
 	const char *at = tmp;
 	int r;
 
+	if (e->job->o->make != FCP_MAKE_COPY) {
+		fcp_entry_link(e);
+		return;
+	}
 	if (fcp_entry_hardlink(e, &hl))
 		return;
 	if (lnk) {

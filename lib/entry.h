@@ -48,6 +48,10 @@ struct fcp_xfer;
 bool fcp_chunk_start(struct fcp_entry *e, const struct fcp_xfer *x, struct fcp_hl_entry *hl,
 		     const struct fcp_tmp *tmp);
 
+/* entry_link.c: -l, -s: link the non-directory e instead of copying it
+ * (e->src_fd, if open, stays the caller's). */
+void fcp_entry_link(struct fcp_entry *e);
+
 /* Report a failed entry with its source path. */
 void fcp_entry_fail(struct fcp_entry *e, const char *what, int err);
 

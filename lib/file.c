@@ -65,6 +65,11 @@ void fcp_file_copy(struct fcp_entry *e)
 	ssize_t r;
 	int out;
 
+	if (e->job->o->make != FCP_MAKE_COPY) {
+		fcp_entry_link(e);
+		close(e->src_fd);
+		return;
+	}
 	if (fcp_entry_hardlink(e, &hl)) {
 		close(e->src_fd);
 		return;
