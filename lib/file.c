@@ -82,6 +82,11 @@ void fcp_file_copy(struct fcp_entry *e)
 		fcp_hl_done(e->w, hl, false);
 		return;
 	}
+	/* --attributes-only: an empty file with the source's metadata. */
+	if (e->job->o->attributes_only) {
+		fcp_file_finish(e, hl, out, &tmp, 0, NULL);
+		return;
+	}
 	x = xfer_of(e, out);
 	/* A clone is one call for the whole file: only a file that was not
 	 * cloned is shared out in chunks. */
