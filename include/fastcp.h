@@ -38,6 +38,9 @@ enum fcp_update { FCP_UPDATE_ALL, FCP_UPDATE_NONE, FCP_UPDATE_OLDER };
 /* cp's --backup: what a replaced destination file is renamed to first. */
 enum fcp_backup { FCP_BACKUP_NONE, FCP_BACKUP_SIMPLE, FCP_BACKUP_EXISTING,
 		  FCP_BACKUP_NUMBERED };
+/* cp's --sparse: holes kept as found (auto), also made of zero blocks
+ * (always), or none (never). */
+enum fcp_sparse { FCP_SPARSE_AUTO, FCP_SPARSE_ALWAYS, FCP_SPARSE_NEVER };
 /* What a non-directory's copy is: its data, or a link to the source. */
 enum fcp_make { FCP_MAKE_COPY, FCP_MAKE_HARDLINK, FCP_MAKE_SYMLINK };
 
@@ -86,6 +89,7 @@ struct fcp_options {
 	bool deref_args;        /* -H: follow symlinks named as SOURCE */
 	enum fcp_make make;     /* -l, -s: link non-directories instead */
 	bool attributes_only;   /* copy no data, only the metadata */
+	enum fcp_sparse sparse; /* --sparse: where the copy has holes */
 	bool debug;             /* say which engine copied each file, and why */
 };
 

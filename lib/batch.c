@@ -75,7 +75,8 @@ void fcp_batch_copy(struct fcp_worker *w, struct fcp_item *it)
 	 * asks or backs up goes the synchronous way alone, asked once; so
 	 * do links (-l, -s) and copies of metadata alone. */
 	once = (fcp_plan_looks(job, it->dir) && fcp_plan_once(job)) ||
-	       job->o->make != FCP_MAKE_COPY || job->o->attributes_only;
+	       job->o->make != FCP_MAKE_COPY || job->o->attributes_only ||
+	       job->o->sparse == FCP_SPARSE_ALWAYS;
 	if (fcp_plan_looks(job, it->dir) && !once)
 		n = fcp_plan_batch(w, it->dir, names, n);
 	for (int i = 0; i < n; i++)

@@ -68,6 +68,9 @@ static const char usage_text[] =
 	"  -f, --force, --remove-destination  accepted: a file is always replaced\n"
 	"                                whole, by a rename (never written in place)\n"
 	"      --strip-trailing-slashes  remove trailing slashes from each SOURCE\n"
+	"      --sparse=WHEN             holes in the copy: auto (default: where the\n"
+	"                                source has them), always (also for runs of\n"
+	"                                zeros), never (none)\n"
 	"      --debug                   say how each file was copied, and why\n"
 	"\n"
 	"  -v, --verbose, --stats        print a summary at the end\n"
@@ -85,7 +88,7 @@ enum {
 	OPT_DRY_RUN, OPT_DELETE, OPT_MAX_DELETE, OPT_MIRROR, OPT_MOVE,
 	/* cp's own options */
 	OPT_SYNC, OPT_UPDATE, OPT_BACKUP, OPT_PARENTS, OPT_ATTR_ONLY, OPT_REMOVE_DEST,
-	OPT_STRIP_SLASHES, OPT_DEBUG,
+	OPT_STRIP_SLASHES, OPT_DEBUG, OPT_SPARSE,
 };
 
 static const struct option longopts[] = {
@@ -124,6 +127,7 @@ static const struct option longopts[] = {
 	{ "remove-destination", no_argument, NULL, OPT_REMOVE_DEST },
 	{ "strip-trailing-slashes", no_argument, NULL, OPT_STRIP_SLASHES },
 	{ "debug", no_argument, NULL, OPT_DEBUG },
+	{ "sparse", required_argument, NULL, OPT_SPARSE },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "stats", no_argument, NULL, OPT_STATS },
 	{ "help", no_argument, NULL, OPT_HELP },
@@ -225,6 +229,7 @@ static int backup_control(const char *arg)
 static int parse_cp(int c, const char *arg, struct fcp_options *o)
 {
 	static const char *const update[] = { "all", "none", "older" };
+	static const char *const sparse[] = { "auto", "always", "never" };
 	const char *env;
 	int v;
 
@@ -276,6 +281,11 @@ static int parse_cp(int c, const char *arg, struct fcp_options *o)
 	case 'f': case OPT_REMOVE_DEST: break;
 	case OPT_STRIP_SLASHES: o->strip_slashes = true; break;
 	case OPT_DEBUG: o->debug = true; break;
+	case OPT_SPARSE:
+		if ((v = parse_word(arg, sparse, 3)) < 0)
+			return bad("invalid --sparse value '%s' (auto, always, never)", arg);
+		o->sparse = (enum fcp_sparse)v;
+		break;
 	default:
 		return FCP_EXIT_USAGE;
 	}
@@ -413,6 +423,9 @@ int fcp_cli_parse(int argc, char **argv, struct fcp_options *o, char ***srcs, in
 		return bad("%s", "--checksum is not available: fastcp was built without libxxhash");
 	if (o->backup && o->update == FCP_UPDATE_NONE)
 		return bad("%s", "options --backup and --no-clobber are mutually exclusive");
+	/* A clone shares the source's extents, holes and zeros as they are. */
+	if (o->sparse != FCP_SPARSE_AUTO && o->reflink == FCP_REFLINK_ALWAYS)
+		return bad("%s", "--reflink=always can be used only with --sparse=auto");
 	if (o->target_directory && o->no_target_dir)
 		return bad("%s", "cannot combine --target-directory (-t) and "
 			   "--no-target-directory (-T)");

@@ -69,6 +69,13 @@ static inline int fcp_xfer_stopped(const struct fcp_xfer *x)
 	return why ? why : -ECANCELED;
 }
 
+/* --sparse=always: blocks of zeros are not written (they stay holes of
+ * the copy, which has its size from the start). */
+static inline bool fcp_xfer_zero_holes(const struct fcp_xfer *x)
+{
+	return fcp_worker_job(x->w)->o->sparse == FCP_SPARSE_ALWAYS;
+}
+
 struct fcp_engine {
 	const char *name;
 	int slot;          /* index in the job's memo of refused device pairs */

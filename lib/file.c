@@ -25,7 +25,9 @@ static struct fcp_xfer xfer_of(struct fcp_entry *e, int out)
 		.in = e->src_fd,
 		.out = out,
 		.size = (off_t)e->st.stx_size,
-		.allocated = e->st.stx_blocks * 512,
+		/* --sparse=never: read as if dense, holes become data. */
+		.allocated = e->job->o->sparse == FCP_SPARSE_NEVER ? e->st.stx_size
+								   : e->st.stx_blocks * 512,
 		.src_dev = fcp_statx_dev(&e->st),
 		.dst_dev = e->d->dst_dev,
 	};

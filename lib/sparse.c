@@ -55,6 +55,12 @@ int fcp_engine_plan(struct fcp_job *job, uint64_t src_dev, uint64_t dst_dev,
 	int n = 0;
 	enum fcp_reflink rl = job->o->reflink;
 
+	/* --sparse=always|never: the holes are ours to make or fill, by
+	 * reading and writing (a clone or copy_file_range keeps the source's). */
+	if (job->o->sparse != FCP_SPARSE_AUTO) {
+		list[n++] = &fcp_engine_rw;
+		return n;
+	}
 	if (rl == FCP_REFLINK_ALWAYS) {
 		list[n++] = &fcp_engine_clone;
 		return n;
@@ -195,7 +201,8 @@ static ssize_t copy_extents(struct fcp_xfer *x, const struct fcp_engine **list, 
 	 * growing a file whose data is not written back yet makes XFS write
 	 * it all back and wait (xfs_setattr_size), while the empty new file
 	 * grows for free. */
-	if (x->allocated < (uint64_t)x->size && (t = fcp_sys_ftruncate(x->out, x->size)) < 0)
+	if ((x->allocated < (uint64_t)x->size || fcp_xfer_zero_holes(x)) &&
+	    (t = fcp_sys_ftruncate(x->out, x->size)) < 0)
 		return t;
 	total = copy_span(x, list, n, &i, 0, x->size, &eof);
 	if (total < 0 || eof == x->size)
