@@ -43,6 +43,7 @@ struct fcp_bigfile {
 	atomic_int err;         /* first error, 0 if none */
 	atomic_llong eof;       /* where the source ended, if early: it shrank */
 	atomic_ullong bytes;
+	const struct fcp_engine *_Atomic used; /* an engine that moved data (--debug) */
 	struct fcp_tmp tmp;
 	char names[];
 };
@@ -115,6 +116,8 @@ static void land_last(struct fcp_worker *w, struct fcp_bigfile *b)
 		err = FCP_ESHRANK;
 	atomic_fetch_add(&b->e.job->c.bytes, atomic_load(&b->bytes));
 	b->e.w = w;
+	b->x.used = atomic_load(&b->used);
+	b->e.xfer = &b->x;
 	fcp_file_finish(&b->e, b->hl, b->x.out, &b->tmp, err, "cannot copy");
 	fcp_dir_unpin(b->e.job, d); /* pinned since fcp_chunk_start() */
 	pthread_mutex_destroy(&b->wlock);
@@ -177,6 +180,8 @@ static void copy_one(struct fcp_worker *w, struct fcp_bigfile *b, int i)
 		atomic_fetch_add(&b->bytes, (unsigned long long)r);
 	if (r > 0)
 		push_writeback(w, b, i);
+	if (x.used)
+		atomic_store(&b->used, x.used);
 	for (long long cur = atomic_load(&b->eof);
 	     eof < cur && !atomic_compare_exchange_weak(&b->eof, &cur, eof);)
 		;

@@ -40,6 +40,7 @@ struct fcp_xfer {
 	/* Reads around the page cache (direct.c): 0 not decided yet, 1 on,
 	 * -1 off (chunks of a large file: always off). */
 	int direct;
+	const struct fcp_engine *used; /* the engine that moved data last (--debug) */
 };
 
 /* Around each write to x->out: the write lock of a shared file, if any. */

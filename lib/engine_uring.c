@@ -25,6 +25,7 @@
  */
 #include "config.h"
 #include "dest.h"
+#include "debug.h"
 #include "engine.h"
 #include "meta.h"
 #include "sys.h"
@@ -479,6 +480,9 @@ static void finish(struct fcp_worker *w, struct fcp_dir *d, struct small *s)
 	}
 	atomic_fetch_add(&job->c.files, 1);
 	atomic_fetch_add(&job->c.bytes, (unsigned long long)s->got);
+	if (job->o->debug)
+		fcp_debug_item(job, d, s->name, s->name, "io_uring batch (a small file: read "
+			       "and written with others of its directory, few system calls)");
 }
 
 /* Rounds 3 to 5 for files [0, n) that all have a buffer. */

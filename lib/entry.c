@@ -6,6 +6,7 @@
  * symlink between stat and open); anything else is stat'ed by name without
  * following symlinks (unless --symlinks=follow) and dispatched by type.
  */
+#include "debug.h"
 #include "dest.h"
 #include "entry.h"
 #include "links.h"
@@ -253,6 +254,9 @@ bool fcp_entry_hardlink(struct fcp_entry *e, struct fcp_hl_entry **hl)
 		return false;
 	if (s == FCP_HL_LINK && (r = fcp_hl_link(e->w, *hl, e->d, e->dst_name)) < 0)
 		fcp_entry_fail(e, "cannot create hard link", r);
+	else if (e->job->o->debug)
+		fcp_debug_item(e->job, e->d, e->name, e->dst_name,
+			       "hard link (another name of a source inode copied once)");
 	return true;
 }
 

@@ -20,6 +20,7 @@ struct fcp_entry {
 	mode_t dst_mode;        /* what the plan found at the destination
 				   (0: nothing, or not looked) */
 	uint64_t dst_ino;       /* and its inode number */
+	const struct fcp_xfer *xfer; /* how a file's data moved (--debug), or NULL */
 };
 
 /* file.c: copy a regular file; e->src_fd is open (and closed here). */

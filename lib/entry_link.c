@@ -5,6 +5,7 @@
  * name and renamed into place, as a copy would be: what was there goes
  * only when the link is ready.
  */
+#include "debug.h"
 #include "dest.h"
 #include "entry.h"
 #include "sys.h"
@@ -85,4 +86,7 @@ void fcp_entry_link(struct fcp_entry *e)
 		return;
 	}
 	atomic_fetch_add(hard ? &e->job->c.hardlinks : &e->job->c.symlinks, 1);
+	if (e->job->o->debug)
+		fcp_debug_item(e->job, e->d, e->name, e->dst_name,
+			       hard ? "hard link to the source (-l)" : "symlink to the source (-s)");
 }

@@ -8,6 +8,7 @@
  * step there, not a rewrite: the new file gets its final name only when
  * every stage said yes.
  */
+#include "debug.h"
 #include "dest.h"
 #include "engine.h"
 #include "entry.h"
@@ -49,6 +50,10 @@ void fcp_file_finish(struct fcp_entry *e, struct fcp_hl_entry *hl, int out,
 		goto out;
 	}
 	atomic_fetch_add(&e->job->c.files, 1);
+	if (e->job->o->debug && e->xfer)
+		fcp_debug_file(e->job, e->d, e->name, e->dst_name, e->xfer, e->xfer->wlock);
+	else if (e->job->o->debug)
+		fcp_debug_item(e->job, e->d, e->name, e->dst_name, "no data (--attributes-only)");
 	goto out;
 fail:
 	fcp_entry_fail(e, what, err);
@@ -113,6 +118,7 @@ void fcp_file_copy(struct fcp_entry *e)
 		atomic_fetch_add(&e->job->c.bytes, (unsigned long long)r);
 		atomic_fetch_add(&e->job->c.cloned, cloned);
 	}
+	e->xfer = &x;
 	fcp_file_finish(e, hl, out, &tmp, r < 0 ? (int)r : 0,
 			e->job->o->reflink == FCP_REFLINK_ALWAYS ? "cannot clone" : "cannot copy");
 }

@@ -8,6 +8,7 @@
  * mtime, xattrs. atime is not compared: reading a copy moves it.
  */
 #include "backup.h"
+#include "debug.h"
 #include "delete.h"
 #include "hash.h"
 #include "links.h"
@@ -302,6 +303,11 @@ bool fcp_plan_settled(struct fcp_entry *e)
 		fcp_meta_copy(e->job, src_at(e), dst, &e->st, e->d, e->name);
 	}
 	count(e->job, a);
+	if (e->job->o->debug && (a == FCP_ACT_KEEP || a == FCP_ACT_META || a == FCP_ACT_SKIP))
+		fcp_debug_item(e->job, e->d, e->name, e->dst_name,
+			       a == FCP_ACT_KEEP ? "kept: already there (-n, -u or -i)"
+			       : a == FCP_ACT_META ? "metadata updated in place, data the same"
+						   : "unchanged (--sync)");
 	return a == FCP_ACT_META || a == FCP_ACT_SKIP || a == FCP_ACT_KEEP;
 }
 

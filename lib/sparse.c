@@ -95,6 +95,7 @@ static ssize_t copy_extent(struct fcp_xfer *x, const struct fcp_engine **list, i
 			return r;
 		if (r == 0)
 			break;
+		x->used = list[*i];
 		done += r;
 	}
 	return done;
@@ -117,6 +118,7 @@ static ssize_t copy_stream(struct fcp_xfer *x)
 		ssize_t m = fcp_sys_write_full(x->out, buf, n);
 		if (m < 0)
 			return m;
+		x->used = &fcp_engine_rw;
 		total += n;
 	}
 }
@@ -246,6 +248,7 @@ ssize_t fcp_data_clone(struct fcp_xfer *x, bool *cloned)
 	r = list[0]->copy(x, 0, x->size);
 	if (r >= 0) {
 		*cloned = true;
+		x->used = list[0];
 		return r;
 	}
 	if (!fcp_engine_fallback_err((int)r) || n == 1)
