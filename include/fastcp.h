@@ -91,6 +91,7 @@ struct fcp_options {
 	bool attributes_only;   /* copy no data, only the metadata */
 	enum fcp_sparse sparse; /* --sparse: where the copy has holes */
 	bool debug;             /* say which engine copied each file, and why */
+	bool copy_contents;     /* FIFOs and devices read as files' data */
 };
 
 /* Kinds of metadata that may not fit the destination: warned once each. */

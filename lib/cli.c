@@ -71,6 +71,8 @@ static const char usage_text[] =
 	"      --sparse=WHEN             holes in the copy: auto (default: where the\n"
 	"                                source has them), always (also for runs of\n"
 	"                                zeros), never (none)\n"
+	"      --copy-contents           read FIFOs and devices as files: their data\n"
+	"                                (to end of file) becomes a regular file\n"
 	"      --debug                   say how each file was copied, and why\n"
 	"\n"
 	"  -v, --verbose, --stats        print a summary at the end\n"
@@ -88,7 +90,7 @@ enum {
 	OPT_DRY_RUN, OPT_DELETE, OPT_MAX_DELETE, OPT_MIRROR, OPT_MOVE,
 	/* cp's own options */
 	OPT_SYNC, OPT_UPDATE, OPT_BACKUP, OPT_PARENTS, OPT_ATTR_ONLY, OPT_REMOVE_DEST,
-	OPT_STRIP_SLASHES, OPT_DEBUG, OPT_SPARSE,
+	OPT_STRIP_SLASHES, OPT_DEBUG, OPT_SPARSE, OPT_COPY_CONTENTS,
 };
 
 static const struct option longopts[] = {
@@ -128,6 +130,7 @@ static const struct option longopts[] = {
 	{ "strip-trailing-slashes", no_argument, NULL, OPT_STRIP_SLASHES },
 	{ "debug", no_argument, NULL, OPT_DEBUG },
 	{ "sparse", required_argument, NULL, OPT_SPARSE },
+	{ "copy-contents", no_argument, NULL, OPT_COPY_CONTENTS },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "stats", no_argument, NULL, OPT_STATS },
 	{ "help", no_argument, NULL, OPT_HELP },
@@ -281,6 +284,7 @@ static int parse_cp(int c, const char *arg, struct fcp_options *o)
 	case 'f': case OPT_REMOVE_DEST: break;
 	case OPT_STRIP_SLASHES: o->strip_slashes = true; break;
 	case OPT_DEBUG: o->debug = true; break;
+	case OPT_COPY_CONTENTS: o->copy_contents = true; break;
 	case OPT_SPARSE:
 		if ((v = parse_word(arg, sparse, 3)) < 0)
 			return bad("invalid --sparse value '%s' (auto, always, never)", arg);

@@ -375,6 +375,35 @@ static int try_open_regular(struct fcp_entry *e)
 	return 1;
 }
 
+/* --copy-contents: a FIFO or device is read as a file, its data to end
+ * of file becoming a regular file with its metadata. What is read is
+ * what was stat'ed: a name swapped meanwhile is not. */
+static void copy_contents(struct fcp_entry *e)
+{
+	int flags = O_RDONLY | O_NOCTTY | (following(e) ? 0 : O_NOFOLLOW) |
+		    (e->job->is_root ? O_NOATIME : 0);
+	int fd = fcp_sys_openat(e->d->src_fd, e->name, flags, 0);
+	struct statx st;
+
+	if (fd < 0) {
+		fcp_entry_fail(e, "cannot open", fd);
+		return;
+	}
+	if (fcp_sys_fstatx(fd, &st) < 0 || !fcp_statx_same_inode(&st, &e->st)) {
+		close(fd);
+		fcp_entry_fail(e, "changed type while being copied, not copied:", 0);
+		return;
+	}
+	e->src_fd = fd;
+	e->st.stx_mode = S_IFREG | (e->st.stx_mode & 07777);
+	e->st.stx_size = e->st.stx_blocks = 0; /* read until end of file */
+	e->st.stx_nlink = 1;
+	if (fcp_plan_settled(e))
+		close(fd);
+	else
+		fcp_file_copy(e);
+}
+
 static void dispatch(struct fcp_entry *e, unsigned char d_type)
 {
 	int sflags = following(e) ? 0 : AT_SYMLINK_NOFOLLOW;
@@ -397,6 +426,12 @@ static void dispatch(struct fcp_entry *e, unsigned char d_type)
 		if (!try_open_regular(e))
 			fcp_entry_fail(e, "changed type while being copied, not copied:", 0);
 		return;
+	case S_IFIFO:
+		if (e->job->o->copy_contents) {
+			copy_contents(e);
+			return;
+		}
+		break;
 	case S_IFLNK:
 		if (e->job->o->symlinks == FCP_SYMLINKS_SKIP) {
 			atomic_fetch_add(&e->job->c.skipped, 1);
@@ -405,6 +440,10 @@ static void dispatch(struct fcp_entry *e, unsigned char d_type)
 		break;
 	case S_IFBLK:
 	case S_IFCHR:
+		if (e->job->o->copy_contents) {
+			copy_contents(e);
+			return;
+		}
 		if (!e->job->is_root) {
 			fcp_entry_fail(e, "cannot create device (not root) for", -EPERM);
 			return;
