@@ -92,6 +92,7 @@ struct fcp_options {
 	enum fcp_sparse sparse; /* --sparse: where the copy has holes */
 	bool debug;             /* say which engine copied each file, and why */
 	bool copy_contents;     /* FIFOs and devices read as files' data */
+	bool in_place;          /* rewrite a regular file there, its inode */
 };
 
 /* Kinds of metadata that may not fit the destination: warned once each. */

@@ -67,6 +67,8 @@ static const char usage_text[] =
 	"      --attributes-only         copy the metadata, not the data\n"
 	"  -f, --force, --remove-destination  accepted: a file is always replaced\n"
 	"                                whole, by a rename (never written in place)\n"
+	"      --in-place                rewrite a file that is there, its own inode\n"
+	"                                (as cp: its hard links see the new data)\n"
 	"      --strip-trailing-slashes  remove trailing slashes from each SOURCE\n"
 	"      --sparse=WHEN             holes in the copy: auto (default: where the\n"
 	"                                source has them), always (also for runs of\n"
@@ -90,7 +92,7 @@ enum {
 	OPT_DRY_RUN, OPT_DELETE, OPT_MAX_DELETE, OPT_MIRROR, OPT_MOVE,
 	/* cp's own options */
 	OPT_SYNC, OPT_UPDATE, OPT_BACKUP, OPT_PARENTS, OPT_ATTR_ONLY, OPT_REMOVE_DEST,
-	OPT_STRIP_SLASHES, OPT_DEBUG, OPT_SPARSE, OPT_COPY_CONTENTS,
+	OPT_STRIP_SLASHES, OPT_DEBUG, OPT_SPARSE, OPT_COPY_CONTENTS, OPT_IN_PLACE,
 };
 
 static const struct option longopts[] = {
@@ -131,6 +133,7 @@ static const struct option longopts[] = {
 	{ "debug", no_argument, NULL, OPT_DEBUG },
 	{ "sparse", required_argument, NULL, OPT_SPARSE },
 	{ "copy-contents", no_argument, NULL, OPT_COPY_CONTENTS },
+	{ "in-place", no_argument, NULL, OPT_IN_PLACE },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "stats", no_argument, NULL, OPT_STATS },
 	{ "help", no_argument, NULL, OPT_HELP },
@@ -285,6 +288,7 @@ static int parse_cp(int c, const char *arg, struct fcp_options *o)
 	case OPT_STRIP_SLASHES: o->strip_slashes = true; break;
 	case OPT_DEBUG: o->debug = true; break;
 	case OPT_COPY_CONTENTS: o->copy_contents = true; break;
+	case OPT_IN_PLACE: o->in_place = true; break;
 	case OPT_SPARSE:
 		if ((v = parse_word(arg, sparse, 3)) < 0)
 			return bad("invalid --sparse value '%s' (auto, always, never)", arg);

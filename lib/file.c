@@ -17,6 +17,7 @@
 #include "sys.h"
 
 #include <errno.h>
+#include <string.h>
 #include <unistd.h>
 
 static struct fcp_xfer xfer_of(struct fcp_entry *e, int out)
@@ -37,10 +38,15 @@ static struct fcp_xfer xfer_of(struct fcp_entry *e, int out)
 void fcp_file_finish(struct fcp_entry *e, struct fcp_hl_entry *hl, int out,
 		     struct fcp_tmp *tmp, int err, const char *what)
 {
+	struct fcp_at at = FCP_AT_NEW(out, e->d, e->create_mode);
+
 	if (err < 0)
 		goto fail;
-	fcp_meta_copy(e->job, FCP_AT_FD(e->src_fd), FCP_AT_NEW(out, e->d, e->create_mode), &e->st,
-		      e->d, e->name);
+	/* Rewritten in place: an inode of its own past, not a new one; its
+	 * xattrs the source lacks stay, as cp leaves them. */
+	if (tmp->in_place)
+		at = (struct fcp_at){ .fd = out, .dirfd = -1 };
+	fcp_meta_copy(e->job, FCP_AT_FD(e->src_fd), at, &e->st, e->d, e->name);
 	what = "cannot sync copy of";
 	if (e->job->o->fsync && (err = fcp_sys_fsync(out)) < 0)
 		goto fail;
@@ -63,6 +69,40 @@ out:
 	fcp_hl_done(e->w, hl, err == 0);
 }
 
+/*
+ * --in-place: a regular file that the plan found there (never a symlink's
+ * target) is opened and emptied, to be rewritten as cp does: the same
+ * inode, so its other hard links (where links are not kept) and those who
+ * hold it open see the new data. A reader may see it
+ * half written, and a copy that fails leaves it so (reported). -ENOENT
+ * when there is no such file: the copy is made the usual way.
+ */
+static int open_in_place(struct fcp_entry *e, struct fcp_tmp *t)
+{
+	struct statx st;
+	int fd, r;
+
+	/* A backup is the old inode: it must keep the old data. */
+	if (!e->job->o->in_place || e->job->o->backup || !S_ISREG(e->dst_mode))
+		return -ENOENT;
+	fd = fcp_sys_openat(e->d->dst_fd, e->dst_name, O_WRONLY | O_NOFOLLOW | O_NONBLOCK |
+			    O_NOCTTY | O_CLOEXEC, 0);
+	if (fd < 0)
+		return fd == -ELOOP || fd == -ENXIO ? -ENOENT : fd;
+	/* Swapped since the plan looked: not the file to rewrite. Hard
+	 * links kept, one with other names is replaced, as cp -a does. */
+	if ((r = fcp_sys_fstatx(fd, &st)) < 0 || !S_ISREG(st.stx_mode) || st.stx_ino != e->dst_ino ||
+	    (st.stx_nlink > 1 && (e->job->o->preserve & FCP_PRESERVE_LINKS)) ||
+	    (r = fcp_sys_ftruncate(fd, 0)) < 0) {
+		close(fd);
+		return r < 0 ? r : -ENOENT;
+	}
+	memset(t, 0, sizeof(*t));
+	t->in_place = true;
+	e->create_mode = 0;
+	return fd;
+}
+
 void fcp_file_copy(struct fcp_entry *e)
 {
 	struct fcp_hl_entry *hl = NULL;
@@ -82,7 +122,9 @@ void fcp_file_copy(struct fcp_entry *e)
 		return;
 	}
 	e->create_mode = fcp_meta_create_mode(e->job, &e->st, e->d);
-	out = fcp_dest_create(e->w, e->d, &tmp, e->create_mode, e->dst_name);
+	out = open_in_place(e, &tmp);
+	if (out == -ENOENT)
+		out = fcp_dest_create(e->w, e->d, &tmp, e->create_mode, e->dst_name);
 	if (out < 0) {
 		fcp_entry_fail(e, "cannot create copy of", out);
 		close(e->src_fd);
@@ -99,7 +141,7 @@ void fcp_file_copy(struct fcp_entry *e)
 	 * cloned is shared out in chunks. */
 	r = fcp_data_clone(&x, &cloned);
 	if (r >= 0 && !cloned) {
-		if (fcp_chunk_start(e, &x, hl, &tmp))
+		if (!tmp.in_place && fcp_chunk_start(e, &x, hl, &tmp))
 			return;
 		r = fcp_data_copy(&x);
 	}

@@ -33,12 +33,12 @@ static bool deciding(const struct fcp_options *o)
 static bool guarding(const struct fcp_options *o)
 {
 	return o->update != FCP_UPDATE_ALL || o->interactive || o->backup != FCP_BACKUP_NONE ||
-	       o->attributes_only;
+	       o->attributes_only || o->in_place;
 }
 
 bool fcp_plan_once(const struct fcp_job *job)
 {
-	return job->o->interactive || job->o->backup != FCP_BACKUP_NONE;
+	return job->o->interactive || job->o->backup != FCP_BACKUP_NONE || job->o->in_place;
 }
 
 bool fcp_plan_decides(const struct fcp_job *job, const struct fcp_dir *d)

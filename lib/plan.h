@@ -44,7 +44,8 @@ enum fcp_action fcp_plan_entry(struct fcp_entry *e);
  * would be done. Returns true when the entry needs nothing more. */
 bool fcp_plan_settled(struct fcp_entry *e);
 
-/* Does the plan of an entry ask (-i) or change something (--backup)?
+/* Does the plan of an entry ask (-i) or change something (--backup), or
+ * is a file there rewritten in place (--in-place, file.c)?
  * Then it must be asked once per entry: on the synchronous path, where
  * nothing asks it again. */
 bool fcp_plan_once(const struct fcp_job *job);

@@ -22,12 +22,15 @@ cp_twins() {
 
 # cp_both ARGS...: the same command line in each twin; stdin from
 # $CP_STDIN (default /dev/null). Exit statuses in $CP_RC and $RC, stderr
-# in $T/cp.err and $T/err.
+# in $T/cp.err and $T/err. An option given as $CP_DROP is fastcp's alone
+# (cp's own behaviour): left out of cp's command line.
 CP_RC=
 cp_both() {
-	(cd "$T/gnu" && cp -a "$@" <"${CP_STDIN:-/dev/null}" >"$T/cp.out" 2>"$T/cp.err")
+	local a cpargs=()
+	for a; do [ "$a" = "${CP_DROP:-}" ] || cpargs+=("$a"); done
+	(cd "$T/gnu" && cp -a "${cpargs[@]}" <"${CP_STDIN:-/dev/null}" >"$T/cp.out" 2>"$T/cp.err")
 	CP_RC=$?
-	echo "\$ cp -a $* -> exit $CP_RC"
+	echo "\$ cp -a ${cpargs[*]} -> exit $CP_RC"
 	sed 's/^/  cp| /' "$T/cp.err" | head -20
 	cd "$T/fcp" || fail "cd"
 	run_fcp "$@" <"${CP_STDIN:-/dev/null}"
