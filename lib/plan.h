@@ -22,7 +22,7 @@ enum fcp_action {
 	FCP_ACT_REPLACE, /* something else is there: copy again, rename over it */
 	FCP_ACT_META,    /* the same data: update the metadata in place */
 	FCP_ACT_SKIP,    /* up to date (a directory: go into it) */
-	FCP_ACT_KEEP,    /* something is there, to be kept (-n, -u, -i) */
+	FCP_ACT_KEEP,    /* a file is there, to be kept (-n, -u, -i) */
 };
 
 /* Must entries of d be planned one by one (--dry-run, or --sync or

@@ -48,6 +48,15 @@ for pair in "--update=none:-n" "--update=all:" "--update=older:-u"; do
 	check_rc 0
 	check_tree "$T/gnu" "$T/fcp" --no-times
 done
+# Counted as kept, and said so by a dry run.
+cp_twins setup
+cd "$T/fcp" && run_fcp -v -n -T src out && cd "$T"
+check_grep "^fastcp: 6 files kept where they were already \(-n, -u or -i\)$" "$T/err"
+check_nogrep "[1-9][0-9]* skipped" "$T/err"
+cp_twins setup
+cd "$T/fcp" && run_fcp --dry-run -u -T src out && cd "$T"
+check_eq "$(grep -c "^keep '" "$T/out")" 4 "dry run: kept by -u"
+check_grep "^keep 'out/sub/newer'$" "$T/out"
 run_fcp --update=newer a b
 check_rc 2
 check_grep "invalid --update value 'newer'" "$T/err"
