@@ -214,26 +214,25 @@ static void top_release(struct fcp_job *job, struct top *t)
 /* -l: is the name at the destination another hard link of src (a run
  * again), not src's own directory entry? Then it is no copy onto itself. */
 static bool linked_already(struct fcp_job *job, const char *src, const struct statx *sst,
-			   const char *dst, bool into, const char *name)
+			   int pfd, const char *name)
 {
-	char *sdir = dir_name(src), *sname = base_name(src), *ddir = into ? strdup(dst) : dir_name(dst);
+	char *sdir = dir_name(src), *sname = base_name(src);
 	struct statx a, b;
 	bool other = job->o->make == FCP_MAKE_HARDLINK && !S_ISDIR(sst->stx_mode) && sdir && sname &&
-		     ddir && fcp_sys_statx(AT_FDCWD, sdir, 0, STATX_BASIC_STATS, &a) == 0 &&
-		     fcp_sys_statx(AT_FDCWD, ddir, 0, STATX_BASIC_STATS, &b) == 0 &&
+		     fcp_sys_statx(AT_FDCWD, sdir, 0, STATX_BASIC_STATS, &a) == 0 &&
+		     fcp_sys_fstatx(pfd, &b) == 0 &&
 		     (!fcp_statx_same_inode(&a, &b) || strcmp(sname, name));
 
 	free(sdir);
 	free(sname);
-	free(ddir);
 	return other;
 }
 
 /* Whether the copy of src (sst) to name in dst must be refused though it
  * can be made: returns true after reporting why. dstx is what is at the
- * destination now, or NULL. */
+ * destination now, or NULL; pfd the directory of name. */
 static bool refused(struct fcp_job *job, const struct fcp_operand *op, const char *dst, bool into,
-		    const struct statx *sst, const struct statx *dstx, const char *name)
+		    const struct statx *sst, const struct statx *dstx, int pfd, const char *name)
 {
 	const char *src = op->src;
 	size_t n = strlen(dst);
@@ -244,7 +243,7 @@ static bool refused(struct fcp_job *job, const struct fcp_operand *op, const cha
 	if (!into && n && dst[n - 1] == '/' && !S_ISDIR(sst->stx_mode)) {
 		fcp_report_errorf(job, "cannot create %s '%s': %s",
 				  fcp_file_kind_name(sst->stx_mode, true), dst, strerror(ENOTDIR));
-	} else if (dstx && same_target(src, sst, dstx) && !linked_already(job, src, sst, dst, into, name)) {
+	} else if (dstx && same_target(src, sst, dstx) && !linked_already(job, src, sst, pfd, name)) {
 		fcp_report_errorf(job, "'%s' and '%s' are the same file", src, dst);
 	} else if (!S_ISDIR(sst->stx_mode) && fcp_operand_just_created(op, dstx)) {
 		/* A file of the same name as an earlier operand: the first
@@ -317,7 +316,7 @@ static struct fcp_item *prepare(struct fcp_job *job, const struct fcp_operand *o
 		goto out;
 	}
 	r = fcp_sys_statx(pfd, p.name, AT_SYMLINK_NOFOLLOW, STATX_BASIC_STATS, &dstx);
-	if (refused(job, op, dst, into, &sst, r == 0 ? &dstx : NULL, p.name))
+	if (refused(job, op, dst, into, &sst, r == 0 ? &dstx : NULL, pfd, p.name))
 		goto out;
 	if (job->o->move &&
 	    (t->moved = fcp_move_rename(job, src, &sst, pfd, p.name, r == 0 ? &dstx : NULL)))

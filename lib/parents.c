@@ -143,9 +143,14 @@ void fcp_parents_finish(struct fcp_job *job, struct fcp_parents *p)
 						  : 0777 & ~job->umask);
 		if (job->o->preserve & FCP_PRESERVE_TIMES)
 			fcp_sys_futimens(p->fds[i], ts);
+		/* --fsync: each made one holds the next (DEST: the job's). */
+		if (job->o->fsync)
+			fcp_sys_fsync(p->fds[i]);
 		if (p->fds[i] >= 0)
 			close(p->fds[i]);
 	}
+	if (p->fd >= 0 && job->o->fsync) /* it holds the copy's name */
+		fcp_sys_fsync(p->fd);
 	if (p->fd >= 0)
 		close(p->fd);
 	free(p->fds);

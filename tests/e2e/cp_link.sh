@@ -18,7 +18,7 @@ setup() {
 }
 
 for cmd in "-l src new" "-l -f src out" "--link -f -T src out/src" "-l src/a src/sub/b out" \
-	   "-l -f -n src out" "-l -f -H src/rel out"; do
+	   "-l -f -n src out" "-l -f --parents src/sub/b src/a out" "-l -f -H src/rel out"; do
 	cp_twins setup
 	cp_both $cmd
 	cp_same
