@@ -280,8 +280,11 @@ static int parse_cp(int c, const char *arg, struct fcp_options *o)
 		if (o->symlinks == FCP_SYMLINKS_FOLLOW)
 			o->symlinks = FCP_SYMLINKS_KEEP;
 		break;
-	case 'l': o->make = FCP_MAKE_HARDLINK; break;
-	case 's': o->make = FCP_MAKE_SYMLINK; break;
+	case 'l': case 's':
+		if (o->make == (c == 'l' ? FCP_MAKE_SYMLINK : FCP_MAKE_HARDLINK))
+			return bad("%s", "cannot make both hard and symbolic links");
+		o->make = c == 'l' ? FCP_MAKE_HARDLINK : FCP_MAKE_SYMLINK;
+		break;
 	case OPT_ATTR_ONLY: o->attributes_only = true; break;
 	/* The default: a file is replaced whole, by a rename. */
 	case 'f': case OPT_REMOVE_DEST: break;

@@ -165,6 +165,26 @@ int main(void)
 	CHECK_STR(dest, "d");
 	CHECK_STR(first_src, "a");
 	CHECK(parse(&o, (char *[]){ "fastcp", "-t", "d", "-T", "a", NULL }) < 0);
+	/* The last of -P, -L, -H wins; -S alone backs up; -b takes no value. */
+	CHECK(parse(&o, (char *[]){ "fastcp", "-L", "-H", "a", "b", NULL }) == 1 && o.deref_args &&
+	      o.symlinks == FCP_SYMLINKS_KEEP);
+	CHECK(parse(&o, (char *[]){ "fastcp", "-H", "-P", "a", "b", NULL }) == 1 && !o.deref_args);
+	CHECK(parse(&o, (char *[]){ "fastcp", "-S", ".bak", "a", "b", NULL }) == 1 &&
+	      o.backup == FCP_BACKUP_EXISTING && !strcmp(o.backup_suffix, ".bak"));
+	CHECK(parse(&o, (char *[]){ "fastcp", "-S", "x/y", "a", "b", NULL }) < 0);
+	CHECK(parse(&o, (char *[]){ "fastcp", "-b", "a", "b", "c", NULL }) == 2 &&
+	      o.backup == FCP_BACKUP_EXISTING);
+	CHECK(parse(&o, (char *[]){ "fastcp", "--sparse=never", "--reflink=always", "a", "b",
+				   NULL }) < 0);
+	CHECK(parse(&o, (char *[]){ "fastcp", "--sparse=always", "a", "b", NULL }) == 1 &&
+	      o.sparse == FCP_SPARSE_ALWAYS);
+	CHECK(parse(&o, (char *[]){ "fastcp", "--update=none", "-u", "a", "b", NULL }) == 1 &&
+	      o.update == FCP_UPDATE_NONE);
+	CHECK(parse(&o, (char *[]){ "fastcp", "-l", "-s", "a", "b", NULL }) < 0);
+	CHECK(parse(&o, (char *[]){ "fastcp", "-s", "--in-place", "--copy-contents",
+				   "--attributes-only", "--debug", "--parents", "a", "b", NULL }) == 1 &&
+	      o.make == FCP_MAKE_SYMLINK && o.in_place && o.copy_contents && o.attributes_only &&
+	      o.debug && o.parents);
 	CHECK(parse(&o, (char *[]){ "fastcp", "--delete", "--max-delete=-1", "a", "b", NULL }) < 0);
 	CHECK(parse(&o, (char *[]){ "fastcp", "--delete", "--max-delete=1e3", "a", "b", NULL }) < 0);
 	CHECK(parse(&o, (char *[]){ "fastcp", "--max-delete=3", "a", "b", NULL }) < 0);
