@@ -121,7 +121,7 @@ struct fcp_stats {
 	uint64_t updated;        /* entries whose metadata alone was updated */
 	uint64_t deleted;        /* destination entries removed (--delete) */
 	uint64_t moved;          /* sources renamed or removed after their copy */
-	uint64_t kept;           /* files already there, kept (-n, -u, -i) */
+	uint64_t not_replaced;   /* files already there, kept (-n, -u, -i) */
 	bool dry_run;            /* the counts say what would have been done */
 	uint64_t left_hidden;    /* unfinished new root copies left under a
 				    temporary name (each reported with its path) */

@@ -394,7 +394,7 @@ static void collect(struct fcp_job *job, struct fcp_stats *s)
 	s->updated = c->updated;
 	s->deleted = c->deleted;
 	s->moved = c->moved;
-	s->kept = c->kept;
+	s->not_replaced = c->not_replaced;
 	s->dry_run = job->o->dry_run;
 	for (int k = 0; k < FCP_WARN_KINDS; k++)
 		s->warnings[k] = c->warnings[k];

@@ -112,7 +112,7 @@ struct fcp_counters {
 	atomic_ullong leftovers;     /* of interrupted runs, found (leftover.c) */
 	atomic_ullong unchanged, updated, deleted; /* plan.c, delete.c */
 	atomic_ullong moved;         /* --move: sources renamed or removed (move.c) */
-	atomic_ullong kept;          /* -n, -u, -i: files there kept (plan.c) */
+	atomic_ullong not_replaced;  /* -n, -u, -i: files there kept (plan.c) */
 	atomic_ullong warnings[FCP_WARN_KINDS];
 };
 

@@ -232,7 +232,7 @@ static void count(struct fcp_job *job, enum fcp_action a)
 	else if (a == FCP_ACT_META)
 		atomic_fetch_add(&job->c.updated, 1);
 	else if (a == FCP_ACT_KEEP)
-		atomic_fetch_add(&job->c.kept, 1);
+		atomic_fetch_add(&job->c.not_replaced, 1);
 }
 
 /*
