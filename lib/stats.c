@@ -49,7 +49,8 @@ void fcp_stats_print(const struct fcp_stats *s, FILE *f)
 			(unsigned long long)s->deleted);
 	if (s->not_replaced)
 		fprintf(f, "fastcp: %llu file%s kept where %s already (-n, -u or -i)\n",
-			(unsigned long long)s->not_replaced, s_(s->not_replaced), s->not_replaced == 1 ? "it was" : "they were");
+			(unsigned long long)s->not_replaced, s_(s->not_replaced),
+			s->not_replaced == 1 ? "it was" : "they were");
 	if (s->moved)
 		fprintf(f, "fastcp: %llu source item%s moved (renamed, or removed after their copy)\n",
 			(unsigned long long)s->moved, s_(s->moved));
