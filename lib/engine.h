@@ -12,6 +12,7 @@
 #define FCP_ENGINE_H
 
 #include "job.h"
+#include "verify.h"
 
 #include <errno.h>
 #include <sys/types.h>
@@ -41,6 +42,9 @@ struct fcp_xfer {
 	 * -1 off (chunks of a large file: always off). */
 	int direct;
 	const struct fcp_engine *used; /* the engine that moved data last (--debug) */
+	/* --verify: the hash of the bytes read, fed in offset order by the
+	 * engines that read (verify.h); NULL otherwise. */
+	struct fcp_vstream *vs;
 };
 
 /* Around each write to x->out: the write lock of a shared file, if any. */

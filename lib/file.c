@@ -12,9 +12,12 @@
 #include "dest.h"
 #include "engine.h"
 #include "entry.h"
+#include "manifest.h"
 #include "links.h"
 #include "meta.h"
+#include "resume.h"
 #include "sys.h"
+#include "verify.h"
 
 #include <errno.h>
 #include <string.h>
@@ -35,12 +38,76 @@ static struct fcp_xfer xfer_of(struct fcp_entry *e, int out)
 	};
 }
 
+/* The data of a file not cut in chunks: with --verify, the source's
+ * windows are hashed from the bytes the engine reads (verify.h). */
+static ssize_t copy_hashed(struct fcp_entry *e, struct fcp_xfer *x)
+{
+	struct fcp_vstream v;
+	ssize_t r;
+	int t;
+
+	if (!e->vsum)
+		return fcp_data_copy(x);
+	fcp_vsum_free(e->vsum);
+	if ((t = fcp_vsum_init(e->vsum, (uint64_t)x->size)) < 0)
+		return t;
+	fcp_vstream_begin(&v, e->vsum, 0);
+	x->vs = &v;
+	r = fcp_data_copy(x);
+	x->vs = NULL;
+	/* Up to the size (a trailing hole is zeros); a file that reports
+	 * size 0 was read to its end. */
+	t = fcp_vstream_end(&v, x->size ? (uint64_t)x->size : v.pos);
+	return r < 0 ? r : t < 0 ? t : r;
+}
+
+/* A clone reads nothing: --verify reads the source to hash it. */
+static int hash_clone_source(struct fcp_entry *e, const struct fcp_xfer *x)
+{
+	fcp_vsum_free(e->vsum);
+	return fcp_vsum_of_fd(e->w, e->src_fd, (uint64_t)x->size, e->vsum);
+}
+
+/* After a mismatch: the data once more, cloned or copied as the first
+ * time but by this worker alone, the source read (and hashed) anew. */
+static int copy_again(struct fcp_entry *e, int out)
+{
+	struct fcp_xfer x = xfer_of(e, out);
+	bool cloned = false;
+	ssize_t r = fcp_sys_ftruncate(out, 0);
+
+	if (r == 0 && e->cloned)
+		r = fcp_data_clone(&x, &cloned);
+	if (r < 0)
+		return (int)r;
+	e->cloned = cloned;
+	if (cloned)
+		return hash_clone_source(e, &x);
+	r = copy_hashed(e, &x);
+	return r < 0 ? (int)r : 0;
+}
+
+/* --verify: the copy read back from storage; a mismatch is copied once
+ * more and read back again, then it is the file's failure. */
+static int verify(struct fcp_entry *e, int out)
+{
+	int r = fcp_verify_readback(e->w, e->d, out, e->vsum, e->cloned);
+
+	if (r != FCP_EVERIFY)
+		return r;
+	r = copy_again(e, out);
+	return r < 0 ? r : fcp_verify_readback(e->w, e->d, out, e->vsum, e->cloned);
+}
+
 void fcp_file_finish(struct fcp_entry *e, struct fcp_hl_entry *hl, int out,
 		     struct fcp_tmp *tmp, int err, const char *what)
 {
 	struct fcp_at at = FCP_AT_NEW(out, e->d, e->create_mode);
 
 	if (err < 0)
+		goto fail;
+	what = "cannot verify copy of";
+	if (e->vsum && (err = verify(e, out)) < 0)
 		goto fail;
 	/* Rewritten in place: an inode of its own past, not a new one; its
 	 * xattrs the source lacks stay, as cp leaves them. */
@@ -60,6 +127,7 @@ void fcp_file_finish(struct fcp_entry *e, struct fcp_hl_entry *hl, int out,
 		fcp_debug_file(e->job, e->d, e->name, e->dst_name, e->xfer, e->xfer->wlock);
 	else if (e->job->o->debug)
 		fcp_debug_item(e->job, e->d, e->name, e->dst_name, "no data (--attributes-only)");
+	fcp_manifest_copied(e->job, e->d, e->dst_name);
 	goto out;
 fail:
 	fcp_entry_fail(e, what, err);
@@ -85,8 +153,9 @@ static int open_in_place(struct fcp_entry *e, struct fcp_tmp *t)
 	/* A backup is the old inode: it must keep the old data. */
 	if (!e->job->o->in_place || e->job->o->backup || !S_ISREG(e->dst_mode))
 		return -ENOENT;
-	fd = fcp_sys_openat(e->d->dst_fd, e->dst_name, O_WRONLY | O_NOFOLLOW | O_NONBLOCK |
-			    O_NOCTTY | O_CLOEXEC, 0);
+	fd = fcp_sys_openat(e->d->dst_fd, e->dst_name,
+			    fcp_dest_flags(e->job, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY |
+						       O_CLOEXEC), 0);
 	if (fd < 0)
 		return fd == -ELOOP || fd == -ENXIO ? -ENOENT : fd;
 	/* Swapped since the plan looked: not the file to rewrite. Hard
@@ -106,10 +175,13 @@ static int open_in_place(struct fcp_entry *e, struct fcp_tmp *t)
 void fcp_file_copy(struct fcp_entry *e)
 {
 	struct fcp_hl_entry *hl = NULL;
+	struct fcp_resume rs = { 0 };
+	/* --attributes-only copies no data: nothing to resume. */
+	bool resumable = fcp_resume_wanted(e) && !e->job->o->attributes_only, cloned = false;
+	struct fcp_vsum sum = { 0 };
 	struct fcp_tmp tmp;
 	struct fcp_xfer x;
-	bool cloned;
-	ssize_t r;
+	ssize_t r = 0;
 	int out;
 
 	if (e->job->o->make != FCP_MAKE_COPY) {
@@ -122,9 +194,14 @@ void fcp_file_copy(struct fcp_entry *e)
 		return;
 	}
 	e->create_mode = fcp_meta_create_mode(e->job, &e->st, e->d);
-	out = open_in_place(e, &tmp);
-	if (out == -ENOENT)
+	/* A file to resume is never rewritten in place: its record is on
+	 * the copy under a name of its own. */
+	if (resumable)
+		out = fcp_resume_open(e, &tmp, &rs);
+	else if ((out = open_in_place(e, &tmp)) == -ENOENT)
 		out = fcp_dest_create(e->w, e->d, &tmp, e->create_mode, e->dst_name);
+	if (rs.found)
+		e->create_mode = 0; /* a killed run made it: its mode is set at the end */
 	if (out < 0) {
 		fcp_entry_fail(e, "cannot create copy of", out);
 		close(e->src_fd);
@@ -137,14 +214,24 @@ void fcp_file_copy(struct fcp_entry *e)
 		return;
 	}
 	x = xfer_of(e, out);
+	e->vsum = e->job->o->verify ? &sum : NULL;
 	/* A clone is one call for the whole file: only a file that was not
-	 * cloned is shared out in chunks. */
-	r = fcp_data_clone(&x, &cloned);
+	 * cloned is shared out in chunks (with a hash of their own). */
+	if (!rs.done)
+		r = fcp_data_clone(&x, &cloned);
+	e->cloned = cloned;
 	if (r >= 0 && !cloned) {
-		if (!tmp.in_place && fcp_chunk_start(e, &x, hl, &tmp))
+		if (!tmp.in_place && fcp_chunk_start(e, &x, hl, &tmp, resumable ? &rs : NULL)) {
+			e->vsum = NULL;
 			return;
-		r = fcp_data_copy(&x);
+		}
+		r = copy_hashed(e, &x);
+	} else if (r >= 0 && e->vsum) {
+		int t = hash_clone_source(e, &x);
+		r = t < 0 ? t : r;
 	}
+	if (rs.found) /* copied whole after all: its record goes */
+		fcp_resume_forget(out);
 	/* Start writing a medium file back now: the device writes it while
 	 * the next ones are read, instead of all at the final sync (mixed
 	 * workload cold: 0.84x the time). Not for small files (the writeback
@@ -163,4 +250,6 @@ void fcp_file_copy(struct fcp_entry *e)
 	e->xfer = &x;
 	fcp_file_finish(e, hl, out, &tmp, r < 0 ? (int)r : 0,
 			e->job->o->reflink == FCP_REFLINK_ALWAYS ? "cannot clone" : "cannot copy");
+	fcp_vsum_free(&sum);
+	e->vsum = NULL;
 }

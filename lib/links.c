@@ -3,6 +3,7 @@
  * and the map that keeps two names of one inode one inode in the copy.
  */
 #include "links.h"
+#include "manifest.h"
 #include "dest.h"
 #include "sys.h"
 
@@ -345,7 +346,9 @@ int fcp_hl_link(struct fcp_worker *w, struct fcp_hl_entry *e, struct fcp_dir *d,
 	 * without doing anything and tmp stays: it is removed here. */
 	if (r == 0 && at == tmp)
 		fcp_dest_discard(job, d, tmp);
-	if (r == 0)
+	if (r == 0) {
 		atomic_fetch_add(&job->c.hardlinks, 1);
+		fcp_manifest_copied(job, d, dst_name);
+	}
 	return r;
 }

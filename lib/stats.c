@@ -28,6 +28,14 @@ void fcp_stats_print(const struct fcp_stats *s, FILE *f)
 	double secs = s->seconds > 1e-6 ? s->seconds : 1e-6;
 	char size[32], rate[32];
 
+	if (s->check) { /* nothing copied: what was found */
+		fprintf(f, "fastcp: check: %llu difference%s in %.2f s; %llu hash%s from the "
+			   "manifest (those files not read)\n", (unsigned long long)s->differences,
+			s_(s->differences), s->seconds, (unsigned long long)s->hashed_trusted,
+			s->hashed_trusted == 1 ? "" : "es");
+		return;
+	}
+
 	human((double)s->bytes, size, sizeof(size));
 	human(s->bytes / secs, rate, sizeof(rate));
 	fprintf(f, "fastcp: copied %llu file%s (%s), %llu director%s, %llu symlink%s, "
@@ -51,12 +59,24 @@ void fcp_stats_print(const struct fcp_stats *s, FILE *f)
 		fprintf(f, "fastcp: %llu file%s kept where %s already (-n, -u or -i)\n",
 			(unsigned long long)s->not_replaced, s_(s->not_replaced),
 			s->not_replaced == 1 ? "it was" : "they were");
+	if (s->excluded)
+		fprintf(f, "fastcp: %llu excluded (left out by a filter)\n",
+			(unsigned long long)s->excluded);
 	if (s->moved)
 		fprintf(f, "fastcp: %llu source item%s moved (renamed, or removed after their copy)\n",
 			(unsigned long long)s->moved, s_(s->moved));
-	if (s->cloned_files)
+	if (s->cloned_files && s->verified_cloned)
+		fprintf(f, "fastcp: %llu file%s cloned, verified by re-reading shared extents\n",
+			(unsigned long long)s->verified_cloned, s_(s->verified_cloned));
+	if (s->cloned_files > s->verified_cloned)
 		fprintf(f, "fastcp: %llu file%s cloned (reflink)\n",
-			(unsigned long long)s->cloned_files, s_(s->cloned_files));
+			(unsigned long long)(s->cloned_files - s->verified_cloned),
+			s_(s->cloned_files - s->verified_cloned));
+	if (s->verified_files) {
+		human((double)s->verified_bytes, size, sizeof(size));
+		fprintf(f, "fastcp: verified %llu file%s (%s) read back from storage\n",
+			(unsigned long long)s->verified_files, s_(s->verified_files), size);
+	}
 	if (s->symlinks || s->skipped)
 		fprintf(f, "fastcp: symlinks: %llu internal, %llu external; %llu relative, "
 			   "%llu absolute; %llu rewritten, %llu skipped\n",

@@ -18,6 +18,7 @@ int main(int argc, char **argv)
 	if (r)
 		return r < 0 ? FCP_EXIT_OK : r;
 	r = fcp_job_run(&o, srcs, nsrc, dst, &s);
+	fcp_options_release(&o);
 	if (o.verbose)
 		fcp_stats_print(&s, stderr);
 	fcp_stats_print_problems(&s, stderr);

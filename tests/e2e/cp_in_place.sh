@@ -52,4 +52,16 @@ cp_twins setup
 cp_both --in-place -b src/a out/a
 check_eq "$(cat "$T/fcp/out/a~")" "old a" "backup keeps the old data"
 check_eq "$(cat "$T/fcp/keep/a-link")" "old a" "backup: a new file"
+# --verify reads the copy back through the descriptor that wrote it: the
+# file opened in place is opened for reading too.
+if grep -q 'define HAVE_XXHASH 1' "$(dirname "$FASTCP")/config.h" 2>/dev/null; then
+	cp_twins setup
+	ino=$(stat -c %i "$T/fcp/out/a")
+	cd "$T/fcp" && run_fcp --in-place --no-preserve=links --verify src/a out/a && cd "$T"
+	check_rc 0 "--in-place --verify"
+	check_eq "$(stat -c %i "$T/fcp/out/a")" "$ino" "--verify: the same inode"
+	cmp -s "$T/fcp/src/a" "$T/fcp/keep/a-link" || fail "--verify: the old inode holds the new data"
+else
+	note "no xxHash in this build: --in-place --verify not tried"
+fi
 echo PASS

@@ -83,7 +83,17 @@ int main(void)
 	HAS(text, "copied 1 file (");
 	HAS(text, ", 1 directory, 1 symlink, 1 hard link, 1 special file in ");
 	HAS(text, "(1 thread, ");
-	HAS(text, "1 file cloned");
+	HAS(text, "1 file cloned (reflink)");
+	HASNT(text, "verified");
+	/* --verify: clones are said to be re-read, not copied twice. */
+	s.cloned_files = s.verified_cloned = 2;
+	s.verified_files = 3;
+	s.verified_bytes = 4000;
+	summary(&s);
+	HAS(text, "fastcp: 2 files cloned, verified by re-reading shared extents\n");
+	HASNT(text, "(reflink)");
+	HAS(text, "fastcp: verified 3 files (4.0 KB) read back from storage\n");
+	s.cloned_files = s.verified_cloned = s.verified_files = s.verified_bytes = 0;
 	s.files = s.dirs = s.symlinks = s.hardlinks = s.specials = 0;
 	s.threads = 2;
 	summary(&s);
