@@ -39,6 +39,17 @@ enum fcp_symlinks {
 	FCP_SYMLINKS_SKIP,    /* leave symlinks out */
 };
 
+/* cp's --update: which copies already at the destination are replaced. */
+enum fcp_update { FCP_UPDATE_ALL, FCP_UPDATE_NONE, FCP_UPDATE_OLDER };
+/* cp's --backup: what a replaced destination file is renamed to first. */
+enum fcp_backup { FCP_BACKUP_NONE, FCP_BACKUP_SIMPLE, FCP_BACKUP_EXISTING,
+		  FCP_BACKUP_NUMBERED };
+/* cp's --sparse: holes kept as found (auto), also made of zero blocks
+ * (always), or none (never). */
+enum fcp_sparse { FCP_SPARSE_AUTO, FCP_SPARSE_ALWAYS, FCP_SPARSE_NEVER };
+/* What a non-directory's copy is: its data, or a link to the source. */
+enum fcp_make { FCP_MAKE_COPY, FCP_MAKE_HARDLINK, FCP_MAKE_SYMLINK };
+
 /* Parts of the metadata kept by archive mode; --no-preserve clears bits. */
 enum {
 	FCP_PRESERVE_MODE = 1 << 0,
@@ -92,6 +103,22 @@ struct fcp_options {
 				   durable part; a killed run's is finished
 				   from there (lib/resume.c) */
 	FILE *out;              /* where --dry-run lines go; NULL = stdout */
+	/* cp's own options (issue 20); what exists is decided in lib/plan.c: */
+	enum fcp_update update; /* -n (none), -u (older); default all */
+	bool interactive;       /* -i: ask on stderr before replacing a file */
+	enum fcp_backup backup; /* --backup: keep each replaced file */
+	const char *backup_suffix; /* -S: "~" by default */
+	bool target_directory;  /* -t: DEST must be a directory to copy into */
+	const char *target;     /* (the command line's -t DIR) */
+	bool strip_slashes;     /* (the command line's --strip-trailing-slashes) */
+	bool parents;           /* --parents: DEST/SOURCE's whole path */
+	bool deref_args;        /* -H: follow symlinks named as SOURCE */
+	enum fcp_make make;     /* -l, -s: link non-directories instead */
+	bool attributes_only;   /* copy no data, only the metadata */
+	enum fcp_sparse sparse; /* --sparse: where the copy has holes */
+	bool debug;             /* say which engine copied each file, and why */
+	bool copy_contents;     /* FIFOs and devices read as files' data */
+	bool in_place;          /* rewrite a regular file there, its inode */
 	bool verify;            /* read each copied file back from storage and
 				   compare its XXH3-128 with the source's
 				   (lib/verify.h); named only if equal */
@@ -137,6 +164,7 @@ struct fcp_stats {
 	uint64_t updated;        /* entries whose metadata alone was updated */
 	uint64_t deleted;        /* destination entries removed (--delete) */
 	uint64_t moved;          /* sources renamed or removed after their copy */
+	uint64_t not_replaced;   /* files already there, kept (-n, -u, -i) */
 	uint64_t verified_files, verified_bytes; /* --verify: read back, equal */
 	uint64_t verified_cloned; /* of which clones (shared extents re-read) */
 	uint64_t dedup_files, dedup_bytes; /* --dedup: duplicates cloned or

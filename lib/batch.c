@@ -64,6 +64,7 @@ void fcp_batch_copy(struct fcp_worker *w, struct fcp_item *it)
 	int order[FCP_BATCH_MAX], m;
 	const char *p = it->name;
 	int n = it->count;
+	bool once;
 
 	for (int i = 0; i < n; i++, p += strlen(p) + 1)
 		names[i] = p;
@@ -73,12 +74,17 @@ void fcp_batch_copy(struct fcp_worker *w, struct fcp_item *it)
 	}
 	/* Where the destination may hold them already, the plan settles
 	 * what needs no copy first; the rest is copied as usual (and asked
-	 * again, once open, if it goes the synchronous way). */
-	if (fcp_plan_looks(job, it->dir))
+	 * again, once open, if it goes the synchronous way). A plan that
+	 * asks or backs up goes the synchronous way alone, asked once; so
+	 * do links (-l, -s) and copies of metadata alone. */
+	once = (fcp_plan_looks(job, it->dir) && fcp_plan_once(job)) ||
+	       job->o->make != FCP_MAKE_COPY || job->o->attributes_only ||
+	       job->o->sparse == FCP_SPARSE_ALWAYS;
+	if (fcp_plan_looks(job, it->dir) && !once)
 		n = fcp_plan_batch(w, it->dir, names, n);
 	for (int i = 0; i < n; i++)
 		back[i] = true;
-	if (n > 0 && uring_wanted(job, it->dir)) {
+	if (n > 0 && !once && uring_wanted(job, it->dir)) {
 		int r = fcp_uring_batch(w, it->dir, names, n, back, where);
 		if (r == -ENOSYS)
 			atomic_store(&job->uring_ok, false);

@@ -62,6 +62,7 @@ struct fcp_bigfile {
 	atomic_int err;         /* first error, 0 if none */
 	atomic_llong eof;       /* where the source ended, if early: it shrank */
 	atomic_ullong bytes;
+	const struct fcp_engine *_Atomic used; /* an engine that moved data (--debug) */
 	struct fcp_tmp tmp;
 	/* --resume: per chunk, copied; NULL when nothing is recorded. */
 	atomic_bool *done;
@@ -219,6 +220,8 @@ static void land_last(struct fcp_worker *w, struct fcp_bigfile *b)
 		err = FCP_ESHRANK;
 	atomic_fetch_add(&b->e.job->c.bytes, atomic_load(&b->bytes));
 	b->e.w = w;
+	b->x.used = atomic_load(&b->used);
+	b->e.xfer = &b->x;
 	/* Whole: the record goes before the metadata (and the name). */
 	if (!err && b->has_record)
 		fcp_resume_forget(b->x.out);
@@ -333,6 +336,8 @@ static void copy_one(struct fcp_worker *w, struct fcp_bigfile *b, int i)
 		atomic_fetch_add(&b->bytes, (unsigned long long)r);
 	if (r > 0)
 		push_writeback(w, b, i);
+	if (x.used)
+		atomic_store(&b->used, x.used);
 	if (r >= 0 && b->done)
 		chunk_done(b, i);
 	for (long long cur = atomic_load(&b->eof);

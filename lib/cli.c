@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static const char usage_text[] =
 	"usage: fastcp [OPTIONS] SOURCE... DEST\n"
@@ -49,9 +50,9 @@ static const char usage_text[] =
 	"      --direct-read=WHEN        read medium files around the page cache:\n"
 	"                                auto (default: if none of it is cached),\n"
 	"                                always, never\n"
-	"  -u, --sync                    copy again only what changed: an entry of the\n"
+	"      --sync                    copy again only what changed: an entry of the\n"
 	"                                same type, size and mtime is skipped, its\n"
-	"                                metadata brought up to date (not cp's -u)\n"
+	"                                metadata brought up to date\n"
 	"  -c, --checksum                the same, deciding by content (XXH3-128)\n"
 	"      --check                   compare SOURCE with its copy in DEST (content\n"
 	"                                and metadata), say each difference, change\n"
@@ -99,6 +100,32 @@ static const char usage_text[] =
 	"                                (WHEN: 2026-01-31[ HH:MM[:SS]], @EPOCH, or an\n"
 	"                                age such as 7d, 12h, 30m, 2w)\n"
 	"      --delete-excluded         --delete also removes excluded entries\n"
+	"cp's own options (see 'Differences from cp' in fastcp(1)):\n"
+	"  -n, --no-clobber              replace no existing file\n"
+	"  -i, --interactive             ask before replacing a file (answer on stdin)\n"
+	"  -u, --update[=WHICH]          replace older (default for -u): only files\n"
+	"                                older than their source; all; none (as -n)\n"
+	"  -b, --backup[=CONTROL]        rename each replaced file first: numbered (t),\n"
+	"                                existing (nil), simple (never), none (off)\n"
+	"  -S, --suffix SUFFIX           simple backups end in SUFFIX (default ~)\n"
+	"  -t, --target-directory DIR    copy every SOURCE into DIR\n"
+	"      --parents                 copy SOURCE to DEST/SOURCE, its whole path\n"
+	"  -H                            follow symlinks given as SOURCE\n"
+	"  -l, --link                    hard-link files instead of copying them\n"
+	"  -s, --symbolic-link           make symlinks to the sources instead\n"
+	"      --attributes-only         copy the metadata, not the data\n"
+	"  -f, --force, --remove-destination  accepted: a file is always replaced\n"
+	"                                whole, by a rename (never written in place)\n"
+	"      --in-place                rewrite a file that is there, its own inode,\n"
+	"                                as cp does (never through a symlink)\n"
+	"      --strip-trailing-slashes  remove trailing slashes from each SOURCE\n"
+	"      --sparse=WHEN             holes in the copy: auto (default: where the\n"
+	"                                source has them), always (also for runs of\n"
+	"                                zeros), never (none)\n"
+	"      --copy-contents           read FIFOs and devices as files: their data\n"
+	"                                (to end of file) becomes a regular file\n"
+	"      --debug                   say how each file was copied, and why\n"
+	"\n"
 	"  -v, --verbose, --stats        print a summary at the end\n"
 	"      --help                    show this help\n"
 	"      --version                 show the version (with -v: threads, engines)\n"
@@ -120,6 +147,9 @@ enum {
 	OPT_DRY_RUN, OPT_DELETE, OPT_MAX_DELETE, OPT_MIRROR, OPT_MOVE, OPT_RESUME,
 	OPT_VERIFY,
 	OPT_DEDUP,
+	/* cp's own options */
+	OPT_SYNC, OPT_UPDATE, OPT_BACKUP, OPT_PARENTS, OPT_ATTR_ONLY, OPT_REMOVE_DEST,
+	OPT_STRIP_SLASHES, OPT_DEBUG, OPT_SPARSE, OPT_COPY_CONTENTS, OPT_IN_PLACE,
 };
 
 enum { OPT_CHECK = 512, OPT_MANIFEST }; /* issue 19 */
@@ -150,7 +180,7 @@ static const struct option longopts[] = {
 	{ "newer-than", required_argument, NULL, OPT_NEWER },
 	{ "older-than", required_argument, NULL, OPT_OLDER },
 	{ "delete-excluded", no_argument, NULL, OPT_DELETE_EXCLUDED },
-	{ "sync", no_argument, NULL, 'u' },
+	{ "sync", no_argument, NULL, OPT_SYNC },
 	{ "checksum", no_argument, NULL, 'c' },
 	{ "check", no_argument, NULL, OPT_CHECK },
 	{ "manifest", required_argument, NULL, OPT_MANIFEST },
@@ -166,6 +196,24 @@ static const struct option longopts[] = {
 	{ "retry-wait", required_argument, NULL, OPT_RETRY_WAIT },
 	{ "bwlimit", required_argument, NULL, OPT_BWLIMIT },
 	{ "iolimit", required_argument, NULL, OPT_IOLIMIT },
+	/* cp's own options */
+	{ "no-clobber", no_argument, NULL, 'n' },
+	{ "force", no_argument, NULL, 'f' },
+	{ "interactive", no_argument, NULL, 'i' },
+	{ "update", optional_argument, NULL, OPT_UPDATE },
+	{ "backup", optional_argument, NULL, OPT_BACKUP },
+	{ "suffix", required_argument, NULL, 'S' },
+	{ "target-directory", required_argument, NULL, 't' },
+	{ "parents", no_argument, NULL, OPT_PARENTS },
+	{ "link", no_argument, NULL, 'l' },
+	{ "symbolic-link", no_argument, NULL, 's' },
+	{ "attributes-only", no_argument, NULL, OPT_ATTR_ONLY },
+	{ "remove-destination", no_argument, NULL, OPT_REMOVE_DEST },
+	{ "strip-trailing-slashes", no_argument, NULL, OPT_STRIP_SLASHES },
+	{ "debug", no_argument, NULL, OPT_DEBUG },
+	{ "sparse", required_argument, NULL, OPT_SPARSE },
+	{ "copy-contents", no_argument, NULL, OPT_COPY_CONTENTS },
+	{ "in-place", no_argument, NULL, OPT_IN_PLACE },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "stats", no_argument, NULL, OPT_STATS },
 	{ "help", no_argument, NULL, OPT_HELP },
@@ -237,6 +285,102 @@ static int parse_word(const char *arg, const char *const *words, int n)
 		if (!strcmp(arg, words[i]))
 			return i;
 	return -1;
+}
+
+/* --backup's CONTROL (or $VERSION_CONTROL), with cp's words and aliases;
+ * a unique prefix is enough, as in cp. -1 when unknown or ambiguous. */
+static int backup_control(const char *arg)
+{
+	static const struct { const char *word; enum fcp_backup b; } words[] = {
+		{ "none", FCP_BACKUP_NONE }, { "off", FCP_BACKUP_NONE },
+		{ "simple", FCP_BACKUP_SIMPLE }, { "never", FCP_BACKUP_SIMPLE },
+		{ "existing", FCP_BACKUP_EXISTING }, { "nil", FCP_BACKUP_EXISTING },
+		{ "numbered", FCP_BACKUP_NUMBERED }, { "t", FCP_BACKUP_NUMBERED },
+	};
+	int found = -1;
+
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
+		if (!strcmp(arg, words[i].word))
+			return words[i].b;
+		if (*arg && !strncmp(arg, words[i].word, strlen(arg))) {
+			if (found >= 0 && found != (int)words[i].b)
+				return -1;
+			found = words[i].b;
+		}
+	}
+	return found;
+}
+
+/* cp's own options: one block, so that the table above stays readable. */
+static int parse_cp(int c, const char *arg, struct fcp_options *o)
+{
+	static const char *const update[] = { "all", "none", "older" };
+	static const char *const sparse[] = { "auto", "always", "never" };
+	const char *env;
+	int v;
+
+	switch (c) {
+	case 'n': o->update = FCP_UPDATE_NONE; o->interactive = false; break;
+	case 'i':
+		o->interactive = true;
+		if (o->update == FCP_UPDATE_NONE) /* the last of -i and -n wins */
+			o->update = FCP_UPDATE_ALL;
+		break;
+	case 'u': /* -n wins over -u in either order, as in cp */
+		if (o->update != FCP_UPDATE_NONE)
+			o->update = FCP_UPDATE_OLDER;
+		break;
+	case OPT_UPDATE:
+		if ((v = arg ? parse_word(arg, update, 3) : FCP_UPDATE_OLDER) < 0)
+			return bad("invalid --update value '%s' (older, all, none)", arg);
+		o->update = (enum fcp_update)v;
+		break;
+	case 'b': case OPT_BACKUP:
+		if (c == 'b')
+			arg = NULL;
+		env = getenv("VERSION_CONTROL");
+		if (!arg && env && *env)
+			arg = env;
+		if ((v = arg ? backup_control(arg) : FCP_BACKUP_EXISTING) < 0)
+			return bad("invalid backup type '%s' (none, off, numbered, t, existing, "
+				   "nil, simple, never)", arg);
+		o->backup = (enum fcp_backup)v;
+		break;
+	case 'S':
+		if (!*arg || strchr(arg, '/'))
+			return bad("invalid suffix '%s', contains directory separator", arg);
+		o->backup_suffix = arg;
+		if (o->backup == FCP_BACKUP_NONE) /* -S alone backs up, as in cp */
+			o->backup = FCP_BACKUP_EXISTING;
+		break;
+	case 't': o->target_directory = true; o->target = arg; break;
+	case OPT_PARENTS: o->parents = true; break;
+	case 'H':
+		o->deref_args = true;
+		if (o->symlinks == FCP_SYMLINKS_FOLLOW)
+			o->symlinks = FCP_SYMLINKS_KEEP;
+		break;
+	case 'l': case 's':
+		if (o->make == (c == 'l' ? FCP_MAKE_SYMLINK : FCP_MAKE_HARDLINK))
+			return bad("%s", "cannot make both hard and symbolic links");
+		o->make = c == 'l' ? FCP_MAKE_HARDLINK : FCP_MAKE_SYMLINK;
+		break;
+	case OPT_ATTR_ONLY: o->attributes_only = true; break;
+	/* The default: a file is replaced whole, by a rename. */
+	case 'f': case OPT_REMOVE_DEST: break;
+	case OPT_STRIP_SLASHES: o->strip_slashes = true; break;
+	case OPT_DEBUG: o->debug = true; break;
+	case OPT_COPY_CONTENTS: o->copy_contents = true; break;
+	case OPT_IN_PLACE: o->in_place = true; break;
+	case OPT_SPARSE:
+		if ((v = parse_word(arg, sparse, 3)) < 0)
+			return bad("invalid --sparse value '%s' (auto, always, never)", arg);
+		o->sparse = (enum fcp_sparse)v;
+		break;
+	default:
+		return FCP_EXIT_USAGE;
+	}
+	return 0;
 }
 
 /* A size: decimal digits and an optional K, M, G or T (powers of 1024). */
@@ -407,11 +551,12 @@ static int parse_one(int c, const char *arg, struct fcp_options *o)
 	switch (c) {
 	case 'a': case 'r': case 'R': break;
 	case 'T': o->no_target_dir = true; break;
-	case 'P': o->symlinks = FCP_SYMLINKS_KEEP; break;
-	case 'L': o->symlinks = FCP_SYMLINKS_FOLLOW; break;
+	/* The last of -P, -L and -H wins, as in cp. */
+	case 'P': o->symlinks = FCP_SYMLINKS_KEEP; o->deref_args = false; break;
+	case 'L': o->symlinks = FCP_SYMLINKS_FOLLOW; o->deref_args = false; break;
 	case 'v': case OPT_STATS: o->verbose++; break;
 	case OPT_FSYNC: o->fsync = true; break;
-	case 'u': o->sync = true; break;
+	case OPT_SYNC: o->sync = true; break;
 	case 'c': o->checksum = true; break;
 	case OPT_CHECK: o->check = true; break;
 	case OPT_MANIFEST:
@@ -482,10 +627,39 @@ static int parse_one(int c, const char *arg, struct fcp_options *o)
 			return bad("invalid thread count '%s' (1 to 1024)", arg);
 		o->threads = v;
 		break;
-	default:
+	case OPT_RETRIES:
+	case OPT_RETRY_WAIT:
+	case OPT_BWLIMIT:
+	case OPT_IOLIMIT:
 		return parse_limit(c, arg, o);
+	default:
+		return parse_cp(c, arg, o);
 	}
 	return 0;
+}
+
+/* --strip-trailing-slashes: "d/" names the entry d, not what it leads to
+ * ("/" stays "/"). The operands are edited in place. */
+static void strip_slashes(int n, char **ops)
+{
+	for (int i = 0; i < n; i++) {
+		size_t len = strlen(ops[i]);
+
+		while (len > 1 && ops[i][len - 1] == '/')
+			ops[i][--len] = 0;
+	}
+}
+
+/* Will the sources go into a directory? cp strips their slashes only
+ * then: "cp --strip-trailing-slashes link/ new" still copies the
+ * directory link/ leads to. */
+static bool into_directory(const struct fcp_options *o, int n, char **ops)
+{
+	struct stat st;
+
+	if (o->target_directory || n > 2)
+		return true;
+	return n == 2 && !o->no_target_dir && stat(ops[1], &st) == 0 && S_ISDIR(st.st_mode);
 }
 
 /* --check and --manifest with what they cannot go with. */
@@ -503,6 +677,9 @@ static int check_usage(const struct fcp_options *o, int operands)
 	if (o->move || o->delete_extra || o->dry_run || o->max_delete >= 0)
 		return bad("%s", "--check changes nothing: not with --move, --delete, --mirror, "
 			   "--max-delete or --dry-run");
+	/* --parents makes SOURCE's directories in DEST before the walk. */
+	if (o->parents)
+		return bad("%s", "--check changes nothing: not with --parents");
 	if (operands == 1 && !o->manifest)
 		return bad("%s", "--check of one operand needs --manifest FILE");
 	return 0;
@@ -519,7 +696,7 @@ int fcp_cli_parse(int argc, char **argv, struct fcp_options *o, char ***srcs, in
 	 * operands, as in cp ("fastcp a b -v"); "--" ends them. */
 	optind = 0;
 	opterr = 0; /* our own messages, without the program's path */
-	while ((c = getopt_long(argc, argv, ":arRTPLvucxj:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":arRTPLvucxj:nibS:t:Hlsf", longopts, NULL)) != -1) {
 		if (c == OPT_HELP) {
 			fputs(usage_text, stdout);
 			return -1;
@@ -545,9 +722,11 @@ int fcp_cli_parse(int argc, char **argv, struct fcp_options *o, char ***srcs, in
 	}
 	if (o->max_delete >= 0 && !o->delete_extra)
 		return bad("%s", "--max-delete limits --delete or --mirror, given neither");
-	if ((r = check_usage(o, argc - optind)))
+	/* -t DIR is DEST: one operand more. */
+	if ((r = check_usage(o, argc - optind + o->target_directory)))
 		return r;
-	if (o->check && o->manifest && argc - optind == 1) { /* DEST alone */
+	/* DEST alone */
+	if (o->check && o->manifest && argc - optind == 1 && !o->target_directory) {
 		*srcs = argv + optind;
 		*nsrc = 0;
 		*dst = argv[optind];
@@ -566,8 +745,29 @@ int fcp_cli_parse(int argc, char **argv, struct fcp_options *o, char ***srcs, in
 		return bad("%s", "--verify is not available: fastcp was built without libxxhash");
 	if (o->dedup && !fcp_hash_available())
 		return bad("%s", "--dedup is not available: fastcp was built without libxxhash");
+	if (o->backup && o->update == FCP_UPDATE_NONE)
+		return bad("%s", "options --backup and --no-clobber are mutually exclusive");
+	/* A clone shares the source's extents, holes and zeros as they are. */
+	if (o->sparse != FCP_SPARSE_AUTO && o->reflink == FCP_REFLINK_ALWAYS)
+		return bad("%s", "--reflink=always can be used only with --sparse=auto");
+	if (o->target_directory && o->no_target_dir)
+		return bad("%s", "cannot combine --target-directory (-t) and "
+			   "--no-target-directory (-T)");
+	if (o->strip_slashes && into_directory(o, argc - optind, argv + optind))
+		strip_slashes(argc - optind - !o->target_directory, argv + optind);
 	if (argc - optind < 1)
 		return bad("%s", "missing file operand");
+	if (o->target_directory) {
+		if (!*o->target)
+			return bad("%s", "empty target directory ''");
+		for (int i = optind; i < argc; i++)
+			if (!argv[i][0])
+				return bad("%s", "empty source operand ''");
+		*srcs = argv + optind;
+		*nsrc = argc - optind;
+		*dst = (char *)o->target;
+		return 0;
+	}
 	if (argc - optind < 2)
 		return bad("missing destination file operand after '%s'", argv[optind]);
 	if (o->no_target_dir && argc - optind > 2)

@@ -147,6 +147,7 @@ int fcp_dest_create(struct fcp_worker *w, struct fcp_dir *d, struct fcp_tmp *t, 
 	t->name[0] = 0;
 	t->unnamed = false;
 	t->final = NULL;
+	t->in_place = false;
 	fd = make_final(d, name, make_file, &f);
 	if (fd != -EEXIST) {
 		t->final = fd >= 0 ? name : NULL;
@@ -212,6 +213,8 @@ int fcp_dest_commit_file(struct fcp_worker *w, struct fcp_dir *d, struct fcp_tmp
 	int r;
 
 	*what = "cannot write copy of";
+	if (t->in_place)
+		return fcp_sys_close(fd);
 	if (t->final) {
 		r = fcp_sys_close(fd);
 		if (r < 0)
@@ -232,6 +235,8 @@ void fcp_dest_discard_file(struct fcp_job *job, struct fcp_dir *d, struct fcp_tm
 {
 	if (fd >= 0)
 		close(fd);
+	if (t->in_place) /* the user's file: left as the failure left it */
+		return;
 	if (t->name[0])
 		fcp_dest_discard(job, d, t->name);
 	if (t->final)

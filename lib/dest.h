@@ -36,6 +36,8 @@ struct fcp_tmp {
 	char name[FCP_TMPNAME_MAX]; /* "" while unnamed or when nothing exists */
 	bool unnamed;               /* an O_TMPFILE inode, open, not yet linked */
 	const char *final;          /* created under this final name (hidden dir) */
+	bool in_place;              /* the file that was there, rewritten
+				       (--in-place): nothing to name or remove */
 };
 
 /* How new regular files are opened (callers add O_CLOEXEC where their

@@ -41,6 +41,7 @@ struct fcp_xfer {
 	/* Reads around the page cache (direct.c): 0 not decided yet, 1 on,
 	 * -1 off (chunks of a large file: always off). */
 	int direct;
+	const struct fcp_engine *used; /* the engine that moved data last (--debug) */
 	/* --verify: the hash of the bytes read, fed in offset order by the
 	 * engines that read (verify.h); NULL otherwise. */
 	struct fcp_vstream *vs;
@@ -71,6 +72,13 @@ static inline int fcp_xfer_stopped(const struct fcp_xfer *x)
 		return 0;
 	why = atomic_load(&job->stop_errno);
 	return why ? why : -ECANCELED;
+}
+
+/* --sparse=always: blocks of zeros are not written (they stay holes of
+ * the copy, which has its size from the start). */
+static inline bool fcp_xfer_zero_holes(const struct fcp_xfer *x)
+{
+	return fcp_worker_job(x->w)->o->sparse == FCP_SPARSE_ALWAYS;
 }
 
 struct fcp_engine {

@@ -25,6 +25,7 @@
  */
 #include "config.h"
 #include "dest.h"
+#include "debug.h"
 #include "engine.h"
 #include "limiter.h"
 #include "manifest.h"
@@ -508,6 +509,9 @@ static void finish(struct fcp_worker *w, struct fcp_dir *d, struct small *s)
 	}
 	atomic_fetch_add(&job->c.files, 1);
 	atomic_fetch_add(&job->c.bytes, (unsigned long long)s->got);
+	if (job->o->debug)
+		fcp_debug_item(job, d, s->name, s->name, "io_uring batch (a small file: read "
+			       "and written with others of its directory, few system calls)");
 	fcp_manifest_copied(job, d, s->name);
 }
 

@@ -7,6 +7,7 @@
  * following symlinks (unless --symlinks=follow) and dispatched by type.
  */
 #include "check.h"
+#include "debug.h"
 #include "dest.h"
 #include "entry.h"
 #include "limiter.h"
@@ -29,9 +30,12 @@ void fcp_entry_fail(struct fcp_entry *e, const char *what, int err)
 	fcp_report_failed_in(e->job, what, e->d, e->name, false, err);
 }
 
-static bool following(const struct fcp_job *job)
+/* Is the entry's symlink followed? Under -L all are; under -H those
+ * named on the command line (the entries of a root's pseudo-directory). */
+static bool following(const struct fcp_entry *e)
 {
-	return job->o->symlinks == FCP_SYMLINKS_FOLLOW;
+	return e->job->o->symlinks == FCP_SYMLINKS_FOLLOW ||
+	       (e->d->is_top && e->job->o->deref_args);
 }
 
 /*
@@ -72,7 +76,7 @@ static bool filesystem_loop(struct fcp_entry *e, const struct fcp_dir *ancestor)
 	if (!ancestor)
 		return false;
 	/* Under -L the entry may be a symlink after all. */
-	if (following(e->job) &&
+	if (following(e) &&
 	    (fcp_sys_statx(e->d->src_fd, e->name, AT_SYMLINK_NOFOLLOW, STATX_TYPE, &st) < 0 ||
 	     S_ISLNK(st.stx_mode)))
 		return false;
@@ -194,7 +198,7 @@ static void copy_dir(struct fcp_entry *e)
 		return;
 	}
 	sfd = fcp_sys_openat(e->d->src_fd, e->name,
-			     O_RDONLY | O_DIRECTORY | (following(e->job) ? 0 : O_NOFOLLOW), 0);
+			     O_RDONLY | O_DIRECTORY | (following(e) ? 0 : O_NOFOLLOW), 0);
 	if (sfd < 0) {
 		fcp_entry_fail(e, "cannot open directory", sfd);
 		return;
@@ -230,7 +234,7 @@ static void copy_dir(struct fcp_entry *e)
 		fcp_entry_fail(e, "cannot keep open the copy of", nd->root->dst_fd);
 	/* One that was there and is planned counts as unchanged or
 	 * updated when it is finished (plan.c). */
-	if (!e->job->o->dry_run && (created || !fcp_plan_looks(e->job, e->d)))
+	if (!e->job->o->dry_run && (created || !fcp_plan_decides(e->job, e->d)))
 		atomic_fetch_add(&e->job->c.dirs, 1);
 	/* The parent's count for this entry passes to the new directory: it
 	 * is released when the directory finishes, not now. */
@@ -257,6 +261,9 @@ bool fcp_entry_hardlink(struct fcp_entry *e, struct fcp_hl_entry **hl)
 		return false;
 	if (s == FCP_HL_LINK && (r = fcp_hl_link(e->w, *hl, e->d, e->dst_name)) < 0)
 		fcp_entry_fail(e, "cannot create hard link", r);
+	else if (e->job->o->debug)
+		fcp_debug_item(e->job, e->d, e->name, e->dst_name,
+			       "hard link (another name of a source inode copied once)");
 	return true;
 }
 
@@ -300,6 +307,10 @@ static void copy_other(struct fcp_entry *e)
 	const char *at = tmp;
 	int r;
 
+	if (e->job->o->make != FCP_MAKE_COPY) {
+		fcp_entry_link(e);
+		return;
+	}
 	if (fcp_entry_hardlink(e, &hl))
 		return;
 	if (lnk) {
@@ -346,7 +357,7 @@ static int try_open_regular(struct fcp_entry *e)
 	/* A FIFO or device swapped in since getdents must neither block us
 	 * (O_NONBLOCK) nor become our controlling terminal (O_NOCTTY); its
 	 * type is checked below before anything reads it. */
-	int flags = O_RDONLY | O_NONBLOCK | O_NOCTTY | (following(e->job) ? 0 : O_NOFOLLOW) |
+	int flags = O_RDONLY | O_NONBLOCK | O_NOCTTY | (following(e) ? 0 : O_NOFOLLOW) |
 		    (e->job->is_root ? O_NOATIME : 0);
 	int fd = fcp_sys_openat(e->d->src_fd, e->name, flags, 0), r;
 
@@ -372,9 +383,38 @@ static int try_open_regular(struct fcp_entry *e)
 	return 1;
 }
 
+/* --copy-contents: a FIFO or device is read as a file, its data to end
+ * of file becoming a regular file with its metadata. What is read is
+ * what was stat'ed: a name swapped meanwhile is not. */
+static void copy_contents(struct fcp_entry *e)
+{
+	int flags = O_RDONLY | O_NOCTTY | (following(e) ? 0 : O_NOFOLLOW) |
+		    (e->job->is_root ? O_NOATIME : 0);
+	int fd = fcp_sys_openat(e->d->src_fd, e->name, flags, 0);
+	struct statx st;
+
+	if (fd < 0) {
+		fcp_entry_fail(e, "cannot open", fd);
+		return;
+	}
+	if (fcp_sys_fstatx(fd, &st) < 0 || !fcp_statx_same_inode(&st, &e->st)) {
+		close(fd);
+		fcp_entry_fail(e, "changed type while being copied, not copied:", 0);
+		return;
+	}
+	e->src_fd = fd;
+	e->st.stx_mode = S_IFREG | (e->st.stx_mode & 07777);
+	e->st.stx_size = e->st.stx_blocks = 0; /* read until end of file */
+	e->st.stx_nlink = 1;
+	if (fcp_plan_settled(e))
+		close(fd);
+	else
+		fcp_file_copy(e);
+}
+
 static void dispatch(struct fcp_entry *e, unsigned char d_type)
 {
-	int sflags = following(e->job) ? 0 : AT_SYMLINK_NOFOLLOW;
+	int sflags = following(e) ? 0 : AT_SYMLINK_NOFOLLOW;
 	int r;
 
 	if (d_type == DT_REG && try_open_regular(e))
@@ -394,6 +434,12 @@ static void dispatch(struct fcp_entry *e, unsigned char d_type)
 		if (!try_open_regular(e))
 			fcp_entry_fail(e, "changed type while being copied, not copied:", 0);
 		return;
+	case S_IFIFO:
+		if (e->job->o->copy_contents) {
+			copy_contents(e);
+			return;
+		}
+		break;
 	case S_IFLNK:
 		if (e->job->o->symlinks == FCP_SYMLINKS_SKIP) {
 			atomic_fetch_add(&e->job->c.skipped, 1);
@@ -402,6 +448,10 @@ static void dispatch(struct fcp_entry *e, unsigned char d_type)
 		break;
 	case S_IFBLK:
 	case S_IFCHR:
+		if (e->job->o->copy_contents) {
+			copy_contents(e);
+			return;
+		}
 		if (!e->job->is_root) {
 			fcp_entry_fail(e, "cannot create device (not root) for", -EPERM);
 			return;

@@ -20,6 +20,7 @@ struct fcp_entry {
 	mode_t dst_mode;        /* what the plan found at the destination
 				   (0: nothing, or not looked) */
 	uint64_t dst_ino;       /* and its inode number */
+	const struct fcp_xfer *xfer; /* how a file's data moved (--debug), or NULL */
 	struct fcp_vsum *vsum;  /* --verify: the source's hash (verify.h) */
 	bool cloned;            /* its data was cloned */
 	struct fcp_dd_entry *dd_first; /* --dedup: the first copy of its
@@ -60,6 +61,10 @@ struct fcp_resume;
  * NULL): the chunks done already, and whether to record progress. */
 bool fcp_chunk_start(struct fcp_entry *e, const struct fcp_xfer *x, struct fcp_hl_entry *hl,
 		     const struct fcp_tmp *tmp, const struct fcp_resume *rs);
+
+/* entry_link.c: -l, -s: link the non-directory e instead of copying it
+ * (e->src_fd, if open, stays the caller's). */
+void fcp_entry_link(struct fcp_entry *e);
 
 /* Report a failed entry with its source path. */
 void fcp_entry_fail(struct fcp_entry *e, const char *what, int err);

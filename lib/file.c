@@ -8,6 +8,7 @@
  * step there, not a rewrite: the new file gets its final name only when
  * every stage said yes.
  */
+#include "debug.h"
 #include "dedup.h"
 #include "dest.h"
 #include "engine.h"
@@ -21,6 +22,7 @@
 #include "verify.h"
 
 #include <errno.h>
+#include <string.h>
 #include <unistd.h>
 
 static struct fcp_xfer xfer_of(struct fcp_entry *e, int out)
@@ -30,7 +32,9 @@ static struct fcp_xfer xfer_of(struct fcp_entry *e, int out)
 		.in = e->src_fd,
 		.out = out,
 		.size = (off_t)e->st.stx_size,
-		.allocated = e->st.stx_blocks * 512,
+		/* --sparse=never: read as if dense, holes become data. */
+		.allocated = e->job->o->sparse == FCP_SPARSE_NEVER ? e->st.stx_size
+								   : e->st.stx_blocks * 512,
 		.src_dev = fcp_statx_dev(&e->st),
 		.dst_dev = e->d->dst_dev,
 	};
@@ -101,13 +105,18 @@ static int verify(struct fcp_entry *e, int out)
 void fcp_file_finish(struct fcp_entry *e, struct fcp_hl_entry *hl, int out,
 		     struct fcp_tmp *tmp, int err, const char *what)
 {
+	struct fcp_at at = FCP_AT_NEW(out, e->d, e->create_mode);
+
 	if (err < 0)
 		goto fail;
 	what = "cannot verify copy of";
 	if (e->vsum && (err = verify(e, out)) < 0)
 		goto fail;
-	fcp_meta_copy(e->job, FCP_AT_FD(e->src_fd), FCP_AT_NEW(out, e->d, e->create_mode), &e->st,
-		      e->d, e->name);
+	/* Rewritten in place: an inode of its own past, not a new one; its
+	 * xattrs the source lacks stay, as cp leaves them. */
+	if (tmp->in_place)
+		at = (struct fcp_at){ .fd = out, .dirfd = -1 };
+	fcp_meta_copy(e->job, FCP_AT_FD(e->src_fd), at, &e->st, e->d, e->name);
 	what = "cannot sync copy of";
 	if (e->job->o->fsync && (err = fcp_sys_fsync(out)) < 0)
 		goto fail;
@@ -117,6 +126,10 @@ void fcp_file_finish(struct fcp_entry *e, struct fcp_hl_entry *hl, int out,
 		goto out;
 	}
 	atomic_fetch_add(&e->job->c.files, 1);
+	if (e->job->o->debug && e->xfer)
+		fcp_debug_file(e->job, e->d, e->name, e->dst_name, e->xfer, e->xfer->wlock);
+	else if (e->job->o->debug)
+		fcp_debug_item(e->job, e->d, e->name, e->dst_name, "no data (--attributes-only)");
 	fcp_manifest_copied(e->job, e->d, e->dst_name);
 	goto out;
 fail:
@@ -131,17 +144,58 @@ out:
 	fcp_hl_done(e->w, hl, err == 0);
 }
 
+/*
+ * --in-place: a regular file that the plan found there (never a symlink's
+ * target) is opened and emptied, to be rewritten as cp does: the same
+ * inode, so its other hard links (where links are not kept) and those who
+ * hold it open see the new data. A reader may see it
+ * half written, and a copy that fails leaves it so (reported). -ENOENT
+ * when there is no such file: the copy is made the usual way.
+ */
+static int open_in_place(struct fcp_entry *e, struct fcp_tmp *t)
+{
+	struct statx st;
+	int fd, r;
+
+	/* A backup is the old inode: it must keep the old data. */
+	if (!e->job->o->in_place || e->job->o->backup || !S_ISREG(e->dst_mode))
+		return -ENOENT;
+	fd = fcp_sys_openat(e->d->dst_fd, e->dst_name,
+			    fcp_dest_flags(e->job, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY |
+						       O_CLOEXEC), 0);
+	if (fd < 0)
+		return fd == -ELOOP || fd == -ENXIO ? -ENOENT : fd;
+	/* Swapped since the plan looked: not the file to rewrite. Hard
+	 * links kept, one with other names is replaced, as cp -a does. */
+	if ((r = fcp_sys_fstatx(fd, &st)) < 0 || !S_ISREG(st.stx_mode) || st.stx_ino != e->dst_ino ||
+	    (st.stx_nlink > 1 && (e->job->o->preserve & FCP_PRESERVE_LINKS)) ||
+	    (r = fcp_sys_ftruncate(fd, 0)) < 0) {
+		close(fd);
+		return r < 0 ? r : -ENOENT;
+	}
+	memset(t, 0, sizeof(*t));
+	t->in_place = true;
+	e->create_mode = 0;
+	return fd;
+}
+
 void fcp_file_copy(struct fcp_entry *e)
 {
 	struct fcp_hl_entry *hl = NULL;
 	struct fcp_resume rs = { 0 };
-	bool resumable = fcp_resume_wanted(e), cloned = false;
+	/* --attributes-only copies no data: nothing to resume. */
+	bool resumable = fcp_resume_wanted(e) && !e->job->o->attributes_only, cloned = false;
 	struct fcp_vsum sum = { 0 };
 	struct fcp_tmp tmp;
 	struct fcp_xfer x;
 	ssize_t r = 0;
 	int out;
 
+	if (e->job->o->make != FCP_MAKE_COPY) {
+		fcp_entry_link(e);
+		close(e->src_fd);
+		return;
+	}
 	if (fcp_entry_hardlink(e, &hl)) {
 		close(e->src_fd);
 		return;
@@ -149,8 +203,12 @@ void fcp_file_copy(struct fcp_entry *e)
 	if (fcp_dedup_settled(e, hl))
 		return;
 	e->create_mode = fcp_meta_create_mode(e->job, &e->st, e->d);
-	out = resumable ? fcp_resume_open(e, &tmp, &rs)
-			: fcp_dest_create(e->w, e->d, &tmp, e->create_mode, e->dst_name);
+	/* A file to resume is never rewritten in place: its record is on
+	 * the copy under a name of its own. */
+	if (resumable)
+		out = fcp_resume_open(e, &tmp, &rs);
+	else if ((out = open_in_place(e, &tmp)) == -ENOENT)
+		out = fcp_dest_create(e->w, e->d, &tmp, e->create_mode, e->dst_name);
 	if (rs.found)
 		e->create_mode = 0; /* a killed run made it: its mode is set at the end */
 	if (out < 0) {
@@ -159,6 +217,11 @@ void fcp_file_copy(struct fcp_entry *e)
 		close(e->src_fd);
 		fcp_dedup_done(e->w, e, false);
 		fcp_hl_done(e->w, hl, false);
+		return;
+	}
+	/* --attributes-only: an empty file with the source's metadata. */
+	if (e->job->o->attributes_only) {
+		fcp_file_finish(e, hl, out, &tmp, 0, NULL);
 		return;
 	}
 	x = xfer_of(e, out);
@@ -171,7 +234,7 @@ void fcp_file_copy(struct fcp_entry *e)
 		r = fcp_data_clone(&x, &cloned);
 	e->cloned = cloned;
 	if (r >= 0 && !cloned) {
-		if (fcp_chunk_start(e, &x, hl, &tmp, resumable ? &rs : NULL)) {
+		if (!tmp.in_place && fcp_chunk_start(e, &x, hl, &tmp, resumable ? &rs : NULL)) {
 			e->vsum = NULL;
 			return;
 		}
@@ -197,6 +260,7 @@ void fcp_file_copy(struct fcp_entry *e)
 		atomic_fetch_add(&e->job->c.bytes, (unsigned long long)r);
 		atomic_fetch_add(&e->job->c.cloned, cloned);
 	}
+	e->xfer = &x;
 	fcp_file_finish(e, hl, out, &tmp, r < 0 ? (int)r : 0,
 			e->job->o->reflink == FCP_REFLINK_ALWAYS ? "cannot clone" : "cannot copy");
 	fcp_vsum_free(&sum);

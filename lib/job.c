@@ -17,6 +17,7 @@
 #include "manifest.h"
 #include "meta.h"
 #include "operands.h"
+#include "parents.h"
 #include "sys.h"
 #include "verify.h"
 
@@ -172,10 +173,21 @@ struct placement {
 	char *name;      /* destination name in it */
 };
 
-static struct placement place(const char *src, const char *dst, bool into)
+static struct placement place(const char *src, const char *dst, bool into, bool parents)
 {
 	struct placement p;
+	char *path;
 
+	/* --parents: DEST/SOURCE (parents.c makes the directories). */
+	if (parents) {
+		path = fcp_parents_path(src);
+		p.parent = path ? fcp_path_join(dst, path) : NULL;
+		p.name = path ? base_name(path) : NULL;
+		if (p.parent)
+			p.parent[strlen(p.parent) - strlen(p.name) - 1] = 0;
+		free(path);
+		return p;
+	}
 	if (into) {
 		p.parent = strdup(dst);
 		p.name = base_name(src);
@@ -197,13 +209,16 @@ static struct placement place(const char *src, const char *dst, bool into)
 
 struct top {
 	struct fcp_dir dir;   /* pseudo-directory: the destination parent */
+	struct fcp_parents parents; /* --parents: its directories (dir.dst_fd) */
 	struct fcp_root root;
 	bool moved;           /* --move: renamed whole, nothing to copy */
 };
 
 /* (t->dir.dst_fd is the job's DEST, shared: fcp_job_run closes it.) */
-static void top_release(struct top *t)
+static void top_release(struct fcp_job *job, struct top *t)
 {
+	if (job->o->parents)
+		fcp_parents_finish(job, &t->parents);
 	if (t->root.dst_fd >= 0)
 		close(t->root.dst_fd);
 	if (t->root.adopt_fd >= 0)
@@ -216,11 +231,28 @@ static void top_release(struct top *t)
 	free(t->root.left);
 }
 
+/* -l: is the name at the destination another hard link of src (a run
+ * again), not src's own directory entry? Then it is no copy onto itself. */
+static bool linked_already(struct fcp_job *job, const char *src, const struct statx *sst,
+			   int pfd, const char *name)
+{
+	char *sdir = dir_name(src), *sname = base_name(src);
+	struct statx a, b;
+	bool other = job->o->make == FCP_MAKE_HARDLINK && !S_ISDIR(sst->stx_mode) && sdir && sname &&
+		     fcp_sys_statx(AT_FDCWD, sdir, 0, STATX_BASIC_STATS, &a) == 0 &&
+		     fcp_sys_fstatx(pfd, &b) == 0 &&
+		     (!fcp_statx_same_inode(&a, &b) || strcmp(sname, name));
+
+	free(sdir);
+	free(sname);
+	return other;
+}
+
 /* Whether the copy of src (sst) to name in dst must be refused though it
  * can be made: returns true after reporting why. dstx is what is at the
- * destination now, or NULL. */
+ * destination now, or NULL; pfd the directory of name. */
 static bool refused(struct fcp_job *job, const struct fcp_operand *op, const char *dst, bool into,
-		    const struct statx *sst, const struct statx *dstx, const char *name)
+		    const struct statx *sst, const struct statx *dstx, int pfd, const char *name)
 {
 	const char *src = op->src;
 	size_t n = strlen(dst);
@@ -231,7 +263,7 @@ static bool refused(struct fcp_job *job, const struct fcp_operand *op, const cha
 	if (!into && n && dst[n - 1] == '/' && !S_ISDIR(sst->stx_mode)) {
 		fcp_report_errorf(job, "cannot create %s '%s': %s",
 				  fcp_file_kind_name(sst->stx_mode, true), dst, strerror(ENOTDIR));
-	} else if (dstx && same_target(src, sst, dstx)) {
+	} else if (dstx && same_target(src, sst, dstx) && !linked_already(job, src, sst, pfd, name)) {
 		fcp_report_errorf(job, "'%s' and '%s' are the same file", src, dst);
 	} else if (!S_ISDIR(sst->stx_mode) && fcp_operand_just_created(op, dstx)) {
 		/* A file of the same name as an earlier operand: the first
@@ -255,18 +287,23 @@ static bool refused(struct fcp_job *job, const struct fcp_operand *op, const cha
 static struct fcp_item *prepare(struct fcp_job *job, const struct fcp_operand *op, const char *dst,
 				bool into, struct top *t, int *dfd)
 {
-	int sflags = job->o->symlinks == FCP_SYMLINKS_FOLLOW ? 0 : AT_SYMLINK_NOFOLLOW;
+	int sflags = fcp_job_follows_args(job) ? 0 : AT_SYMLINK_NOFOLLOW;
 	const char *src = op->src;
-	struct placement p = place(src, dst, into);
+	struct placement p = place(src, dst, into, job->o->parents);
 	struct statx sst, dstx;
 	struct fcp_item *it = NULL;
 	int r, pfd;
 	char real[PATH_MAX];
 
 	t->dir.dst_fd = t->root.dst_fd = t->root.adopt_fd = -1;
+	t->parents.fd = -1;
 	if (!p.name || !p.parent) {
-		fcp_report_errorf(job, "cannot copy '%s' into '%s': give the copy's own name with -T",
-				  src, dst);
+		if (job->o->parents)
+			fcp_report_errorf(job, "cannot copy '%s' with --parents: no name, "
+					  "or '..' in its path", src);
+		else
+			fcp_report_errorf(job, "cannot copy '%s' into '%s': give the copy's own "
+					  "name with -T", src, dst);
 		atomic_fetch_add(&job->c.failed, 1);
 		goto out;
 	}
@@ -275,11 +312,22 @@ static struct fcp_item *prepare(struct fcp_job *job, const struct fcp_operand *o
 		goto out;
 	}
 	if (*dfd < 0)
-		*dfd = fcp_sys_openat(AT_FDCWD, p.parent, O_RDONLY | O_DIRECTORY, 0);
+		*dfd = fcp_sys_openat(AT_FDCWD, job->o->parents ? dst : p.parent,
+				      O_RDONLY | O_DIRECTORY, 0);
 	if ((pfd = *dfd) < 0) {
-		fcp_report_failed(job, "cannot open destination directory", p.parent, pfd);
+		fcp_report_failed(job, "cannot open destination directory",
+				  job->o->parents ? dst : p.parent, pfd);
 		*dfd = -1;
 		goto out;
+	}
+	/* --parents: this operand's own parent, below DEST. */
+	if (job->o->parents) {
+		char *path = fcp_parents_path(src);
+		r = path ? fcp_parents_make(job, *dfd, src, path, &t->parents) : -ENOMEM;
+		free(path);
+		if (r < 0)
+			goto out;
+		pfd = t->parents.fd;
 	}
 	if (S_ISDIR(sst.stx_mode) && inside(pfd, &sst)) {
 		fcp_report_errorf(job, "cannot %s a directory, '%s', into itself, '%s'",
@@ -296,7 +344,7 @@ static struct fcp_item *prepare(struct fcp_job *job, const struct fcp_operand *o
 		job->check_usage = true;
 		goto out;
 	}
-	if (refused(job, op, dst, into, &sst, r == 0 ? &dstx : NULL, p.name))
+	if (refused(job, op, dst, into, &sst, r == 0 ? &dstx : NULL, pfd, p.name))
 		goto out;
 	if (job->o->move &&
 	    (t->moved = fcp_move_rename(job, src, &sst, pfd, p.name, r == 0 ? &dstx : NULL)))
@@ -379,6 +427,7 @@ static void collect(struct fcp_job *job, struct fcp_stats *s)
 	s->updated = c->updated;
 	s->deleted = c->deleted;
 	s->moved = c->moved;
+	s->not_replaced = c->not_replaced;
 	s->left_hidden += c->kept;
 	s->verified_files = c->verified;
 	s->verified_bytes = c->verified_bytes;
@@ -397,15 +446,20 @@ static void collect(struct fcp_job *job, struct fcp_stats *s)
 static int plan(struct fcp_job *job, struct fcp_operand *ops, char *const *srcs, int nsrc,
 		const char *dst, bool into)
 {
-	int sflags = job->o->symlinks == FCP_SYMLINKS_FOLLOW ? 0 : AT_SYMLINK_NOFOLLOW;
+	int sflags = fcp_job_follows_args(job) ? 0 : AT_SYMLINK_NOFOLLOW;
 
 	for (int i = 0; i < nsrc; i++) {
 		ops[i].src = srcs[i];
 		if (!into || nsrc < 2)
 			continue;
-		struct placement p = place(srcs[i], dst, true);
+		struct placement p = place(srcs[i], dst, true, false);
 		free(p.parent);
 		ops[i].name = p.name;
+		/* --parents: operands of one name go to different places. */
+		if (job->o->parents) {
+			free(ops[i].name);
+			ops[i].name = fcp_parents_path(srcs[i]);
+		}
 		ops[i].stat_ok = fcp_sys_statx(AT_FDCWD, srcs[i], sflags, STATX_BASIC_STATS,
 					       &ops[i].st) == 0;
 	}
@@ -497,8 +551,19 @@ static int decide_into(struct fcp_job *job, int nsrc, const char *dst)
 				  dst);
 		return -2;
 	}
+	if (job->o->parents && !is_dir) {
+		fcp_report_errorf(job, "with --parents, the destination must be a directory");
+		return -2;
+	}
 	if (job->o->no_target_dir)
 		return 0;
+	/* -t and --parents say DEST is a directory: never the copy itself. */
+	if (job->o->target_directory && !is_dir) {
+		int r = fcp_sys_statx(AT_FDCWD, dst, 0, STATX_TYPE, &st);
+		fcp_report_errorf(job, "target directory '%s': %s", dst,
+				  strerror(r < 0 ? -r : ENOTDIR));
+		return -1;
+	}
 	if (nsrc > 1 && !is_dir) {
 		fcp_report_errorf(job, "target '%s' is not a directory", dst);
 		return -1;
@@ -637,7 +702,8 @@ int fcp_job_run(const struct fcp_options *o, char *const *srcs, int nsrc, const 
 	}
 	fcp_sys_reads_noatime(o->check);
 	for (int i = 0; i < nsrc; i++) /* not prepared */
-		tops[i].dir.dst_fd = tops[i].root.dst_fd = tops[i].root.adopt_fd = -1;
+		tops[i].dir.dst_fd = tops[i].root.dst_fd = tops[i].root.adopt_fd =
+			tops[i].parents.fd = -1;
 	catch_signals(&job, old_actions);
 	fcp_sys_watch_stop(&job.stop);
 	for (int round = 0; round <= last; round++)
@@ -661,7 +727,7 @@ int fcp_job_run(const struct fcp_options *o, char *const *srcs, int nsrc, const 
 			   !atomic_load(&job.stop)) {
 			fcp_move_prune(&job, srcs[i], tops[i].dir.dst_fd, tops[i].root.name);
 		}
-		top_release(&tops[i]);
+		top_release(&job, &tops[i]);
 	}
 	free(tops);
 	if (dfd >= 0)

@@ -126,6 +126,7 @@ struct fcp_counters {
 	atomic_ullong leftovers;     /* of interrupted runs, found (leftover.c) */
 	atomic_ullong unchanged, updated, deleted; /* plan.c, delete.c */
 	atomic_ullong moved;         /* --move: sources renamed or removed (move.c) */
+	atomic_ullong not_replaced;  /* -n, -u, -i: files there kept (plan.c) */
 	atomic_ullong kept;          /* --resume: stopped files kept to resume (chunk.c) */
 	atomic_ullong verified, verified_bytes, verified_cloned; /* --verify (verify.c) */
 	atomic_ullong dedup_files, dedup_bytes, dedup_uncloned; /* --dedup (dedup.c) */
@@ -181,6 +182,12 @@ struct fcp_job {
 					non-directory: bad usage, exit 2 */
 	atomic_llong bw_tat, io_tat; /* --bwlimit, --iolimit buckets (limiter.c) */
 };
+
+/* Are symlinks named as SOURCE followed (-L, -H)? */
+static inline bool fcp_job_follows_args(const struct fcp_job *job)
+{
+	return job->o->symlinks == FCP_SYMLINKS_FOLLOW || job->o->deref_args;
+}
 
 static inline uint64_t fcp_statx_dev(const struct statx *st)
 {

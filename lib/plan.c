@@ -8,7 +8,9 @@
  * mtime, xattrs. atime is not compared: reading a copy moves it.
  * --check (check.c) asks the same questions, item by item.
  */
+#include "backup.h"
 #include "check.h"
+#include "debug.h"
 #include "dedup.h"
 #include "delete.h"
 #include "filter.h"
@@ -22,6 +24,8 @@
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -33,9 +37,26 @@ static bool deciding(const struct fcp_options *o)
 	return o->sync || o->checksum;
 }
 
-bool fcp_plan_looks(const struct fcp_job *job, const struct fcp_dir *d)
+/* cp's options that decide what happens to a file already there. */
+static bool guarding(const struct fcp_options *o)
+{
+	return o->update != FCP_UPDATE_ALL || o->interactive || o->backup != FCP_BACKUP_NONE ||
+	       o->attributes_only || o->in_place;
+}
+
+bool fcp_plan_once(const struct fcp_job *job)
+{
+	return job->o->interactive || job->o->backup != FCP_BACKUP_NONE || job->o->in_place;
+}
+
+bool fcp_plan_decides(const struct fcp_job *job, const struct fcp_dir *d)
 {
 	return job->o->dry_run || (deciding(job->o) && (fcp_dir_existed(d) || d->is_top));
+}
+
+bool fcp_plan_looks(const struct fcp_job *job, const struct fcp_dir *d)
+{
+	return fcp_plan_decides(job, d) || (guarding(job->o) && (fcp_dir_existed(d) || d->is_top));
 }
 
 static bool same_time(const struct statx_timestamp *a, const struct statx_timestamp *b)
@@ -146,6 +167,53 @@ bool fcp_plan_data_same(struct fcp_entry *e, const struct statx *dst)
 	}
 }
 
+/* -i: ask on the terminal's stderr and read the answer from stdin, as cp
+ * does. One question at a time: the workers wait for it in turn. */
+static bool ask(struct fcp_entry *e)
+{
+	static pthread_mutex_t one_at_a_time = PTHREAD_MUTEX_INITIALIZER;
+	char *p = fcp_dir_dst_path(e->d, e->dst_name), line[128];
+	bool yes;
+
+	pthread_mutex_lock(&one_at_a_time);
+	pthread_mutex_lock(&e->job->err_lock);
+	fprintf(e->job->err, "fastcp: overwrite '%s'? ", p ? p : e->dst_name);
+	fflush(e->job->err);
+	pthread_mutex_unlock(&e->job->err_lock);
+	yes = fgets(line, sizeof(line), stdin) && (line[0] == 'y' || line[0] == 'Y');
+	/* The rest of a long answer is no second answer. */
+	while (!strchr(line, '\n') && fgets(line, sizeof(line), stdin))
+		;
+	pthread_mutex_unlock(&one_at_a_time);
+	free(p);
+	return yes;
+}
+
+/*
+ * cp's options on a non-directory about to be replaced by one (a directory
+ * on either side goes the usual way: merged, or an error): -n and
+ * --update=none keep it, --update=older keeps one not older than its
+ * source, -i asks. --attributes-only gives a file of the same type the
+ * source's metadata and keeps its data.
+ */
+static enum fcp_action guard(struct fcp_entry *e, const struct statx *dst, enum fcp_action a)
+{
+	const struct fcp_options *o = e->job->o;
+	const struct statx_timestamp *s = &e->st.stx_mtime, *t = &dst->stx_mtime;
+
+	if (a != FCP_ACT_REPLACE || S_ISDIR(dst->stx_mode) || S_ISDIR(e->st.stx_mode))
+		return a;
+	if (o->update == FCP_UPDATE_NONE ||
+	    (o->update == FCP_UPDATE_OLDER &&
+	     (t->tv_sec > s->tv_sec || (t->tv_sec == s->tv_sec && t->tv_nsec >= s->tv_nsec))))
+		return FCP_ACT_KEEP;
+	if (o->attributes_only && S_ISREG(dst->stx_mode) && S_ISREG(e->st.stx_mode))
+		return FCP_ACT_META;
+	if (o->interactive && !o->dry_run && !ask(e))
+		return FCP_ACT_KEEP;
+	return a;
+}
+
 static struct fcp_at src_at(const struct fcp_entry *e)
 {
 	return e->src_fd >= 0 ? FCP_AT_FD(e->src_fd) : FCP_AT_NAME(e->d->src_fd, e->name);
@@ -163,15 +231,16 @@ enum fcp_action fcp_plan_entry(struct fcp_entry *e)
 	e->dst_mode = dst.stx_mode;
 	e->dst_ino = dst.stx_ino;
 	if ((dst.stx_mode & S_IFMT) != (e->st.stx_mode & S_IFMT))
-		return FCP_ACT_REPLACE;
+		return guard(e, &dst, FCP_ACT_REPLACE);
 	if (S_ISDIR(dst.stx_mode))
 		return FCP_ACT_SKIP; /* its metadata: fcp_plan_dir_meta() */
 	if (!deciding(e->job->o))
-		return FCP_ACT_REPLACE;
+		return guard(e, &dst, FCP_ACT_REPLACE);
 	/* --dedup=hardlink: a name of another file's copy, with that one's
 	 * metadata, is up to date when its bytes are (dedup.h). */
 	if (!fcp_plan_data_same(e, &dst))
-		return fcp_dedup_linked_copy(e, &dst) ? FCP_ACT_SKIP : FCP_ACT_REPLACE;
+		return fcp_dedup_linked_copy(e, &dst) ? FCP_ACT_SKIP
+						      : guard(e, &dst, FCP_ACT_REPLACE);
 	return meta_same(e->job, &e->st, src_at(e), &dst,
 			 FCP_AT_NAME(e->d->dst_fd, e->dst_name)) ||
 		       fcp_dedup_linked_copy(e, &dst)
@@ -184,6 +253,7 @@ const char *fcp_plan_verb(enum fcp_action a)
 	static const char *const verbs[] = {
 		[FCP_ACT_COPY] = "copy", [FCP_ACT_REPLACE] = "update",
 		[FCP_ACT_META] = "update metadata", [FCP_ACT_SKIP] = "unchanged",
+		[FCP_ACT_KEEP] = "keep",
 	};
 	return verbs[a];
 }
@@ -203,6 +273,8 @@ static void count(struct fcp_job *job, enum fcp_action a)
 		atomic_fetch_add(&job->c.unchanged, 1);
 	else if (a == FCP_ACT_META)
 		atomic_fetch_add(&job->c.updated, 1);
+	else if (a == FCP_ACT_KEEP)
+		atomic_fetch_add(&job->c.not_replaced, 1);
 }
 
 /*
@@ -249,13 +321,14 @@ bool fcp_plan_settled(struct fcp_entry *e)
 {
 	enum fcp_action a;
 	struct fcp_at dst = FCP_AT_NAME(e->d->dst_fd, e->dst_name);
+	int r;
 
 	if (e->job->o->check) {
 		fcp_check_entry(e);
 		return true;
 	}
 	a = fcp_plan_entry(e);
-	if (link_settled(e, a))
+	if (a != FCP_ACT_KEEP && link_settled(e, a))
 		return true;
 	if (e->job->o->dry_run) {
 		const char *dd = a == FCP_ACT_COPY || a == FCP_ACT_REPLACE ? fcp_dedup_dry_verb(e)
@@ -272,12 +345,24 @@ bool fcp_plan_settled(struct fcp_entry *e)
 	}
 	if (a == FCP_ACT_REPLACE && !fcp_plan_make_room(e))
 		return true;
+	/* What a non-directory replaces is kept first (a directory in
+	 * either place: merged, or refused, as cp does). */
+	if (a == FCP_ACT_REPLACE && e->job->o->backup && !S_ISDIR(e->dst_mode) &&
+	    !S_ISDIR(e->st.stx_mode) && (r = fcp_backup_make(e->w, e->d->dst_fd, e->dst_name)) < 0) {
+		fcp_report_failed_in(e->job, "cannot back up", e->d, e->dst_name, true, r);
+		return true;
+	}
 	if (a == FCP_ACT_META) {
 		dst.exact_xattrs = true;
 		fcp_meta_copy(e->job, src_at(e), dst, &e->st, e->d, e->name);
 	}
 	count(e->job, a);
-	return a == FCP_ACT_META || a == FCP_ACT_SKIP;
+	if (e->job->o->debug && (a == FCP_ACT_KEEP || a == FCP_ACT_META || a == FCP_ACT_SKIP))
+		fcp_debug_item(e->job, e->d, e->name, e->dst_name,
+			       a == FCP_ACT_KEEP ? "kept: already there (-n, -u or -i)"
+			       : a == FCP_ACT_META ? "metadata updated in place, data the same"
+						   : "unchanged (--sync)");
+	return a == FCP_ACT_META || a == FCP_ACT_SKIP || a == FCP_ACT_KEEP;
 }
 
 int fcp_plan_batch(struct fcp_worker *w, struct fcp_dir *d, const char **names, int n)

@@ -23,11 +23,17 @@ enum fcp_action {
 	FCP_ACT_REPLACE, /* something else is there: copy again, rename over it */
 	FCP_ACT_META,    /* the same data: update the metadata in place */
 	FCP_ACT_SKIP,    /* up to date (a directory: go into it) */
+	FCP_ACT_KEEP,    /* a file is there, to be kept (-n, -u, -i) */
 };
 
 /* Must entries of d be planned one by one (--dry-run, or --sync or
  * --checksum where something may exist)? When not, every action is COPY. */
 bool fcp_plan_looks(const struct fcp_job *job, const struct fcp_dir *d);
+
+/* The same for what decides whether an entry that is there is up to date
+ * (--sync, --checksum, --dry-run): cp's -n, -u, -i and --backup look
+ * only to keep what is there. */
+bool fcp_plan_decides(const struct fcp_job *job, const struct fcp_dir *d);
 
 /* The action for entry e (e->st known; e->src_fd open, or -1: a regular
  * file is then opened by name only if --checksum must read it). Notes
@@ -38,6 +44,12 @@ enum fcp_action fcp_plan_entry(struct fcp_entry *e);
  * unchanged entry, update metadata in place, or (--dry-run) say what
  * would be done. Returns true when the entry needs nothing more. */
 bool fcp_plan_settled(struct fcp_entry *e);
+
+/* Does the plan of an entry ask (-i) or change something (--backup), or
+ * is a file there rewritten in place (--in-place, file.c)?
+ * Then it must be asked once per entry: on the synchronous path, where
+ * nothing asks it again. */
+bool fcp_plan_once(const struct fcp_job *job);
 
 struct fcp_at;
 

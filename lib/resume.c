@@ -195,6 +195,7 @@ int fcp_resume_open(struct fcp_entry *e, struct fcp_tmp *t, struct fcp_resume *r
 	t->name[0] = 0;
 	t->unnamed = false;
 	t->final = NULL;
+	t->in_place = false;
 	/* A new hidden directory: the final name, as every file there. */
 	if (d->hidden) {
 		fd = ordinary(e, t, e->create_mode);

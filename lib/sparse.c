@@ -55,6 +55,12 @@ int fcp_engine_plan(struct fcp_job *job, uint64_t src_dev, uint64_t dst_dev,
 	int n = 0;
 	enum fcp_reflink rl = job->o->reflink;
 
+	/* --sparse=always|never: the holes are ours to make or fill, by
+	 * reading and writing (a clone or copy_file_range keeps the source's). */
+	if (job->o->sparse != FCP_SPARSE_AUTO) {
+		list[n++] = &fcp_engine_rw;
+		return n;
+	}
 	if (rl == FCP_REFLINK_ALWAYS) {
 		list[n++] = &fcp_engine_clone;
 		return n;
@@ -92,6 +98,7 @@ static ssize_t copy_extent(struct fcp_xfer *x, const struct fcp_engine **list, i
 			return r;
 		if (r == 0)
 			break;
+		x->used = list[*i];
 		done += r;
 	}
 	return done;
@@ -116,6 +123,7 @@ static ssize_t copy_stream(struct fcp_xfer *x)
 		ssize_t m = fcp_sys_write_full(x->out, buf, n);
 		if (m < 0)
 			return m;
+		x->used = &fcp_engine_rw;
 		total += n;
 	}
 }
@@ -200,7 +208,8 @@ static ssize_t copy_extents(struct fcp_xfer *x, const struct fcp_engine **list, 
 	 * growing a file whose data is not written back yet makes XFS write
 	 * it all back and wait (xfs_setattr_size), while the empty new file
 	 * grows for free. */
-	if (x->allocated < (uint64_t)x->size && (t = fcp_sys_ftruncate(x->out, x->size)) < 0)
+	if ((x->allocated < (uint64_t)x->size || fcp_xfer_zero_holes(x)) &&
+	    (t = fcp_sys_ftruncate(x->out, x->size)) < 0)
 		return t;
 	total = copy_span(x, list, n, &i, 0, x->size, &eof);
 	if (total < 0 || eof == x->size)
@@ -245,6 +254,7 @@ ssize_t fcp_data_clone(struct fcp_xfer *x, bool *cloned)
 	r = list[0]->copy(x, 0, x->size);
 	if (r >= 0) {
 		*cloned = true;
+		x->used = list[0];
 		return r;
 	}
 	if (!fcp_engine_fallback_err((int)r) || n == 1)

@@ -55,6 +55,10 @@ void fcp_stats_print(const struct fcp_stats *s, FILE *f)
 		fprintf(f, "fastcp: %llu unchanged, %llu with metadata updated, %llu deleted\n",
 			(unsigned long long)s->unchanged, (unsigned long long)s->updated,
 			(unsigned long long)s->deleted);
+	if (s->not_replaced)
+		fprintf(f, "fastcp: %llu file%s kept where %s already (-n, -u or -i)\n",
+			(unsigned long long)s->not_replaced, s_(s->not_replaced),
+			s->not_replaced == 1 ? "it was" : "they were");
 	if (s->excluded)
 		fprintf(f, "fastcp: %llu excluded (left out by a filter)\n",
 			(unsigned long long)s->excluded);

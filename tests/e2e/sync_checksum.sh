@@ -26,7 +26,7 @@ printf 'X' | dd of=dst/same_stamp bs=1 seek=35000 conv=notrunc status=none
 touch -m -r src/same_stamp dst/same_stamp
 printf 'longer now\n' >dst/resized && touch -m -r src/resized dst/resized
 
-run_fcp -v -u -T src dst
+run_fcp -v --sync -T src dst
 check_rc 0 "--sync"
 check_not cmp -s src/same_stamp dst/same_stamp # the quick check cannot see it
 
@@ -43,7 +43,7 @@ check_rc 0 "--checksum"
 check_tree src dst
 check_grep "^fastcp: copied 1 file \(" "$T/err"
 check_eq "$(stat -c %i dst/same_bytes)" "$i_bytes" "same bytes: copied again instead of updated"
-# u1..u3 and resized (fixed by -u) unchanged; same_bytes and the root
+# u1..u3 and resized (fixed by --sync) unchanged; same_bytes and the root
 # directory (a rename in it moved its mtime) updated.
 check_grep "^fastcp: 4 unchanged, 2 with metadata updated, 0 deleted$" "$T/err"
 run_fcp -v -c -T src dst

@@ -63,7 +63,7 @@ check_grep "^fastcp: copied 1 file \(" "$T/err"
 rm src/d/b && mkdir src/d/b && printf 'in\n' >src/d/b/in
 mkdir -p dst/d/e/c_dir_now && rm -r src/d/e/c && printf 'c\n' >src/d/e/c && rm -r dst/d/e/c
 mkdir dst/d/e/c && printf 'deep\n' >dst/d/e/c/deep
-run_fcp -u -T src dst
+run_fcp --sync -T src dst
 check_rc 1 "type changes without --delete"
 check_file dst/d/e/c/deep "--sync alone removed a directory in the way"
 run_fcp -v --mirror -T src dst

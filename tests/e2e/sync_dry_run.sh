@@ -32,7 +32,7 @@ state() {
 state >/dev/null; state >/dev/null
 state >before
 t=0
-for opts in "--dry-run" "--dry-run -u" "--dry-run --mirror" "--dry-run -c --mirror --max-delete 2"; do
+for opts in "--dry-run" "--dry-run --sync" "--dry-run --mirror" "--dry-run -c --mirror --max-delete 2"; do
 	t=$((t + 1))
 	# shellcheck disable=SC2086
 	run_fcp $opts -T src dst

@@ -1,5 +1,5 @@
 #!/bin/bash
-# --sync (-u), issue 18: a re-run over an unchanged copy changes nothing
+# --sync, issue 18: a re-run over an unchanged copy changes nothing
 # (no inode replaced, no ctime moved: not even a metadata write) and says
 # "copied 0 files" and how many were unchanged; a file whose size or mtime
 # changed is copied again (a new inode under its name, renamed over the old
@@ -23,7 +23,7 @@ snap() { (cd dst && find . -printf '%i %y %m %u %g %s %T@ %C@ %p\n' | sort -k9);
 snap >before
 entries=$(find dst -mindepth 1 -printf x | wc -c) # names with a newline: one each
 sleep 0.05
-run_fcp -v -u -T src dst
+run_fcp -v --sync -T src dst
 check_rc 0 "unchanged re-run"
 check_grep "^fastcp: copied 0 files \(0 B\), 0 directories, 0 symlinks, 0 hard links, 0 special files" "$T/err"
 # Every name is an entry; the root copy itself too.
@@ -34,7 +34,7 @@ if command -v strace >/dev/null 2>&1; then
 	# Nothing written, made, renamed or removed; and the files that the
 	# walk batches (the many_* of files/) are not even opened.
 	FCP_WRAP="strace -f -qq -o $T/trace -e trace=openat,renameat,renameat2,linkat,unlinkat,mkdirat,io_uring_enter" \
-		run_fcp -u -T src dst
+		run_fcp --sync -T src dst
 	check_rc 0 "unchanged re-run under strace"
 	check_nogrep "O_WRONLY|O_RDWR|O_CREAT|O_TMPFILE|renameat|linkat\(|unlinkat|mkdirat" "$T/trace"
 	check_nogrep "\"many_[0-9]+\"" "$T/trace"

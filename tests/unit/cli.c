@@ -146,16 +146,49 @@ int main(void)
 	CHECK(parse_rc((char *[]){ "fastcp", "a", "", "c", NULL }) == FCP_EXIT_USAGE);
 	CHECK(parse_rc((char *[]){ "fastcp", "-T", "a", "", NULL }) == FCP_EXIT_USAGE);
 	CHECK(parse_rc((char *[]){ "fastcp", "--", "", "b", NULL }) == FCP_EXIT_USAGE);
-	/* Copying again (issue 18): -u is --sync, not cp's "newer only"; -n
-	 * is no dry run; --max-delete takes a count and needs --delete. */
-	CHECK(parse(&o, (char *[]){ "fastcp", "-u", "a", "b", NULL }) == 1 && o.sync);
+	/* Copying again (issue 18): --sync; -u is cp's "older only" (issue
+	 * 20), -n cp's no-clobber, not a dry run; --max-delete takes a count
+	 * and needs --delete. */
+	CHECK(parse(&o, (char *[]){ "fastcp", "--sync", "a", "b", NULL }) == 1 && o.sync);
 	CHECK(!o.delete_extra && !o.dry_run && o.max_delete == -1);
 	CHECK(parse(&o, (char *[]){ "fastcp", "--mirror", "a", "b", NULL }) == 1);
 	CHECK(o.sync && o.delete_extra);
 	CHECK(parse(&o, (char *[]){ "fastcp", "--dry-run", "--delete", "--max-delete", "0", "a",
 				   "b", NULL }) == 1);
 	CHECK(o.dry_run && o.delete_extra && !o.sync && o.max_delete == 0);
-	CHECK(parse(&o, (char *[]){ "fastcp", "-n", "a", "b", NULL }) < 0);
+	CHECK(parse(&o, (char *[]){ "fastcp", "-u", "a", "b", NULL }) == 1 && !o.sync &&
+	      o.update == FCP_UPDATE_OLDER);
+	CHECK(parse(&o, (char *[]){ "fastcp", "-n", "a", "b", NULL }) == 1 && !o.dry_run &&
+	      o.update == FCP_UPDATE_NONE);
+	CHECK(parse(&o, (char *[]){ "fastcp", "-n", "-b", "a", "b", NULL }) < 0);
+	CHECK(parse(&o, (char *[]){ "fastcp", "--backup=nu", "a", "b", NULL }) == 1 &&
+	      o.backup == FCP_BACKUP_NUMBERED);
+	CHECK(parse(&o, (char *[]){ "fastcp", "--backup=n", "a", "b", NULL }) < 0); /* none? never? */
+	CHECK(parse(&o, (char *[]){ "fastcp", "-t", "d", "a", "b", NULL }) == 2);
+	CHECK(parse_rc((char *[]){ "fastcp", "a", "--target-directory=d", NULL }) == 0);
+	CHECK_STR(dest, "d");
+	CHECK_STR(first_src, "a");
+	CHECK(parse(&o, (char *[]){ "fastcp", "-t", "d", "-T", "a", NULL }) < 0);
+	/* The last of -P, -L, -H wins; -S alone backs up; -b takes no value. */
+	CHECK(parse(&o, (char *[]){ "fastcp", "-L", "-H", "a", "b", NULL }) == 1 && o.deref_args &&
+	      o.symlinks == FCP_SYMLINKS_KEEP);
+	CHECK(parse(&o, (char *[]){ "fastcp", "-H", "-P", "a", "b", NULL }) == 1 && !o.deref_args);
+	CHECK(parse(&o, (char *[]){ "fastcp", "-S", ".bak", "a", "b", NULL }) == 1 &&
+	      o.backup == FCP_BACKUP_EXISTING && !strcmp(o.backup_suffix, ".bak"));
+	CHECK(parse(&o, (char *[]){ "fastcp", "-S", "x/y", "a", "b", NULL }) < 0);
+	CHECK(parse(&o, (char *[]){ "fastcp", "-b", "a", "b", "c", NULL }) == 2 &&
+	      o.backup == FCP_BACKUP_EXISTING);
+	CHECK(parse(&o, (char *[]){ "fastcp", "--sparse=never", "--reflink=always", "a", "b",
+				   NULL }) < 0);
+	CHECK(parse(&o, (char *[]){ "fastcp", "--sparse=always", "a", "b", NULL }) == 1 &&
+	      o.sparse == FCP_SPARSE_ALWAYS);
+	CHECK(parse(&o, (char *[]){ "fastcp", "--update=none", "-u", "a", "b", NULL }) == 1 &&
+	      o.update == FCP_UPDATE_NONE);
+	CHECK(parse(&o, (char *[]){ "fastcp", "-l", "-s", "a", "b", NULL }) < 0);
+	CHECK(parse(&o, (char *[]){ "fastcp", "-s", "--in-place", "--copy-contents",
+				   "--attributes-only", "--debug", "--parents", "a", "b", NULL }) == 1 &&
+	      o.make == FCP_MAKE_SYMLINK && o.in_place && o.copy_contents && o.attributes_only &&
+	      o.debug && o.parents);
 	CHECK(parse(&o, (char *[]){ "fastcp", "--delete", "--max-delete=-1", "a", "b", NULL }) < 0);
 	CHECK(parse(&o, (char *[]){ "fastcp", "--delete", "--max-delete=1e3", "a", "b", NULL }) < 0);
 	CHECK(parse(&o, (char *[]){ "fastcp", "--max-delete=3", "a", "b", NULL }) < 0);
@@ -174,6 +207,11 @@ int main(void)
 		CHECK(parse(&o, (char *[]){ "fastcp", "--check", "--mirror", "a", "b", NULL }) < 0);
 		CHECK(parse(&o, (char *[]){ "fastcp", "--check", "--move", "a", "b", NULL }) < 0);
 		CHECK(parse(&o, (char *[]){ "fastcp", "--check", "--dry-run", "a", "b", NULL }) < 0);
+		CHECK(parse(&o, (char *[]){ "fastcp", "--check", "--parents", "a", "b", NULL }) < 0);
+		/* -t DIR is DEST: its one operand is a SOURCE, not DEST alone. */
+		CHECK(parse(&o, (char *[]){ "fastcp", "--check", "-t", "d", "a", NULL }) == 1);
+		CHECK(parse(&o, (char *[]){ "fastcp", "--check", "--manifest", "m", "-t", "d", "a",
+					    NULL }) == (fcp_manifest_available() ? 1 : -1));
 	}
 	CHECK(parse(&o, (char *[]){ "fastcp", "--manifest=", "a", "b", NULL }) < 0);
 	CHECK(parse(&o, (char *[]){ "fastcp", "--manifest", "m", "--dry-run", "a", "b", NULL }) < 0);
