@@ -24,6 +24,9 @@
 enum fcp_reflink { FCP_REFLINK_AUTO, FCP_REFLINK_ALWAYS, FCP_REFLINK_NEVER };
 /* Reading medium files with O_DIRECT: when none of the file is cached. */
 enum fcp_direct_read { FCP_DIRECT_AUTO, FCP_DIRECT_ALWAYS, FCP_DIRECT_NEVER };
+/* --progress: auto is the bar when stderr is a terminal, else none;
+ * plain writes a full line every few seconds (for logs). */
+enum fcp_progress { FCP_PROGRESS_AUTO, FCP_PROGRESS_BAR, FCP_PROGRESS_PLAIN, FCP_PROGRESS_NONE };
 
 /* What to do with a symlink found in the tree (and with symlink arguments). */
 enum fcp_symlinks {
@@ -53,7 +56,7 @@ struct fcp_options {
 	bool no_io_uring;       /* force the synchronous small-file path */
 	enum fcp_direct_read direct_read;
 	bool recursive;         /* accepted for cp habit; always on */
-	int verbose;            /* 0 quiet, 1 summary, 2 per item */
+	int verbose;            /* -v: each item on stdout, and the summary */
 	FILE *err;              /* where per-item errors go; NULL = stderr */
 	/* Copying again (lib/plan.c decides per entry): */
 	bool sync;              /* -u: an up-to-date copy (type, size, mtime)
@@ -66,6 +69,14 @@ struct fcp_options {
 				   --fsync) and then remove each source item
 				   whose copy is in place (lib/move.c) */
 	FILE *out;              /* where --dry-run lines go; NULL = stdout */
+	/* What a person or a program sees (lib/progress.c, lib/observe.c): */
+	enum fcp_progress progress; /* the status line on stderr */
+	bool quiet;             /* -q: no summary */
+	bool stats;             /* --stats: the summary also when stderr is
+				   no terminal (as -v) */
+	bool json;              /* --json: the summary as JSON on stdout */
+	const char *events;     /* --events FILE ("-": stdout): NDJSON */
+	const char *log;        /* --log FILE: one line per item */
 };
 
 /* Kinds of metadata that may not fit the destination: warned once each. */
@@ -80,6 +91,7 @@ enum fcp_warn_kind {
 };
 
 #define FCP_LEFTOVERS_NAMED 10
+#define FCP_ERRORS_KEPT 5      /* errors repeated by the summary */
 
 struct fcp_stats {
 	uint64_t files, dirs, symlinks, specials, hardlinks;
@@ -100,6 +112,15 @@ struct fcp_stats {
 	uint64_t links_internal, links_external, links_relative, links_absolute;
 	uint64_t links_rewritten;
 	uint64_t warnings[FCP_WARN_KINDS];
+	/* The counters copiers are compared by (lib/stats.c): */
+	uint64_t bytes_cloned;   /* of bytes, shared by reflink */
+	uint64_t bytes_holes;    /* holes of sparse files, not written */
+	uint64_t excluded;       /* items left out by filters */
+	uint64_t io_ops;         /* read, write, copy_file_range, clone calls
+				    and io_uring requests the engines issued */
+	double cpu_user, cpu_system; /* seconds (getrusage) */
+	long max_rss_kb;         /* peak memory */
+	char errors[FCP_ERRORS_KEPT][256]; /* the first error messages */
 	double seconds;
 	int threads;             /* workers actually used */
 	int signal;              /* the signal that stopped the job, or 0 */
@@ -131,6 +152,9 @@ int fcp_job_run(const struct fcp_options *o, char *const *srcs, int nsrc,
 
 /* Print the end-of-job summary (counts, speed, symlink kinds) to f. */
 void fcp_stats_print(const struct fcp_stats *s, FILE *f);
+
+/* The summary as one JSON object (a stable key set, man fastcp). */
+void fcp_stats_print_json(const struct fcp_stats *s, FILE *f);
 
 /* Print what must be seen even without a summary: warnings per kind,
  * failures, items not copied. Prints nothing for a clean job. */

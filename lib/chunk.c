@@ -113,7 +113,10 @@ static void land_last(struct fcp_worker *w, struct fcp_bigfile *b)
 
 	if (!err && eof < b->x.size)
 		err = FCP_ESHRANK;
-	atomic_fetch_add(&b->e.job->c.bytes, atomic_load(&b->bytes));
+	/* c.bytes grew chunk by chunk (the status line moves with it). */
+	if (!err && atomic_load(&b->bytes) < (unsigned long long)b->x.size)
+		atomic_fetch_add(&b->e.job->c.holes, b->x.size - atomic_load(&b->bytes));
+	b->e.engine = "chunks";
 	b->e.w = w;
 	fcp_file_finish(&b->e, b->hl, b->x.out, &b->tmp, err, "cannot copy");
 	fcp_dir_unpin(b->e.job, d); /* pinned since fcp_chunk_start() */
@@ -173,8 +176,10 @@ static void copy_one(struct fcp_worker *w, struct fcp_bigfile *b, int i)
 	ssize_t r = fcp_data_copy_chunk(&x, off, end, &eof);
 	if (r < 0)
 		atomic_compare_exchange_strong(&b->err, &none, (int)r);
-	else
+	else {
 		atomic_fetch_add(&b->bytes, (unsigned long long)r);
+		atomic_fetch_add(&b->e.job->c.bytes, (unsigned long long)r);
+	}
 	if (r > 0)
 		push_writeback(w, b, i);
 	for (long long cur = atomic_load(&b->eof);

@@ -50,7 +50,19 @@ static const char usage_text[] =
 	"                                make durable, then remove the source\n"
 	"      --dry-run                 say what would be copied, updated, deleted\n"
 	"                                and left unchanged; change nothing\n"
-	"  -v, --verbose, --stats        print a summary at the end\n"
+	"  -v, --verbose                 print each item as it is done (stdout), and\n"
+	"                                the summary\n"
+	"      --stats                   print the summary (also when stderr is no\n"
+	"                                terminal, where it is left out by default)\n"
+	"  -q, --quiet                   no summary\n"
+	"      --progress[=WHEN]         a status line on stderr: auto (default: on a\n"
+	"                                terminal), bar (bare --progress), plain (a\n"
+	"                                full line every 5 s, for logs), none\n"
+	"      --json                    the summary as one JSON object on stdout\n"
+	"      --events FILE             NDJSON events to FILE ('-': stdout): start,\n"
+	"                                each item, progress, end\n"
+	"      --log FILE                one line per item: action, path, bytes,\n"
+	"                                result, reason\n"
 	"      --help                    show this help\n"
 	"      --version                 show the version (with -v: threads, engines)\n"
 	"\n"
@@ -63,6 +75,7 @@ enum {
 	OPT_SYMLINKS = 256, OPT_REFLINK, OPT_NO_PRESERVE, OPT_PRESERVE, OPT_FSYNC,
 	OPT_NO_URING, OPT_DIRECT_READ, OPT_HELP, OPT_VERSION, OPT_STATS,
 	OPT_DRY_RUN, OPT_DELETE, OPT_MAX_DELETE, OPT_MIRROR, OPT_MOVE,
+	OPT_PROGRESS, OPT_JSON, OPT_EVENTS, OPT_LOG,
 };
 
 static const struct option longopts[] = {
@@ -88,6 +101,11 @@ static const struct option longopts[] = {
 	{ "move", no_argument, NULL, OPT_MOVE },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "stats", no_argument, NULL, OPT_STATS },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "progress", optional_argument, NULL, OPT_PROGRESS },
+	{ "json", no_argument, NULL, OPT_JSON },
+	{ "events", required_argument, NULL, OPT_EVENTS },
+	{ "log", required_argument, NULL, OPT_LOG },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ 0 },
@@ -163,6 +181,7 @@ static int parse_one(int c, const char *arg, struct fcp_options *o)
 {
 	static const char *const symlinks[] = { "keep", "follow", "rewrite", "skip" };
 	static const char *const when[] = { "auto", "always", "never" }; /* both enums */
+	static const char *const progress[] = { "auto", "bar", "plain", "none" };
 	_Static_assert(FCP_DIRECT_AUTO == (int)FCP_REFLINK_AUTO &&
 		       FCP_DIRECT_ALWAYS == (int)FCP_REFLINK_ALWAYS &&
 		       FCP_DIRECT_NEVER == (int)FCP_REFLINK_NEVER, "when[] serves both enums");
@@ -173,7 +192,17 @@ static int parse_one(int c, const char *arg, struct fcp_options *o)
 	case 'T': o->no_target_dir = true; break;
 	case 'P': o->symlinks = FCP_SYMLINKS_KEEP; break;
 	case 'L': o->symlinks = FCP_SYMLINKS_FOLLOW; break;
-	case 'v': case OPT_STATS: o->verbose++; break;
+	case 'v': o->verbose++; break;
+	case OPT_STATS: o->stats = true; break;
+	case 'q': o->quiet = true; break;
+	case OPT_JSON: o->json = true; break;
+	case OPT_EVENTS: o->events = arg; break;
+	case OPT_LOG: o->log = arg; break;
+	case OPT_PROGRESS:
+		if ((v = arg ? parse_word(arg, progress, 4) : FCP_PROGRESS_BAR) < 0)
+			return bad("invalid --progress value '%s' (auto, bar, plain, none)", arg);
+		o->progress = (enum fcp_progress)v;
+		break;
 	case OPT_FSYNC: o->fsync = true; break;
 	case 'u': o->sync = true; break;
 	case 'c': o->checksum = true; break;
@@ -231,7 +260,7 @@ int fcp_cli_parse(int argc, char **argv, struct fcp_options *o, char ***srcs, in
 	 * operands, as in cp ("fastcp a b -v"); "--" ends them. */
 	optind = 0;
 	opterr = 0; /* our own messages, without the program's path */
-	while ((c = getopt_long(argc, argv, ":arRTPLvucj:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":arRTPLvqucj:", longopts, NULL)) != -1) {
 		if (c == OPT_HELP) {
 			fputs(usage_text, stdout);
 			return -1;

@@ -40,7 +40,11 @@ struct fcp_xfer {
 	/* Reads around the page cache (direct.c): 0 not decided yet, 1 on,
 	 * -1 off (chunks of a large file: always off). */
 	int direct;
+	const char *engine; /* the engine that wrote the data (observers) */
 };
+
+/* One read, write, copy or clone call issued (the summary's I/O count). */
+#define FCP_XFER_IO(x, n) atomic_fetch_add(&fcp_worker_job((x)->w)->c.io_ops, (n))
 
 /* Around each write to x->out: the write lock of a shared file, if any. */
 static inline void fcp_xfer_write_begin(struct fcp_xfer *x)

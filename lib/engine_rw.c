@@ -39,6 +39,7 @@ static ssize_t rw_copy(struct fcp_xfer *x, off_t off, size_t len)
 		fcp_xfer_write_begin(x);
 		ssize_t m = fcp_sys_pwrite_full(x->out, buf, n, pos);
 		fcp_xfer_write_end(x);
+		FCP_XFER_IO(x, 2);
 		if (m < 0)
 			return m;
 		done += n;

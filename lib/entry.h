@@ -20,6 +20,7 @@ struct fcp_entry {
 	mode_t dst_mode;        /* what the plan found at the destination
 				   (0: nothing, or not looked) */
 	uint64_t dst_ino;       /* and its inode number */
+	const char *engine;     /* how a file's data went (observers) */
 };
 
 /* file.c: copy a regular file; e->src_fd is open (and closed here). */

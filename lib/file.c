@@ -14,6 +14,7 @@
 #include "links.h"
 #include "meta.h"
 #include "sys.h"
+#include "observe.h"
 
 #include <errno.h>
 #include <unistd.h>
@@ -47,6 +48,7 @@ void fcp_file_finish(struct fcp_entry *e, struct fcp_hl_entry *hl, int out,
 		goto out;
 	}
 	atomic_fetch_add(&e->job->c.files, 1);
+	fcp_obs_entry(e->job, FCP_OBS_COPY, S_IFREG, e->d, e->name, e->st.stx_size, e->engine);
 	goto out;
 fail:
 	fcp_entry_fail(e, what, err);
@@ -100,7 +102,13 @@ void fcp_file_copy(struct fcp_entry *e)
 	if (r >= 0) {
 		atomic_fetch_add(&e->job->c.bytes, (unsigned long long)r);
 		atomic_fetch_add(&e->job->c.cloned, cloned);
+		/* What was not written: cloned (shared), or holes. */
+		if (cloned)
+			atomic_fetch_add(&e->job->c.cloned_bytes, (unsigned long long)r);
+		else if (r < x.size)
+			atomic_fetch_add(&e->job->c.holes, (unsigned long long)(x.size - r));
 	}
+	e->engine = x.engine;
 	fcp_file_finish(e, hl, out, &tmp, r < 0 ? (int)r : 0,
 			e->job->o->reflink == FCP_REFLINK_ALWAYS ? "cannot clone" : "cannot copy");
 }

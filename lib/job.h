@@ -112,6 +112,11 @@ struct fcp_counters {
 	atomic_ullong leftovers;     /* of interrupted runs, found (leftover.c) */
 	atomic_ullong unchanged, updated, deleted; /* plan.c, delete.c */
 	atomic_ullong moved;         /* --move: sources renamed or removed (move.c) */
+	/* For the summary and the status line (observe.h): */
+	atomic_ullong cloned_bytes, holes; /* file.c, chunk.c */
+	atomic_ullong io_ops;        /* the engines' read/write/copy calls */
+	atomic_ullong excluded;      /* left out by filters */
+	atomic_ullong settled_bytes; /* of files found up to date (plan.c) */
 	atomic_ullong warnings[FCP_WARN_KINDS];
 };
 
@@ -155,6 +160,14 @@ struct fcp_job {
 	atomic_int open_dirs;
 	int dir_budget;
 	int batch_max;
+	/* Who watches (observe.c, progress.c); NULL: nobody. obs_items: some
+	 * observer wants a line per item (paths are made only then). */
+	struct fcp_obs *obs;
+	bool obs_items;
+	struct fcp_status *progress;
+	bool bar_shown;              /* the status line is on stderr (err_lock) */
+	int nerrors;                 /* kept in errors (err_lock) */
+	char errors[FCP_ERRORS_KEPT][256];
 };
 
 static inline uint64_t fcp_statx_dev(const struct statx *st)

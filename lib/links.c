@@ -5,6 +5,7 @@
 #include "links.h"
 #include "dest.h"
 #include "sys.h"
+#include "observe.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -345,7 +346,9 @@ int fcp_hl_link(struct fcp_worker *w, struct fcp_hl_entry *e, struct fcp_dir *d,
 	 * without doing anything and tmp stays: it is removed here. */
 	if (r == 0 && at == tmp)
 		fcp_dest_discard(job, d, tmp);
-	if (r == 0)
+	if (r == 0) {
 		atomic_fetch_add(&job->c.hardlinks, 1);
+		fcp_obs_entry(job, FCP_OBS_LINK, S_IFREG, d, dst_name, 0, NULL);
+	}
 	return r;
 }

@@ -13,6 +13,7 @@
 #include "meta.h"
 #include "plan.h"
 #include "sys.h"
+#include "observe.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -223,7 +224,14 @@ bool fcp_plan_settled(struct fcp_entry *e)
 		fcp_meta_copy(e->job, src_at(e), dst, &e->st, e->d, e->name);
 	}
 	count(e->job, a);
-	return a == FCP_ACT_META || a == FCP_ACT_SKIP;
+	if (a != FCP_ACT_META && a != FCP_ACT_SKIP)
+		return false;
+	/* Up to date: its bytes are done (the status line). */
+	if (S_ISREG(e->st.stx_mode))
+		atomic_fetch_add(&e->job->c.settled_bytes, e->st.stx_size);
+	fcp_obs_entry(e->job, a == FCP_ACT_SKIP ? FCP_OBS_UNCHANGED : FCP_OBS_UPDATE,
+		      e->st.stx_mode, e->d, e->name, 0, NULL);
+	return true;
 }
 
 int fcp_plan_batch(struct fcp_worker *w, struct fcp_dir *d, const char **names, int n)

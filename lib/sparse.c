@@ -109,9 +109,11 @@ static ssize_t copy_stream(struct fcp_xfer *x)
 		if (n <= 0)
 			return n < 0 ? n : (ssize_t)total;
 		ssize_t m = fcp_sys_write_full(x->out, buf, n);
+		FCP_XFER_IO(x, 2);
 		if (m < 0)
 			return m;
 		total += n;
+		x->engine = "read/write";
 	}
 }
 
@@ -161,6 +163,7 @@ static ssize_t copy_span(struct fcp_xfer *x, const struct fcp_engine **list, int
 		r = copy_extent(x, list, n, i, data, hole - data);
 		if (r < 0)
 			return r;
+		x->engine = list[*i]->name;
 		total += r;
 		if (r < hole - data) {
 			/* The source shrank under us: the copy ends where it did. */
@@ -237,8 +240,10 @@ ssize_t fcp_data_clone(struct fcp_xfer *x, bool *cloned)
 	if (!list[0]->whole_file || x->size == 0)
 		return 0;
 	r = list[0]->copy(x, 0, x->size);
+	FCP_XFER_IO(x, 1);
 	if (r >= 0) {
 		*cloned = true;
+		x->engine = list[0]->name;
 		return r;
 	}
 	if (!fcp_engine_fallback_err((int)r) || n == 1)
