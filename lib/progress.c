@@ -255,8 +255,9 @@ static void line_text(const struct fcp_totals *t, char *buf, size_t len)
 	human(t->bytes_rate, rate, sizeof(rate));
 	clock_text(t->elapsed, el, sizeof(el));
 	if (t->counting) {
-		snprintf(buf, len, "counting... %s, %llu files, %s/s, %.0f files/s, %s", done,
-			 (unsigned long long)t->files_done, rate, t->files_rate, el);
+		snprintf(buf, len, "counting... %s, %llu file%s, %s/s, %.0f files/s, %s", done,
+			 (unsigned long long)t->files_done, t->files_done == 1 ? "" : "s", rate,
+			 t->files_rate, el);
 		return;
 	}
 	if (t->eta >= 0)
