@@ -21,10 +21,15 @@ int main(int argc, char **argv)
 	r = fcp_job_run(&o, srcs, nsrc, dst, &s);
 	/* The summary, unless -q: for a person at a terminal, or when asked
 	 * (-v, --stats); a script's copy stays as quiet as cp's. */
-	if (o.json)
+	if (o.json) {
 		fcp_stats_print_json(&s, stdout);
-	else if (!o.quiet && (o.verbose || o.stats || isatty(STDERR_FILENO)))
+	} else if (!o.quiet && (o.verbose || o.stats || isatty(STDERR_FILENO))) {
+		/* The first errors again, for a person whose terminal has
+		 * scrolled them away; a log file has them in their place. */
+		if (!isatty(STDERR_FILENO))
+			s.errors[0][0] = 0;
 		fcp_stats_print(&s, stderr);
+	}
 	fcp_stats_print_problems(&s, stderr);
 	if (s.signal) { /* die of it, as the caller of an interrupted copy expects */
 		signal(s.signal, SIG_DFL);
