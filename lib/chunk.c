@@ -113,7 +113,7 @@ static void land_last(struct fcp_worker *w, struct fcp_bigfile *b)
 
 	if (!err && eof < b->x.size)
 		err = FCP_ESHRANK;
-	/* c.bytes grew chunk by chunk (the status line moves with it). */
+	/* c.bytes grew as the engines wrote (engine.h). */
 	if (!err && atomic_load(&b->bytes) < (unsigned long long)b->x.size)
 		atomic_fetch_add(&b->e.job->c.holes, b->x.size - atomic_load(&b->bytes));
 	b->e.engine = "chunks";
@@ -178,7 +178,6 @@ static void copy_one(struct fcp_worker *w, struct fcp_bigfile *b, int i)
 		atomic_compare_exchange_strong(&b->err, &none, (int)r);
 	else {
 		atomic_fetch_add(&b->bytes, (unsigned long long)r);
-		atomic_fetch_add(&b->e.job->c.bytes, (unsigned long long)r);
 	}
 	if (r > 0)
 		push_writeback(w, b, i);

@@ -44,6 +44,7 @@ static ssize_t range_copy(struct fcp_xfer *x, off_t off, size_t len)
 			break;
 		}
 		done += n;
+		FCP_XFER_BYTES(x, n);
 	}
 	return done;
 }

@@ -42,6 +42,7 @@ static ssize_t rw_copy(struct fcp_xfer *x, off_t off, size_t len)
 		FCP_XFER_IO(x, 2);
 		if (m < 0)
 			return m;
+		FCP_XFER_BYTES(x, n);
 		done += n;
 		if ((size_t)n < want)
 			break;

@@ -100,7 +100,7 @@ void fcp_file_copy(struct fcp_entry *e)
 	if (r > FCP_SMALL_MAX && r <= FCP_LARGE_MIN && !cloned)
 		fcp_sys_writeback_start(out, 0, 0);
 	if (r >= 0) {
-		atomic_fetch_add(&e->job->c.bytes, (unsigned long long)r);
+		/* c.bytes grew as the engines wrote (engine.h). */
 		atomic_fetch_add(&e->job->c.cloned, cloned);
 		/* What was not written: cloned (shared), or holes. */
 		if (cloned)

@@ -112,6 +112,7 @@ static ssize_t copy_stream(struct fcp_xfer *x)
 		FCP_XFER_IO(x, 2);
 		if (m < 0)
 			return m;
+		FCP_XFER_BYTES(x, n);
 		total += n;
 		x->engine = "read/write";
 	}
@@ -242,6 +243,7 @@ ssize_t fcp_data_clone(struct fcp_xfer *x, bool *cloned)
 	r = list[0]->copy(x, 0, x->size);
 	FCP_XFER_IO(x, 1);
 	if (r >= 0) {
+		FCP_XFER_BYTES(x, r);
 		*cloned = true;
 		x->engine = list[0]->name;
 		return r;
