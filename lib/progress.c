@@ -18,6 +18,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -337,6 +338,7 @@ int fcp_progress_start(struct fcp_job *job, char *const *srcs, int nsrc)
 	bool bar = o->progress == FCP_PROGRESS_BAR || (o->progress == FCP_PROGRESS_AUTO && tty);
 	bool show = bar || o->progress == FCP_PROGRESS_PLAIN;
 	struct fcp_status *p;
+	sigset_t stop, old;
 
 	job->progress = NULL;
 	if (!show && !job->obs)
@@ -351,8 +353,17 @@ int fcp_progress_start(struct fcp_job *job, char *const *srcs, int nsrc)
 	clock_gettime(CLOCK_MONOTONIC, &p->t0);
 	pthread_mutex_init(&p->lock, NULL);
 	pthread_cond_init(&p->wake, NULL);
+	/* The stopping signals go to the copy's threads, as before: these
+	 * two inherit a mask without them, so that no statx of the pre-scan
+	 * is cut short by EINTR. */
+	sigemptyset(&stop);
+	sigaddset(&stop, SIGINT);
+	sigaddset(&stop, SIGTERM);
+	sigaddset(&stop, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &stop, &old);
 	p->scanning = pthread_create(&p->scan_thread, NULL, scan_main, p) == 0;
 	p->drawing = pthread_create(&p->draw_thread, NULL, draw_main, p) == 0;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	job->progress = p;
 	return 0;
 }
