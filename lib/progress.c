@@ -20,6 +20,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -34,8 +35,6 @@
 #define WINDOW 30              /* ticks of the rates' sliding window: 3 s */
 #define ITEM_WEIGHT 4096       /* an item counts as 4 KiB of data: a tree of
 				  empty files moves the percent too */
-#define SCAN_DEPTH_MAX 256     /* one descriptor per level: deeper, the
-				  totals are not known (never guessed) */
 #define LINKS_MAX (1 << 20)    /* inodes of several names remembered */
 
 struct sample {
@@ -101,78 +100,132 @@ struct frame {
 
 static void count(struct fcp_status *p, const struct statx *st)
 {
-	if (!S_ISREG(st->stx_mode)) {
-		p->files_total++;
-		return;
-	}
 	p->files_total++;
-	if (st->stx_nlink < 2 || !(p->job->o->preserve & FCP_PRESERVE_LINKS) || first_name(p, st))
+	if (S_ISREG(st->stx_mode) && (st->stx_nlink < 2 ||
+				      !(p->job->o->preserve & FCP_PRESERVE_LINKS) || first_name(p, st)))
 		p->bytes_total += st->stx_size;
 }
 
-static void scan_dir(struct fcp_status *p, int fd, const struct frame *up, int depth);
-
-/* One entry named name in dirfd (AT_FDCWD and a path for an operand). */
-static void scan_entry(struct fcp_status *p, int dirfd, const char *name, bool follow,
-		       const struct frame *up, int depth)
+static bool in_loop(const struct frame *up, const struct statx *st)
 {
-	struct statx st;
-	int fd;
+	for (const struct frame *f = up; f; f = f->up)
+		if (f->ino == st->stx_ino && f->dev == fcp_statx_dev(st))
+			return true; /* met again through a symlink (-L): the copy reports it */
+	return false;
+}
 
-	if (atomic_load(&p->scan_stop) ||
-	    fcp_sys_statx(dirfd, name, follow ? 0 : AT_SYMLINK_NOFOLLOW, STATX_BASIC_STATS,
+/* A subdirectory to enter once its parent is closed: its identity, for
+ * the loop check under -L, then its name. */
+struct sub {
+	uint64_t dev, ino;
+	char name[];
+};
+
+/* Count the entries of the directory rel (len bytes; "" is the operand)
+ * beneath root, then enter its subdirectories. Each directory is read
+ * whole and closed before its subdirectories are opened, by their path
+ * beneath the operand: the pre-scan holds two descriptors at any depth
+ * (the copy's budget of descriptors is not touched) and, unless symlinks
+ * are followed (-L), opens nothing through a symlink (RESOLVE_NO_SYMLINKS). */
+static void scan_dir(struct fcp_status *p, int root, char *rel, size_t len,
+		     const struct frame *up)
+{
+	bool follow = p->job->o->symlinks == FCP_SYMLINKS_FOLLOW;
+	int fd = !len ? fcp_sys_dup(root)
+	       : follow ? fcp_sys_openat(root, rel, O_RDONLY | O_DIRECTORY, 0)
+			: fcp_sys_open_beneath(root, rel, O_RDONLY | O_DIRECTORY, 0);
+	struct sub **subs = NULL;
+	size_t n = 0, cap = 0;
+	struct dirent *de;
+	DIR *dir;
+
+	if (fd < 0 || !(dir = fdopendir(fd))) {
+		if (fd >= 0)
+			close(fd);
+		return; /* the copy fails it too, and says why */
+	}
+	while (!atomic_load(&p->scan_stop) && (de = readdir(dir))) {
+		struct statx st;
+
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..") ||
+		    fcp_sys_statx(dirfd(dir), de->d_name, follow ? 0 : AT_SYMLINK_NOFOLLOW,
+				  STATX_BASIC_STATS, &st) < 0 || !wanted(p, &st))
+			continue;
+		if (!S_ISDIR(st.stx_mode)) {
+			count(p, &st);
+			continue;
+		}
+		if (in_loop(up, &st))
+			continue;
+		p->dirs_total++;
+		if (n == cap) {
+			struct sub **more = realloc(subs, (cap = cap ? 2 * cap : 16) * sizeof(*subs));
+			if (!more)
+				break;
+			subs = more;
+		}
+		if (!(subs[n] = malloc(sizeof(struct sub) + strlen(de->d_name) + 1)))
+			break;
+		subs[n]->dev = fcp_statx_dev(&st);
+		subs[n]->ino = st.stx_ino;
+		strcpy(subs[n++]->name, de->d_name);
+	}
+	if (de) /* stopped, or out of memory: what is left is not counted */
+		p->incomplete = true;
+	closedir(dir);
+	for (size_t i = 0; i < n; i++) {
+		size_t k = strlen(subs[i]->name);
+		struct frame me = { up, subs[i]->dev, subs[i]->ino };
+
+		if (len + k + 2 > PATH_MAX) {
+			p->incomplete = true; /* too deep to name: no totals, never guessed */
+		} else if (!atomic_load(&p->scan_stop)) {
+			snprintf(rel + len, PATH_MAX - len, "%s%s", len ? "/" : "", subs[i]->name);
+			scan_dir(p, root, rel, len + k + (len ? 1 : 0), &me);
+			rel[len] = 0;
+		}
+		free(subs[i]);
+	}
+	free(subs);
+}
+
+/* One operand, followed as the copy follows it: only under -L. */
+static void scan_operand(struct fcp_status *p, const char *src, char *rel)
+{
+	bool follow = p->job->o->symlinks == FCP_SYMLINKS_FOLLOW;
+	struct statx st;
+	int root;
+
+	if (fcp_sys_statx(AT_FDCWD, src, follow ? 0 : AT_SYMLINK_NOFOLLOW, STATX_BASIC_STATS,
 			  &st) < 0 || !wanted(p, &st))
 		return;
 	if (!S_ISDIR(st.stx_mode)) {
 		count(p, &st);
 		return;
 	}
-	for (const struct frame *f = up; f; f = f->up)
-		if (f->ino == st.stx_ino && f->dev == fcp_statx_dev(&st))
-			return; /* a loop (-L): the copy reports it */
 	p->dirs_total++;
-	if (depth >= SCAN_DEPTH_MAX) {
-		p->incomplete = true;
+	root = fcp_sys_openat(AT_FDCWD, src, O_RDONLY | O_DIRECTORY | (follow ? 0 : O_NOFOLLOW), 0);
+	if (root < 0)
 		return;
-	}
-	fd = fcp_sys_openat(dirfd, name, O_RDONLY | O_DIRECTORY | (follow ? 0 : O_NOFOLLOW), 0);
-	if (fd >= 0) {
-		struct frame me = { up, fcp_statx_dev(&st), st.stx_ino };
-		scan_dir(p, fd, &me, depth + 1);
-	}
-}
-
-static void scan_dir(struct fcp_status *p, int fd, const struct frame *up, int depth)
-{
-	bool follow = p->job->o->symlinks == FCP_SYMLINKS_FOLLOW;
-	DIR *dir = fdopendir(fd);
-	struct dirent *de;
-
-	if (!dir) {
-		close(fd);
-		return;
-	}
-	while (!atomic_load(&p->scan_stop) && (de = readdir(dir))) {
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-			continue;
-		scan_entry(p, dirfd(dir), de->d_name, follow, up, depth);
-	}
-	closedir(dir);
+	struct frame me = { NULL, fcp_statx_dev(&st), st.stx_ino };
+	rel[0] = 0;
+	scan_dir(p, root, rel, 0, &me);
+	close(root);
 }
 
 static void *scan_main(void *arg)
 {
 	struct fcp_status *p = arg;
-	/* Operands are followed as the copy follows them: only under -L. */
-	bool follow = p->job->o->symlinks == FCP_SYMLINKS_FOLLOW;
+	char *rel = malloc(PATH_MAX);
 
 	/* Beside the copy, not before it: the copy goes first. */
 	setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 10);
-	for (int i = 0; i < p->nsrc && !atomic_load(&p->scan_stop); i++)
-		scan_entry(p, AT_FDCWD, p->srcs[i], follow, NULL, 0);
+	for (int i = 0; rel && i < p->nsrc && !atomic_load(&p->scan_stop); i++)
+		scan_operand(p, p->srcs[i], rel);
+	free(rel);
 	free(p->links);
 	p->links = NULL;
-	if (!atomic_load(&p->scan_stop) && !p->incomplete)
+	if (rel && !atomic_load(&p->scan_stop) && !p->incomplete)
 		atomic_store(&p->counted, true);
 	return NULL;
 }
@@ -341,7 +394,8 @@ int fcp_progress_start(struct fcp_job *job, char *const *srcs, int nsrc)
 	sigset_t stop, old;
 
 	job->progress = NULL;
-	if (!show && !job->obs)
+	/* -v and --log need no totals: no threads for them. */
+	if (!show && !o->events)
 		return 0;
 	if (!(p = calloc(1, sizeof(*p))))
 		return -ENOMEM;
