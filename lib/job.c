@@ -358,15 +358,21 @@ static void collect(struct fcp_job *job, struct fcp_stats *s)
 	memcpy(s->errors, job->errors, sizeof(s->errors));
 }
 
-/* What the copy cost this process: CPU and peak memory, all threads. */
-static void usage(struct fcp_stats *s)
+static double tv_seconds(struct timeval tv)
+{
+	return tv.tv_sec + tv.tv_usec / 1e6;
+}
+
+/* What the copy cost this process since before (its rusage when the job
+ * began): CPU of all threads, and the peak memory. */
+static void usage(struct fcp_stats *s, const struct rusage *before)
 {
 	struct rusage ru;
 
 	if (getrusage(RUSAGE_SELF, &ru) < 0)
 		return;
-	s->cpu_user = ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6;
-	s->cpu_system = ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+	s->cpu_user = tv_seconds(ru.ru_utime) - tv_seconds(before->ru_utime);
+	s->cpu_system = tv_seconds(ru.ru_stime) - tv_seconds(before->ru_stime);
 	s->max_rss_kb = ru.ru_maxrss;
 }
 
@@ -636,9 +642,11 @@ int fcp_job_run(const struct fcp_options *o, char *const *srcs, int nsrc, const 
 {
 	struct fcp_job job = { .o = o, .err = o->err ? o->err : stderr };
 	struct timespec t0, t1;
+	struct rusage ru0 = { 0 };
 	int r;
 
 	memset(stats, 0, sizeof(*stats));
+	getrusage(RUSAGE_SELF, &ru0);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	pthread_mutex_init(&job.err_lock, NULL);
 	if (fcp_obs_open(&job, srcs, nsrc, dst) < 0)
@@ -649,7 +657,7 @@ int fcp_job_run(const struct fcp_options *o, char *const *srcs, int nsrc, const 
 		collect(&job, stats);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	stats->seconds = (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
-	usage(stats);
+	usage(stats, &ru0);
 	fcp_obs_close(&job, stats, r);
 	pthread_mutex_destroy(&job.err_lock);
 	return r;

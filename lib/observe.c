@@ -27,6 +27,7 @@ static const char *const action_name[] = {
 	[FCP_OBS_COPY] = "copy", [FCP_OBS_LINK] = "link", [FCP_OBS_MKDIR] = "mkdir",
 	[FCP_OBS_UNCHANGED] = "unchanged", [FCP_OBS_UPDATE] = "update",
 	[FCP_OBS_DELETE] = "delete", [FCP_OBS_SKIP] = "skip", [FCP_OBS_FAIL] = "fail",
+	[FCP_OBS_MOVE] = "move",
 };
 
 static const char *kind_name(mode_t mode)

@@ -15,6 +15,7 @@ struct fcp_json;
 enum fcp_obs_action {
 	FCP_OBS_COPY, FCP_OBS_LINK, FCP_OBS_MKDIR, FCP_OBS_UNCHANGED, FCP_OBS_UPDATE,
 	FCP_OBS_DELETE, FCP_OBS_SKIP, FCP_OBS_FAIL,
+	FCP_OBS_MOVE, /* --move: a source renamed, or removed after its copy */
 };
 
 /* Open --events and --log, set job->obs (NULL when nobody watches) and

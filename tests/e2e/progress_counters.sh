@@ -25,8 +25,9 @@ run_fcp --json --reflink=never xfs/s xfs/c2
 check_rc 0 "plain copy"
 check_eq "$(json "s['bytes'], s['bytes_cloned'], s['bytes_holes']")" \
 	"(3149824, 0, 8384512)" "bytes copied (the sparse file's one data block), cloned, holes"
-check_eq "$(json "s['io_operations'] >= 2 and s['cpu_user_seconds'] + s['cpu_system_seconds'] > 0")" \
-	True "I/O operations and CPU time counted"
+# CPU time may round to 0 on a copy this small: only its presence.
+check_eq "$(json "s['io_operations'] >= 2 and min(s['cpu_user_seconds'], s['cpu_system_seconds'], s['cpu_percent']) >= 0")" \
+	True "I/O operations counted, CPU time given"
 
 run_fcp --stats --reflink=never xfs/s xfs/c3
 check_grep "^fastcp: data: 3.1 MB copied, 0 B cloned, 8.4 MB of holes not written; 0 skipped, 0 excluded, 0 failed$" "$T/err"
