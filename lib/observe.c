@@ -201,9 +201,12 @@ static char *text_path(const char *path)
 	return out;
 }
 
+/* An entry left as it was (left out, or already up to date) is skipped,
+ * as robocopy counts the files it finds the same. */
 static const char *result_of(enum fcp_obs_action a)
 {
-	return a == FCP_OBS_FAIL ? "failed" : a == FCP_OBS_SKIP ? "skipped" : "ok";
+	return a == FCP_OBS_FAIL ? "failed"
+	       : a == FCP_OBS_SKIP || a == FCP_OBS_UNCHANGED ? "skipped" : "ok";
 }
 
 static void text_lines(struct fcp_obs *obs, enum fcp_obs_action a, const char *path,
@@ -238,7 +241,7 @@ void fcp_obs_record(struct fcp_job *job, enum fcp_obs_action a, mode_t mode, con
 	text_lines(obs, a, path, bytes, reason);
 	if (obs->events_fd < 0)
 		return;
-	event_begin(obs, &j, a == FCP_OBS_FAIL ? "failed" : a == FCP_OBS_SKIP ? "skipped" : "done");
+	event_begin(obs, &j, a == FCP_OBS_FAIL ? "failed" : !strcmp(result_of(a), "skipped") ? "skipped" : "done");
 	fcp_json_str(&j, "action", action_name[a]);
 	fcp_json_str(&j, "kind", kind_name(mode));
 	fcp_json_str(&j, "path", path);

@@ -230,7 +230,8 @@ bool fcp_plan_settled(struct fcp_entry *e)
 	if (S_ISREG(e->st.stx_mode))
 		atomic_fetch_add(&e->job->c.settled_bytes, e->st.stx_size);
 	fcp_obs_entry(e->job, a == FCP_ACT_SKIP ? FCP_OBS_UNCHANGED : FCP_OBS_UPDATE,
-		      e->st.stx_mode, e->d, e->name, 0, NULL);
+		      e->st.stx_mode, e->d, e->name,
+		      S_ISREG(e->st.stx_mode) ? e->st.stx_size : 0, NULL);
 	return true;
 }
 

@@ -77,6 +77,19 @@ check_grep "^copy	s/d/medium	307200	ok	-$" "$T/log"
 check_grep "^copy	s/d/new\\\\012line\\\\011tab \"quote\" \\\\134back	1	ok	-$" "$T/log"
 check_grep "^fail	failing/bad	0	failed	cannot .*: Input/output error$" "$T/log"
 
+# A --sync re-run: each entry found up to date is skipped ("unchanged").
+run_fcp --sync -T --events "$T/ev3" --log "$T/log3" s dst/s
+check_rc 0 "--sync re-run"
+python3 - "$T/ev3" <<'PY' || fail "events of a --sync re-run"
+import json, sys
+ev = [json.loads(l) for l in open(sys.argv[1], 'rb')]
+items = [e for e in ev if e['event'] in ('done', 'skipped', 'failed')]
+assert len(items) == 6 and all(e['event'] == 'skipped' and e['action'] == 'unchanged'
+                                for e in items), items
+assert {e['path']: e['bytes'] for e in items}['s/d/medium'] == 300 * 1024
+PY
+check_grep "^unchanged	s/d/medium	307200	skipped	-$" "$T/log3"
+
 # --json: the summary alone on stdout, one object with the documented keys.
 rm -rf dst2
 run_fcp --json s dst2
