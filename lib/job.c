@@ -550,63 +550,69 @@ static void catch_signals(struct fcp_job *job, struct sigaction old[3])
 		signalled_job = NULL;
 }
 
-static int run(struct fcp_job *job, char *const *srcs, int nsrc, const char *dst,
-	       struct fcp_stats *stats)
+/* The job, watched by obs (observe.h; NULL: nobody). */
+static int run(const struct fcp_options *o, char *const *srcs, int nsrc, const char *dst,
+	       struct fcp_stats *stats, struct fcp_obs *obs)
 {
 	/* --move copies as --sync does, so that running it again after a
 	 * kill finishes it (the killed run's hidden copy is taken up). */
-	const struct fcp_options *o = job->o;
 	struct fcp_options moving = *o;
+	struct fcp_job job = { .o = o, .err = o->err ? o->err : stderr, .obs = obs,
+			       .obs_items = obs != NULL };
 	struct sigaction old_actions[3];
+	struct timespec t0, t1;
 	struct top *tops;
 	struct fcp_operand *ops;
 	int into, threads, last, dfd = -1;
 	bool synced = false;
 
+	memset(stats, 0, sizeof(*stats));
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	pthread_mutex_init(&job.err_lock, NULL);
 	/* Which sources would go depends on which copies succeed. */
 	if (o->move && o->dry_run) {
-		fcp_report_errorf(job, "--dry-run cannot show a --move");
+		fcp_report_errorf(&job, "--dry-run cannot show a --move");
 		return FCP_EXIT_USAGE;
 	}
 	if (o->move) {
 		moving.sync = true;
-		job->o = &moving;
+		job.o = &moving;
 	}
-	if (empty_operand(job, srcs, nsrc, dst))
+	if (empty_operand(&job, srcs, nsrc, dst))
 		return FCP_EXIT_USAGE;
-	job->is_root = geteuid() == 0;
-	tmp_prefix_init(job->tmp_prefix, sizeof(job->tmp_prefix));
-	atomic_init(&job->uring_ok, true);
-	job->euid = geteuid();
-	job->egid = getegid();
-	fcp_meta_init(job);
-	job->umask = umask(022);
-	umask(job->umask);
-	job->cpus = usable_cpus();
-	threads = o->threads > 0 ? o->threads : default_threads(job->cpus);
-	into = decide_into(job, nsrc, dst);
+	job.is_root = geteuid() == 0;
+	tmp_prefix_init(job.tmp_prefix, sizeof(job.tmp_prefix));
+	atomic_init(&job.uring_ok, true);
+	job.euid = geteuid();
+	job.egid = getegid();
+	fcp_meta_init(&job);
+	job.umask = umask(022);
+	umask(job.umask);
+	job.cpus = usable_cpus();
+	threads = o->threads > 0 ? o->threads : default_threads(job.cpus);
+	into = decide_into(&job, nsrc, dst);
 	if (into < 0)
 		return into == -2 ? FCP_EXIT_USAGE : FCP_EXIT_PARTIAL;
 	tops = calloc(nsrc, sizeof(*tops));
 	ops = calloc(nsrc, sizeof(*ops));
-	last = tops && ops ? plan(job, ops, srcs, nsrc, dst, into) : -ENOMEM;
+	last = tops && ops ? plan(&job, ops, srcs, nsrc, dst, into) : -ENOMEM;
 	if (last >= 0)
-		fcp_dir_budget(job, &threads, dir_roots(ops, nsrc));
-	if (last < 0 || fcp_sched_create(job, threads) < 0 || fcp_hl_init(job) < 0) {
-		fcp_report_errorf(job, "out of memory");
+		fcp_dir_budget(&job, &threads, dir_roots(ops, nsrc));
+	if (last < 0 || fcp_sched_create(&job, threads) < 0 || fcp_hl_init(&job) < 0) {
+		fcp_report_errorf(&job, "out of memory");
 		free_operands(ops, nsrc);
 		free(tops);
-		fcp_sched_destroy(job);
+		fcp_sched_destroy(&job);
 		return FCP_EXIT_PARTIAL;
 	}
 	for (int i = 0; i < nsrc; i++) /* not prepared */
 		tops[i].dir.dst_fd = tops[i].root.dst_fd = tops[i].root.adopt_fd = -1;
-	catch_signals(job, old_actions);
-	fcp_sys_watch_stop(&job->stop);
-	fcp_progress_start(job, srcs, nsrc); /* without it, a copy without a line */
+	catch_signals(&job, old_actions);
+	fcp_sys_watch_stop(&job.stop);
+	fcp_progress_start(&job, srcs, nsrc); /* without it, a copy without a line */
 	for (int round = 0; round <= last; round++)
-		stats->threads = run_round(job, ops, nsrc, dst, into, tops, round, &dfd);
-	fcp_progress_stop(job);
+		stats->threads = run_round(&job, ops, nsrc, dst, into, tops, round, &dfd);
+	fcp_progress_stop(&job);
 	fcp_sys_watch_stop(NULL);
 	catch_signals(NULL, old_actions);
 	free_operands(ops, nsrc);
@@ -617,48 +623,46 @@ static int run(struct fcp_job *job, char *const *srcs, int nsrc, const char *dst
 		int r = o->fsync && !synced && tops[i].dir.dst_fd >= 0 ? fcp_sys_fsync(dfd) : 0;
 		synced |= tops[i].dir.dst_fd >= 0;
 		if (r < 0)
-			fcp_report_failed(job, "cannot sync directory", tops[i].dir.dst_name, r);
+			fcp_report_failed(&job, "cannot sync directory", tops[i].dir.dst_name, r);
 		if (tops[i].root.left) {
-			fcp_report_left(job, srcs[i], tops[i].root.left);
+			fcp_report_left(&job, srcs[i], tops[i].root.left);
 			stats->left_hidden++;
 		} else if (o->move && !tops[i].moved && tops[i].dir.dst_fd >= 0 &&
-			   !atomic_load(&job->stop)) {
-			fcp_move_prune(job, srcs[i], tops[i].dir.dst_fd, tops[i].root.name);
+			   !atomic_load(&job.stop)) {
+			fcp_move_prune(&job, srcs[i], tops[i].dir.dst_fd, tops[i].root.name);
 		}
 		top_release(&tops[i]);
 	}
 	free(tops);
 	if (dfd >= 0)
 		close(dfd);
-	collect(job, stats);
-	stats->io_path = atomic_load(&job->uring_used) ? "io_uring" : "sync";
-	fcp_hl_free(job);
-	fcp_sched_destroy(job);
+	collect(&job, stats);
+	stats->io_path = atomic_load(&job.uring_used) ? "io_uring" : "sync";
+	fcp_hl_free(&job);
+	fcp_sched_destroy(&job);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	stats->seconds = (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
 	return stats->failed || stats->not_copied ? FCP_EXIT_PARTIAL : FCP_EXIT_OK;
 }
 
 int fcp_job_run(const struct fcp_options *o, char *const *srcs, int nsrc, const char *dst,
 		struct fcp_stats *stats)
 {
-	struct fcp_job job = { .o = o, .err = o->err ? o->err : stderr };
-	struct timespec t0, t1;
+	/* The observers outlive the job's own struct: its start is seen
+	 * before the job checks anything, its end with the summary. */
+	struct fcp_job watch = { .o = o, .err = o->err ? o->err : stderr };
 	struct rusage ru0 = { 0 };
 	int r;
 
-	memset(stats, 0, sizeof(*stats));
 	getrusage(RUSAGE_SELF, &ru0);
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	pthread_mutex_init(&job.err_lock, NULL);
-	if (fcp_obs_open(&job, srcs, nsrc, dst) < 0)
+	pthread_mutex_init(&watch.err_lock, NULL);
+	if (fcp_obs_open(&watch, srcs, nsrc, dst) < 0) {
+		memset(stats, 0, sizeof(*stats));
 		return FCP_EXIT_USAGE;
-	r = run(&job, srcs, nsrc, dst, stats);
-	job.o = o; /* run() may have pointed it at its own copy */
-	if (!stats->threads) /* stopped before the copy: what it counted */
-		collect(&job, stats);
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	stats->seconds = (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
+	}
+	r = run(o, srcs, nsrc, dst, stats, watch.obs);
 	usage(stats, &ru0);
-	fcp_obs_close(&job, stats, r);
-	pthread_mutex_destroy(&job.err_lock);
+	fcp_obs_close(&watch, stats, r);
+	pthread_mutex_destroy(&watch.err_lock);
 	return r;
 }
