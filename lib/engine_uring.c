@@ -151,13 +151,16 @@ typedef void (*cqe_fn)(struct small *s, unsigned tag, int res);
  * would mean a broken ring with requests still in flight, which this
  * process cannot account for safely: it stops rather than guess.
  */
-static void ring_run(const struct fcp_job *job, struct io_uring *ring, unsigned expect,
-		     struct small *files, cqe_fn cb)
+/* The job whose batch this worker runs: its requests are counted as I/O
+ * operations of the summary (set by fcp_uring_batch). */
+static _Thread_local struct fcp_job *counted_job;
+
+static void ring_run(struct io_uring *ring, unsigned expect, struct small *files, cqe_fn cb)
 {
-	/* Each request is one I/O operation of the summary. */
-	atomic_fetch_add(&((struct fcp_job *)job)->c.io_ops, expect);
 	unsigned seen = 0;
 
+	if (counted_job)
+		atomic_fetch_add(&counted_job->c.io_ops, expect);
 	while (seen < expect) {
 		struct io_uring_cqe *cqe;
 		unsigned head, got = 0;
@@ -305,7 +308,7 @@ static void rounds_open(struct io_uring *ring, struct fcp_job *job, struct fcp_d
 		io_uring_prep_openat(sqe_for(ring, i, T_OPEN_IN), d->src_fd, f[i].name,
 				     O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC | nofollow |
 				     (job->is_root ? O_NOATIME : 0), 0);
-	ring_run(job, ring, n, f, on_cqe);
+	ring_run(ring, n, f, on_cqe);
 	for (int i = 0; i < n; i++)
 		if (f[i].in >= 0)
 			f[i].back |= fcp_sys_statx(f[i].in, "", AT_EMPTY_PATH, STATX_BASIC_STATS,
@@ -339,7 +342,7 @@ static void round_prefetch(struct io_uring *ring, const struct fcp_job *job, str
 		k++;
 	}
 	if (k)
-		ring_run(job, ring, k, f, on_cqe);
+		ring_run(ring, k, f, on_cqe);
 }
 
 /*
@@ -397,7 +400,7 @@ static void round_read(struct fcp_worker *w, struct io_uring *ring, struct fcp_d
 		io_uring_prep_read(sqe_for(ring, i, T_READ), f[i].in, f[i].buf,
 				   f[i].st.stx_size + 1, 0);
 	}
-	ring_run(fcp_worker_job(w), ring, 2 * n, f, on_cqe);
+	ring_run(ring, 2 * n, f, on_cqe);
 	for (int i = 0; i < n; i++) {
 		struct small *s = &f[i];
 		if (!s->back && s->err) {
@@ -500,7 +503,7 @@ static void rounds_data(struct fcp_worker *w, struct io_uring *ring, struct fcp_
 			k++;
 		}
 	}
-	ring_run(job, ring, k, f, on_cqe);
+	ring_run(ring, k, f, on_cqe);
 	k = 0;
 	for (int i = 0; i < n; i++) {
 		struct small *s = &f[i];
@@ -516,7 +519,7 @@ static void rounds_data(struct fcp_worker *w, struct io_uring *ring, struct fcp_
 		io_uring_prep_close(sqe_for(ring, i, T_CLOSE_IN), s->in);
 		k++;
 	}
-	ring_run(job, ring, k, f, on_cqe);
+	ring_run(ring, k, f, on_cqe);
 	for (int i = 0; i < n; i++)
 		if (f[i].tmp.name[0] || f[i].tmp.unnamed || f[i].tmp.final)
 			finish(w, d, &f[i]);
@@ -532,6 +535,7 @@ int fcp_uring_batch(struct fcp_worker *w, struct fcp_dir *d, const char **names,
 
 	if (!u)
 		return -ENOSYS;
+	counted_job = job;
 	memset(f, 0, n * sizeof(f[0]));
 	for (int k = 0; k < n; k++) {
 		f[k].name = names[k];
