@@ -11,6 +11,7 @@ PREFIX  ?= /usr/local
 BINDIR  ?= $(PREFIX)/bin
 MANDIR  ?= $(PREFIX)/share/man
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+ZSHCOMPDIR ?= $(PREFIX)/share/zsh/vendor-completions
 VERSION := 0.1.0
 
 LIB_SRC  := $(wildcard lib/*.c)
@@ -39,8 +40,15 @@ ifeq ($(FUSE_LIBS),)
 TOOL_BIN := $(filter-out build/tests/lib/faultfs,$(TOOL_BIN))
 endif
 
-.PHONY: all programs deps demo check test install uninstall clean
-all: build/fastcp build/fastcp-bench $(UNIT_BIN) $(TOOL_BIN)
+# The fuzz target of the pattern matchers (libFuzzer, clang): built with
+# the rest where clang is installed; tests/e2e/filter_fuzz.sh runs it for
+# 10 s in make check, make fuzz for FUZZ_SECONDS.
+CLANG ?= $(shell command -v clang 2>/dev/null)
+FUZZ_SECONDS ?= 60
+FUZZ_BIN := $(if $(CLANG),build/fuzz/filter)
+
+.PHONY: all programs deps demo check test install uninstall clean fuzz
+all: build/fastcp build/fastcp-bench $(UNIT_BIN) $(TOOL_BIN) $(FUZZ_BIN)
 	@cat build/config.txt
 
 programs: build/fastcp build/fastcp-bench
@@ -74,6 +82,19 @@ build/tests/lib/faultfs: tests/lib/faultfs.c build/config.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(FUSE_CFLAGS) $(LDFLAGS) -o $@ $< $(FUSE_LIBS)
 
+# A clang without libFuzzer (libclang-rt-14-dev) builds no target, and
+# says so; filter_fuzz.sh then tells a skip from a failure.
+build/fuzz/filter: tests/fuzz/filter.c lib/filter.c lib/filter.h
+	@mkdir -p $(dir $@)
+	$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -D_GNU_SOURCE -Ilib \
+		-o $@ tests/fuzz/filter.c lib/filter.c || \
+		{ echo "fastcp: clang cannot build the fuzz target (libFuzzer missing?)"; rm -f $@; }
+
+fuzz: build/fuzz/filter
+	@mkdir -p build/fuzz/corpus
+	build/fuzz/filter -max_total_time=$(FUZZ_SECONDS) -timeout=5 -max_len=512 \
+		-artifact_prefix=build/fuzz/ build/fuzz/corpus
+
 deps:
 	@sh fastcp.sh deps
 
@@ -91,17 +112,20 @@ check-sanitize: all
 	@sh mk/sanitize.sh
 
 # DESTDIR and PREFIX as usual (make install PREFIX=/usr DESTDIR=/tmp/stage).
-COMPLETIONS := $(wildcard completions/*.bash)
+# bash-completion loads a command's file by its name: one for each program.
 install: build/fastcp build/fastcp-bench
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
 	install -m 755 build/fastcp build/fastcp-bench $(DESTDIR)$(BINDIR)/
 	install -m 644 man/fastcp.1 man/fastcp-bench.1 $(DESTDIR)$(MANDIR)/man1/
-	$(foreach c,$(COMPLETIONS),install -D -m 644 $(c) $(DESTDIR)$(BASHCOMPDIR)/$(basename $(notdir $(c)));)
+	install -D -m 644 completions/fastcp.bash $(DESTDIR)$(BASHCOMPDIR)/fastcp
+	install -D -m 644 completions/fastcp.bash $(DESTDIR)$(BASHCOMPDIR)/fastcp-bench
+	install -D -m 644 completions/_fastcp $(DESTDIR)$(ZSHCOMPDIR)/_fastcp
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/fastcp $(DESTDIR)$(BINDIR)/fastcp-bench \
 	      $(DESTDIR)$(MANDIR)/man1/fastcp.1 $(DESTDIR)$(MANDIR)/man1/fastcp-bench.1 \
-	      $(foreach c,$(COMPLETIONS),$(DESTDIR)$(BASHCOMPDIR)/$(basename $(notdir $(c))))
+	      $(DESTDIR)$(BASHCOMPDIR)/fastcp $(DESTDIR)$(BASHCOMPDIR)/fastcp-bench \
+	      $(DESTDIR)$(ZSHCOMPDIR)/_fastcp
 
 clean:
 	rm -rf build

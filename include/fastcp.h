@@ -9,6 +9,8 @@
  *   FCP_EXIT_OK (0)     everything was copied
  *   FCP_EXIT_PARTIAL (1) some items failed (each reported with its path)
  *   FCP_EXIT_USAGE (2)  bad command line, nothing was done
+ * --check: 0 the trees are equal, 1 they differ (or an item could not be
+ * read), 2 bad usage.
  */
 #ifndef FASTCP_H
 #define FASTCP_H
@@ -56,18 +58,38 @@ struct fcp_options {
 	bool no_io_uring;       /* force the synchronous small-file path */
 	enum fcp_direct_read direct_read;
 	bool recursive;         /* accepted for cp habit; always on */
+	/* Choosing what to copy (lib/filter.c matches, lib/plan.c decides): */
+	struct fcp_filter *filter; /* --exclude/--include rules, or NULL */
+	bool gitignore;         /* honour .gitignore files as git does */
+	bool exclude_caches;    /* skip directories with a CACHEDIR.TAG */
+	bool one_file_system;   /* -x: mount points copied empty */
+	bool delete_excluded;   /* --delete takes excluded entries too */
+	long long min_size;     /* regular files smaller are left out; 0 */
+	long long max_size;     /* larger; -1 = no bound */
+	long long newer_than;   /* mtime (ns since the epoch) at or before it:
+				   left out; LLONG_MIN = no bound */
+	long long older_than;   /* at or after it; LLONG_MAX = no bound */
 	int verbose;            /* -v: each item on stdout, and the summary */
 	FILE *err;              /* where per-item errors go; NULL = stderr */
 	/* Copying again (lib/plan.c decides per entry): */
 	bool sync;              /* -u: an up-to-date copy (type, size, mtime)
 				   is skipped, its metadata brought up to date */
 	bool checksum;          /* -c: the same, deciding data by content */
+	bool check;             /* --check: compare each SOURCE with its copy
+				   (content by XXH3-128, metadata), one line per
+				   difference on out; nothing is written
+				   (lib/check.c) */
+	const char *manifest;   /* --manifest FILE: SQLite record of the files
+				   copied, checked or hashed (lib/manifest.c) */
 	bool dry_run;           /* say what would be done, change nothing */
 	bool delete_extra;      /* --delete: remove what the source lacks */
 	long long max_delete;   /* deletions allowed; -1 = no limit */
 	bool move;              /* --move: rename, or copy durably (as --sync
 				   --fsync) and then remove each source item
 				   whose copy is in place (lib/move.c) */
+	bool resume;            /* --resume: files from 1 GiB record their
+				   durable part; a killed run's is finished
+				   from there (lib/resume.c) */
 	FILE *out;              /* where --dry-run lines go; NULL = stdout */
 	/* What a person or a program sees (lib/progress.c, lib/observe.c): */
 	enum fcp_progress progress; /* the status line on stderr */
@@ -77,7 +99,12 @@ struct fcp_options {
 	bool json;              /* --json: the summary as JSON on stdout */
 	const char *events;     /* --events FILE ("-": stdout): NDJSON */
 	const char *log;        /* --log FILE: one line per item */
+	bool verify;            /* read each copied file back from storage and
+				   compare its XXH3-128 with the source's
+				   (lib/verify.h); named only if equal */
 };
+
+struct fcp_filter;
 
 /* Kinds of metadata that may not fit the destination: warned once each. */
 enum fcp_warn_kind {
@@ -98,16 +125,24 @@ struct fcp_stats {
 	uint64_t bytes;          /* data bytes written (holes excluded) */
 	uint64_t cloned_files;   /* files copied by reflink */
 	uint64_t failed;         /* items reported as failed */
+	uint64_t excluded;       /* entries left out by a filter (an excluded
+				    directory counts once) */
 	uint64_t not_copied;     /* items never started (stopped on ENOSPC) */
 	uint64_t skipped;        /* items left out by policy */
+	uint64_t differences;    /* --check: lines of differences printed */
+	uint64_t hashed_trusted; /* files whose hash the manifest gave, unread */
+	bool check;              /* the counts are a --check's */
 	uint64_t leftovers;      /* of interrupted runs, found (the first
 				    FCP_LEFTOVERS_NAMED named), none removed */
 	uint64_t unchanged;      /* entries already up to date (--sync) */
 	uint64_t updated;        /* entries whose metadata alone was updated */
 	uint64_t deleted;        /* destination entries removed (--delete) */
 	uint64_t moved;          /* sources renamed or removed after their copy */
+	uint64_t verified_files, verified_bytes; /* --verify: read back, equal */
+	uint64_t verified_cloned; /* of which clones (shared extents re-read) */
 	bool dry_run;            /* the counts say what would have been done */
-	uint64_t left_hidden;    /* unfinished new root copies left under a
+	uint64_t left_hidden;    /* unfinished new root copies (and, with
+				    --resume, large files) left under a
 				    temporary name (each reported with its path) */
 	uint64_t links_internal, links_external, links_relative, links_absolute;
 	uint64_t links_rewritten;
@@ -115,7 +150,6 @@ struct fcp_stats {
 	/* The counters copiers are compared by (lib/stats.c): */
 	uint64_t bytes_cloned;   /* of bytes, shared by reflink */
 	uint64_t bytes_holes;    /* holes of sparse files, not written */
-	uint64_t excluded;       /* items left out by filters */
 	uint64_t io_ops;         /* read, write, copy_file_range, clone calls
 				    and io_uring requests the engines issued */
 	double cpu_user, cpu_system; /* seconds (getrusage) */
@@ -130,11 +164,18 @@ struct fcp_stats {
 /* Fill *o with the defaults: archive mode, reflink auto, symlinks kept. */
 void fcp_options_init(struct fcp_options *o);
 
+/* Does o leave anything out (a filter option)? */
+bool fcp_options_filter(const struct fcp_options *o);
+
+/* Free what parsing the command line allocated in *o (filter rules). */
+void fcp_options_release(struct fcp_options *o);
+
 /*
  * Parse a cp-style command line. On success returns 0 and sets *srcs (into
  * argv) and *nsrc, *dst. Returns FCP_EXIT_USAGE after printing a message for
  * bad usage, or -1 when --help/--version was handled and the program should
- * exit 0.
+ * exit 0. Whatever it returns, fcp_options_release() frees what it read into
+ * *o (filter rules).
  */
 int fcp_cli_parse(int argc, char **argv, struct fcp_options *o,
 		  char ***srcs, int *nsrc, char **dst);
@@ -149,6 +190,9 @@ int fcp_cli_parse(int argc, char **argv, struct fcp_options *o,
  */
 int fcp_job_run(const struct fcp_options *o, char *const *srcs, int nsrc,
 		const char *dst, struct fcp_stats *stats);
+/* With o->check, o->manifest and nsrc 0, fcp_job_run re-verifies dst
+ * alone: every file the manifest records under it is read again and each
+ * one changed or gone is said. */
 
 /* Print the end-of-job summary (counts, speed, symlink kinds) to f. */
 void fcp_stats_print(const struct fcp_stats *s, FILE *f);

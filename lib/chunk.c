@@ -17,12 +17,18 @@
  * Each chunk written is handed to an idle worker to start its writeback.
  * The last runner out finishes the file through the same fcp_file_finish()
  * as every other file: metadata, rename into place.
+ *
+ * --resume (resume.c): the chunks a killed run recorded as done are not
+ * taken again, and the prefix of chunks done is recorded as it grows,
+ * each time after an fdatasync of the file.
  */
 #include "dest.h"
 #include "engine.h"
 #include "entry.h"
 #include "links.h"
+#include "resume.h"
 #include "sys.h"
+#include "verify.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -31,6 +37,19 @@
 
 #define CHUNK_SIZE ((off_t)32 << 20)
 _Static_assert(FCP_LARGE_MIN >= 2 * CHUNK_SIZE, "a large file has two chunks at least");
+_Static_assert(FCP_RESUME_MIN >= FCP_LARGE_MIN, "a resumable file is copied in chunks");
+
+/*
+ * --resume records the done prefix once it grew by this many chunks (128
+ * MiB): at most that much, and the chunks in flight, is copied again after
+ * a crash. Each record costs an fdatasync, but the chunks are already
+ * being written back as they are done (push_writeback), so it mostly waits
+ * for writes under way; one runner waits, the others copy on. Eight per
+ * GiB. Every chunk would be 32 syncs per GiB, each waiting for the device,
+ * to save at most 96 MiB of copying on the rare crash.
+ */
+#define RECORD_EVERY 4
+_Static_assert(CHUNK_SIZE == FCP_VERIFY_WINDOW, "--verify hashes one window per chunk");
 
 struct fcp_bigfile {
 	struct fcp_entry e;     /* with its own copies of the names */
@@ -44,20 +63,72 @@ struct fcp_bigfile {
 	atomic_llong eof;       /* where the source ended, if early: it shrank */
 	atomic_ullong bytes;
 	struct fcp_tmp tmp;
+	/* --resume: per chunk, copied; NULL when nothing is recorded. */
+	atomic_bool *done;
+	pthread_mutex_t rlock;  /* one runner records at a time */
+	int prefix, recorded;   /* under rlock: chunks done from the start,
+				   and as many as the record on the file says */
+	bool has_record;        /* a record is on the file (found or made) */
+	struct fcp_vsum sum;    /* --verify: window i is chunk i's (verify.h) */
 	char names[];
 };
 
 static void run(struct fcp_worker *w, struct fcp_bigfile *b);
 static void leave(struct fcp_worker *w, struct fcp_bigfile *b);
 
+/* --resume: start after the chunks the record found says are done, and
+ * record from there on (if the file is to be recorded at all). */
+/* --verify of a resumed file: nobody in this run read the chunks done
+ * before it (they are not copied again), so their source is read now to
+ * hash them; an error fails the file. */
+static void hash_done(struct fcp_bigfile *b, off_t end)
+{
+	struct fcp_vstream v;
+	size_t cap;
+	void *buf = fcp_worker_buf(b->e.w, &cap);
+	int err = buf ? 0 : -ENOMEM;
+
+	fcp_vstream_begin(&v, &b->sum, 0);
+	for (off_t off = 0; !err && off < end;) {
+		ssize_t n = fcp_sys_pread(b->x.in, buf, end - off < (off_t)cap ? end - off : cap, off);
+
+		if (n <= 0)
+			err = n < 0 ? (int)n : FCP_ESHRANK;
+		else
+			fcp_vstream_feed(&v, buf, n, off);
+		off += n > 0 ? n : 0;
+	}
+	if (!err)
+		err = fcp_vstream_end(&v, end);
+	if (err)
+		atomic_store(&b->err, err);
+}
+
+static void resume_from(struct fcp_bigfile *b, const struct fcp_resume *rs)
+{
+	int first = (int)(rs->done / CHUNK_SIZE);
+
+	b->has_record = rs->found;
+	if (!rs->record || !(b->done = calloc(b->chunks, sizeof(*b->done))))
+		return;
+	for (int i = 0; i < first && i < b->chunks; i++)
+		atomic_init(&b->done[i], true);
+	atomic_init(&b->next, first);
+	b->prefix = b->recorded = first;
+	pthread_mutex_init(&b->rlock, NULL);
+	if (b->e.vsum && first > 0)
+		hash_done(b, (off_t)first * CHUNK_SIZE);
+}
+
 bool fcp_chunk_start(struct fcp_entry *e, const struct fcp_xfer *x, struct fcp_hl_entry *hl,
-		     const struct fcp_tmp *tmp)
+		     const struct fcp_tmp *tmp, const struct fcp_resume *rs)
 {
 	size_t n1 = strlen(e->name) + 1, n2 = strlen(e->dst_name) + 1;
 	struct fcp_bigfile *b;
 	int helpers;
 
-	if (x->size < FCP_LARGE_MIN || fcp_sched_threads(e->job) < 2 ||
+	/* One worker copies a file whole, except one to record as it goes. */
+	if (x->size < FCP_LARGE_MIN || (fcp_sched_threads(e->job) < 2 && !rs) ||
 	    fcp_sys_ftruncate(x->out, x->size) < 0)
 		return false;
 	b = calloc(1, sizeof(*b) + n1 + n2);
@@ -75,11 +146,24 @@ bool fcp_chunk_start(struct fcp_entry *e, const struct fcp_xfer *x, struct fcp_h
 	if (b->tmp.final) /* the entry's name goes away when it returns */
 		b->tmp.final = b->e.dst_name;
 	b->chunks = (int)((x->size + CHUNK_SIZE - 1) / CHUNK_SIZE);
+	b->e.vsum = NULL;
+	if (e->job->o->verify) {
+		if (fcp_vsum_init(&b->sum, (uint64_t)x->size) < 0) {
+			free(b);
+			return false; /* one worker copies it */
+		}
+		/* Every window is there from the start: runners write only
+		 * their own. */
+		b->sum.n = b->chunks;
+		b->e.vsum = &b->sum;
+	}
 	atomic_init(&b->eof, x->size);
+	if (rs)
+		resume_from(b, rs);
 	/* Helpers only for the CPUs no runner uses yet (this one counts). */
 	helpers = e->job->cpus - atomic_load(&e->job->chunk_runners) - 1;
-	if (helpers > b->chunks - 1)
-		helpers = b->chunks - 1;
+	if (helpers > b->chunks - atomic_load(&b->next) - 1)
+		helpers = b->chunks - atomic_load(&b->next) - 1;
 	if (helpers > fcp_sched_threads(e->job) - 1)
 		helpers = fcp_sched_threads(e->job) - 1;
 	if (helpers < 0)
@@ -105,6 +189,26 @@ bool fcp_chunk_start(struct fcp_entry *e, const struct fcp_xfer *x, struct fcp_h
 	return true;
 }
 
+/* Stopped (a signal, a full destination) with a record on it: the file
+ * stays under its name for the next --sync --resume, and the job says
+ * where (in a hidden root copy, the copy left is named instead). It
+ * failed all the same. */
+static void keep(struct fcp_bigfile *b, int err)
+{
+	struct fcp_entry *e = &b->e;
+
+	fcp_entry_fail(e, "cannot copy", err);
+	if (!b->tmp.final) {
+		char *p = fcp_dir_dst_path(e->d, b->tmp.name);
+		fcp_report_error(e->job, "the copy so far is kept for --sync --resume as", p, 0);
+		free(p);
+		atomic_fetch_add(&e->job->c.kept, 1);
+	}
+	close(b->x.out);
+	close(e->src_fd);
+	fcp_hl_done(e->w, b->hl, false);
+}
+
 static void land_last(struct fcp_worker *w, struct fcp_bigfile *b)
 {
 	struct fcp_dir *d = b->e.d;
@@ -118,9 +222,19 @@ static void land_last(struct fcp_worker *w, struct fcp_bigfile *b)
 		atomic_fetch_add(&b->e.job->c.holes, b->x.size - atomic_load(&b->bytes));
 	b->e.engine = "chunks";
 	b->e.w = w;
-	fcp_file_finish(&b->e, b->hl, b->x.out, &b->tmp, err, "cannot copy");
+	/* Whole: the record goes before the metadata (and the name). */
+	if (!err && b->has_record)
+		fcp_resume_forget(b->x.out);
+	if (err && b->has_record && atomic_load(&b->e.job->stop))
+		keep(b, err);
+	else
+		fcp_file_finish(&b->e, b->hl, b->x.out, &b->tmp, err, "cannot copy");
+	fcp_vsum_free(&b->sum);
 	fcp_dir_unpin(b->e.job, d); /* pinned since fcp_chunk_start() */
 	pthread_mutex_destroy(&b->wlock);
+	if (b->done)
+		pthread_mutex_destroy(&b->rlock);
+	free(b->done);
 	free(b);
 	fcp_dir_release(w, d);
 }
@@ -158,6 +272,39 @@ void fcp_chunk_writeback(struct fcp_worker *w, struct fcp_item *it)
 	leave(w, b);
 }
 
+/*
+ * --resume: chunk i is copied; record the done prefix if it grew by
+ * RECORD_EVERY since the last record. The prefix is read before the
+ * fdatasync, so every chunk it names was written before the sync began.
+ * A runner that finds another one recording goes on copying; the one
+ * recording looks again after each record, since the others copied on
+ * meanwhile (a sync writes all that is dirty, so it can last as long as
+ * they take for the rest of the file). Not for the whole file: it is
+ * finished at once.
+ */
+static void chunk_done(struct fcp_bigfile *b, int i)
+{
+	int p, r;
+
+	atomic_store(&b->done[i], true);
+	if (pthread_mutex_trylock(&b->rlock))
+		return;
+	for (;;) {
+		for (p = b->prefix; p < b->chunks && atomic_load(&b->done[p]); p++)
+			;
+		b->prefix = p;
+		if (b->recorded < 0 || p == b->chunks || p - b->recorded < RECORD_EVERY ||
+		    atomic_load(&b->err))
+			break;
+		r = fcp_sys_fdatasync(b->x.out);
+		if (r == 0)
+			r = fcp_resume_save(&b->e, b->x.out, (off_t)p * CHUNK_SIZE);
+		b->has_record |= r == 0;
+		b->recorded = r == 0 ? p : -1; /* -1: recording failed, no more */
+	}
+	pthread_mutex_unlock(&b->rlock);
+}
+
 /* Copy chunk i of b; a skipped chunk fails the file, whatever else happened. */
 static void copy_one(struct fcp_worker *w, struct fcp_bigfile *b, int i)
 {
@@ -173,7 +320,16 @@ static void copy_one(struct fcp_worker *w, struct fcp_bigfile *b, int i)
 		atomic_compare_exchange_strong(&b->err, &none, why ? why : -ECANCELED);
 		return;
 	}
+	struct fcp_vstream v;
+	if (b->e.vsum) {
+		fcp_vstream_begin(&v, b->e.vsum, (uint64_t)off);
+		x.vs = &v;
+	}
 	ssize_t r = fcp_data_copy_chunk(&x, off, end, &eof);
+	if (x.vs) {
+		int t = fcp_vstream_end(&v, (uint64_t)end);
+		r = r >= 0 && t < 0 ? t : r;
+	}
 	if (r < 0)
 		atomic_compare_exchange_strong(&b->err, &none, (int)r);
 	else {
@@ -181,6 +337,8 @@ static void copy_one(struct fcp_worker *w, struct fcp_bigfile *b, int i)
 	}
 	if (r > 0)
 		push_writeback(w, b, i);
+	if (r >= 0 && b->done)
+		chunk_done(b, i);
 	for (long long cur = atomic_load(&b->eof);
 	     eof < cur && !atomic_compare_exchange_weak(&b->eof, &cur, eof);)
 		;

@@ -5,10 +5,17 @@
  * without running a copy.
  */
 #include "fastcp.h"
+#include "filter.h"
+#include "sys.h"
 #include "hash.h"
+#include "manifest.h"
 
+#include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
+#include <time.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +24,8 @@
 static const char usage_text[] =
 	"usage: fastcp [OPTIONS] SOURCE... DEST\n"
 	"       fastcp [OPTIONS] -T SOURCE DEST\n"
+	"       fastcp --check [OPTIONS] SOURCE... DEST\n"
+	"       fastcp --check --manifest FILE DEST\n"
 	"\n"
 	"Copy files and directory trees exactly: data, holes, mode, owner, times,\n"
 	"xattrs, ACLs, hard links, symlinks and special files (archive mode is the\n"
@@ -34,7 +43,8 @@ static const char usage_text[] =
 	"      --no-preserve=LIST        mode,ownership,timestamps,xattr,links,all\n"
 	"      --preserve=LIST           turn parts back on (same names)\n"
 	"      --fsync                   make every file durable before it is renamed\n"
-	"  -j, --threads N               worker threads (default 3 per CPU, at most 32)\n"
+	"  -j, --threads N               worker threads (default 3 per CPU, at most 32,\n"
+	"                                growing to 128 while they wait on slow sources)\n"
 	"      --no-io-uring             use the synchronous small-file path\n"
 	"      --direct-read=WHEN        read medium files around the page cache:\n"
 	"                                auto (default: if none of it is cached),\n"
@@ -43,13 +53,41 @@ static const char usage_text[] =
 	"                                same type, size and mtime is skipped, its\n"
 	"                                metadata brought up to date (not cp's -u)\n"
 	"  -c, --checksum                the same, deciding by content (XXH3-128)\n"
+	"      --check                   compare SOURCE with its copy in DEST (content\n"
+	"                                and metadata), say each difference, change\n"
+	"                                nothing; exit 0 equal, 1 different\n"
+	"      --manifest FILE           record the files copied or checked, with their\n"
+	"                                hashes, in FILE (SQLite); trusted hashes of\n"
+	"                                unchanged files spare --check and -c a read\n"
 	"      --delete                  remove what the source lacks from the copy\n"
 	"      --max-delete N            delete at most N entries (then exit 1)\n"
 	"      --mirror                  --sync --delete\n"
 	"      --move                    move: rename on one filesystem, else copy,\n"
 	"                                make durable, then remove the source\n"
+	"      --resume                  files from 1 GiB record their progress; a\n"
+	"                                re-run finishes them from there (implies\n"
+	"                                --sync)\n"
+	"      --verify                  read each copied file back from storage and\n"
+	"                                compare (XXH3-128); named only if equal, a\n"
+	"                                mismatch copied once more, then failed\n"
 	"      --dry-run                 say what would be copied, updated, deleted\n"
 	"                                and left unchanged; change nothing\n"
+	"      --exclude PATTERN         leave out what matches (rsync's rules: '*',\n"
+	"                                '**', '?', '[...]', a leading '/' anchors at\n"
+	"                                the source, a trailing '/' is for directories)\n"
+	"      --include PATTERN         copy what matches (the first rule that\n"
+	"                                matches decides, in command-line order)\n"
+	"      --exclude-from FILE       rules from FILE, one a line ('+ ' includes)\n"
+	"      --gitignore               leave out what .gitignore files ignore\n"
+	"      --exclude-caches          leave out directories with a CACHEDIR.TAG\n"
+	"  -x, --one-file-system         do not copy what is mounted below a source\n"
+	"      --min-size SIZE           leave out files smaller than SIZE (K, M, G)\n"
+	"      --max-size SIZE           leave out files larger than SIZE\n"
+	"      --newer-than WHEN         leave out what was modified at WHEN or before\n"
+	"      --older-than WHEN         leave out what was modified at WHEN or after\n"
+	"                                (WHEN: 2026-01-31[ HH:MM[:SS]], @EPOCH, or an\n"
+	"                                age such as 7d, 12h, 30m, 2w)\n"
+	"      --delete-excluded         --delete also removes excluded entries\n"
 	"  -v, --verbose                 print each item as it is done (stdout), and\n"
 	"                                the summary\n"
 	"      --stats                   print the summary (also when stderr is no\n"
@@ -71,12 +109,20 @@ static const char usage_text[] =
 	"\n"
 	"Exit status: 0 all copied, 1 some items failed, 2 bad usage.\n";
 
+/* Choosing what to copy (apart from the others, which may grow). */
+enum {
+	OPT_EXCLUDE = 768, OPT_INCLUDE, OPT_EXCLUDE_FROM, OPT_GITIGNORE, OPT_EXCLUDE_CACHES,
+	OPT_MIN_SIZE, OPT_MAX_SIZE, OPT_NEWER, OPT_OLDER, OPT_DELETE_EXCLUDED,
+};
+
 enum {
 	OPT_SYMLINKS = 256, OPT_REFLINK, OPT_NO_PRESERVE, OPT_PRESERVE, OPT_FSYNC,
 	OPT_NO_URING, OPT_DIRECT_READ, OPT_HELP, OPT_VERSION, OPT_STATS,
-	OPT_DRY_RUN, OPT_DELETE, OPT_MAX_DELETE, OPT_MIRROR, OPT_MOVE,
-	OPT_PROGRESS, OPT_JSON, OPT_EVENTS, OPT_LOG,
+	OPT_DRY_RUN, OPT_DELETE, OPT_MAX_DELETE, OPT_MIRROR, OPT_MOVE, OPT_RESUME,
+	OPT_VERIFY, OPT_PROGRESS, OPT_JSON, OPT_EVENTS, OPT_LOG,
 };
+
+enum { OPT_CHECK = 512, OPT_MANIFEST }; /* issue 19 */
 
 static const struct option longopts[] = {
 	{ "archive", no_argument, NULL, 'a' },
@@ -92,13 +138,28 @@ static const struct option longopts[] = {
 	{ "threads", required_argument, NULL, 'j' },
 	{ "no-io-uring", no_argument, NULL, OPT_NO_URING },
 	{ "direct-read", required_argument, NULL, OPT_DIRECT_READ },
+	{ "exclude", required_argument, NULL, OPT_EXCLUDE },
+	{ "include", required_argument, NULL, OPT_INCLUDE },
+	{ "exclude-from", required_argument, NULL, OPT_EXCLUDE_FROM },
+	{ "gitignore", no_argument, NULL, OPT_GITIGNORE },
+	{ "exclude-caches", no_argument, NULL, OPT_EXCLUDE_CACHES },
+	{ "one-file-system", no_argument, NULL, 'x' },
+	{ "min-size", required_argument, NULL, OPT_MIN_SIZE },
+	{ "max-size", required_argument, NULL, OPT_MAX_SIZE },
+	{ "newer-than", required_argument, NULL, OPT_NEWER },
+	{ "older-than", required_argument, NULL, OPT_OLDER },
+	{ "delete-excluded", no_argument, NULL, OPT_DELETE_EXCLUDED },
 	{ "sync", no_argument, NULL, 'u' },
 	{ "checksum", no_argument, NULL, 'c' },
+	{ "check", no_argument, NULL, OPT_CHECK },
+	{ "manifest", required_argument, NULL, OPT_MANIFEST },
 	{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
 	{ "delete", no_argument, NULL, OPT_DELETE },
 	{ "max-delete", required_argument, NULL, OPT_MAX_DELETE },
 	{ "mirror", no_argument, NULL, OPT_MIRROR },
 	{ "move", no_argument, NULL, OPT_MOVE },
+	{ "resume", no_argument, NULL, OPT_RESUME },
+	{ "verify", no_argument, NULL, OPT_VERIFY },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "stats", no_argument, NULL, OPT_STATS },
 	{ "quiet", no_argument, NULL, 'q' },
@@ -177,6 +238,104 @@ static int parse_word(const char *arg, const char *const *words, int n)
 	return -1;
 }
 
+/* A size: decimal digits and an optional K, M, G or T (powers of 1024). */
+static int parse_size(const char *arg, long long *out)
+{
+	static const char units[] = "KMGT";
+	const char *u;
+	char *end;
+	long long v;
+	int shift = 0;
+
+	if (*arg < '0' || *arg > '9')
+		return -1;
+	errno = 0;
+	v = strtoll(arg, &end, 10);
+	if (*end && end[1] == 0 && (u = strchr(units, toupper((unsigned char)*end))))
+		shift = 10 * (int)(u - units + 1), end++;
+	if (errno || *end || v > (LLONG_MAX >> shift))
+		return -1;
+	*out = v << shift;
+	return 0;
+}
+
+/* An ISO date "2026-01-31[ HH:MM[:SS]]" (local time; 'T' may part date
+ * and time), "@EPOCH" (seconds), or an age "N[smhdw]" before now: in
+ * nanoseconds since the epoch. */
+static int parse_when(const char *arg, long long *out)
+{
+	static const struct { char unit; long long secs; } ages[] = {
+		{ 's', 1 }, { 'm', 60 }, { 'h', 3600 }, { 'd', 86400 }, { 'w', 604800 },
+	};
+	struct tm tm = { .tm_isdst = -1 };
+	long long v;
+	char *end;
+	int n = -1;
+
+	if (arg[0] == '@' || (arg[0] >= '0' && arg[0] <= '9' && !strchr(arg, '-'))) {
+		long long now = time(NULL), secs = -1;
+
+		errno = 0;
+		v = strtoll(arg + (arg[0] == '@'), &end, 10);
+		if (errno || end == arg + (arg[0] == '@') || v < 0)
+			return -1;
+		if (arg[0] == '@' && !*end)
+			secs = v;
+		for (size_t i = 0; arg[0] != '@' && i < sizeof(ages) / sizeof(ages[0]); i++)
+			if (end[0] == ages[i].unit && !end[1]) {
+				if (v > now / ages[i].secs)
+					return -1; /* before the epoch */
+				secs = now - v * ages[i].secs;
+				end++;
+			}
+		/* A bare number is neither: refused, not guessed. */
+		if (*end || secs < 0 || secs > LLONG_MAX / 1000000000)
+			return -1;
+		*out = secs * 1000000000;
+		return 0;
+	}
+	if (sscanf(arg, "%4d-%2d-%2d%n", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &n) != 3 || n != 10)
+		return -1;
+	if (arg[n] && ((arg[n] != ' ' && arg[n] != 'T') ||
+		       sscanf(arg + n + 1, "%2d:%2d%n:%2d%n", &tm.tm_hour, &tm.tm_min, &n, &tm.tm_sec,
+			      &n) < 2 || arg[11 + n]))
+		return -1;
+	if (tm.tm_mon < 1 || tm.tm_mon > 12 || tm.tm_mday < 1 || tm.tm_mday > 31 ||
+	    tm.tm_hour > 23 || tm.tm_min > 59 || tm.tm_sec > 60)
+		return -1;
+	tm.tm_year -= 1900;
+	tm.tm_mon -= 1;
+	n = tm.tm_mday;
+	*out = (long long)mktime(&tm) * 1000000000;
+	return tm.tm_mday == n ? 0 : -1; /* "2026-02-30" moved on to March */
+}
+
+/* A rule of --exclude or --include, or the rules of an --exclude-from
+ * file, added to the options' list. */
+static int add_rules(struct fcp_options *o, int c, const char *arg)
+{
+	char *text = NULL;
+	ssize_t n = 0;
+	int r;
+
+	if (!o->filter && !(o->filter = calloc(1, sizeof(*o->filter))))
+		return bad("%s", "out of memory");
+	if (c != OPT_EXCLUDE_FROM) {
+		r = fcp_rules_add(&o->filter->rules, arg, c == OPT_INCLUDE);
+		if (r == -EINVAL)
+			return bad("empty pattern '%s' for --%s", arg,
+				   c == OPT_INCLUDE ? "include" : "exclude");
+		return r < 0 ? bad("%s", "out of memory") : 0;
+	}
+	n = fcp_sys_read_file(AT_FDCWD, arg, 16 << 20, &text);
+	if (n < 0)
+		return bad("cannot read --exclude-from file '%s': %s", arg,
+			   n == -EINVAL ? "not a regular file" : strerror((int)-n));
+	r = fcp_rules_parse(&o->filter->rules, text, (size_t)n);
+	free(text);
+	return r < 0 ? bad("%s", "out of memory") : 0;
+}
+
 static int parse_one(int c, const char *arg, struct fcp_options *o)
 {
 	static const char *const symlinks[] = { "keep", "follow", "rewrite", "skip" };
@@ -206,16 +365,42 @@ static int parse_one(int c, const char *arg, struct fcp_options *o)
 	case OPT_FSYNC: o->fsync = true; break;
 	case 'u': o->sync = true; break;
 	case 'c': o->checksum = true; break;
+	case OPT_CHECK: o->check = true; break;
+	case OPT_MANIFEST:
+		if (!*arg)
+			return bad("%s", "empty --manifest file name ''");
+		o->manifest = arg;
+		break;
 	case OPT_DRY_RUN: o->dry_run = true; break;
 	case OPT_DELETE: o->delete_extra = true; break;
 	case OPT_MIRROR: o->sync = o->delete_extra = true; break;
 	case OPT_MOVE: o->move = true; break;
+	/* Finishing what a killed run left is --sync's work: implied, so
+	 * that the first run and the re-run can be one command. */
+	case OPT_RESUME: o->resume = o->sync = true; break;
+	case OPT_VERIFY: o->verify = true; break;
 	case OPT_MAX_DELETE:
 		if (parse_count(arg, 0, 2147483647, &v) < 0)
 			return bad("invalid --max-delete count '%s' (0 to 2147483647)", arg);
 		o->max_delete = v;
 		break;
 	case OPT_NO_URING: o->no_io_uring = true; break;
+	case OPT_EXCLUDE: case OPT_INCLUDE: case OPT_EXCLUDE_FROM: return add_rules(o, c, arg);
+	case OPT_GITIGNORE: o->gitignore = true; break;
+	case OPT_EXCLUDE_CACHES: o->exclude_caches = true; break;
+	case 'x': o->one_file_system = true; break;
+	case OPT_DELETE_EXCLUDED: o->delete_excluded = o->delete_extra = true; break;
+	case OPT_MIN_SIZE: case OPT_MAX_SIZE:
+		if (parse_size(arg, c == OPT_MIN_SIZE ? &o->min_size : &o->max_size) < 0)
+			return bad("invalid size '%s' for --%s (a number, then K, M, G or T)", arg,
+				   c == OPT_MIN_SIZE ? "min-size" : "max-size");
+		break;
+	case OPT_NEWER: case OPT_OLDER:
+		if (parse_when(arg, c == OPT_NEWER ? &o->newer_than : &o->older_than) < 0)
+			return bad("invalid time '%s' for --%s (2026-01-31[ HH:MM[:SS]], @EPOCH, "
+				   "or an age such as 7d)", arg,
+				   c == OPT_NEWER ? "newer-than" : "older-than");
+		break;
 	case OPT_SYMLINKS:
 		if ((v = parse_word(arg, symlinks, 4)) < 0)
 			return bad("invalid --symlinks policy '%s' (keep, follow, rewrite, skip)", arg);
@@ -249,6 +434,26 @@ static int parse_one(int c, const char *arg, struct fcp_options *o)
 	return 0;
 }
 
+/* --check and --manifest with what they cannot go with. */
+static int check_usage(const struct fcp_options *o, int operands)
+{
+	if (o->manifest && !fcp_manifest_available())
+		return bad("%s", "--manifest is not available: fastcp was built without SQLite");
+	if (o->manifest && o->dry_run)
+		return bad("%s", "--manifest records what was done: not with --dry-run");
+	if (!o->check)
+		return 0;
+	if (!fcp_hash_available())
+		return bad("%s", "--check is not available: fastcp was built without libxxhash");
+	/* A check changes nothing: what would change is --dry-run's to say. */
+	if (o->move || o->delete_extra || o->dry_run || o->max_delete >= 0)
+		return bad("%s", "--check changes nothing: not with --move, --delete, --mirror, "
+			   "--max-delete or --dry-run");
+	if (operands == 1 && !o->manifest)
+		return bad("%s", "--check of one operand needs --manifest FILE");
+	return 0;
+}
+
 int fcp_cli_parse(int argc, char **argv, struct fcp_options *o, char ***srcs, int *nsrc,
 		  char **dst)
 {
@@ -260,7 +465,7 @@ int fcp_cli_parse(int argc, char **argv, struct fcp_options *o, char ***srcs, in
 	 * operands, as in cp ("fastcp a b -v"); "--" ends them. */
 	optind = 0;
 	opterr = 0; /* our own messages, without the program's path */
-	while ((c = getopt_long(argc, argv, ":arRTPLvqucj:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":arRTPLvqucxj:", longopts, NULL)) != -1) {
 		if (c == OPT_HELP) {
 			fputs(usage_text, stdout);
 			return -1;
@@ -286,12 +491,25 @@ int fcp_cli_parse(int argc, char **argv, struct fcp_options *o, char ***srcs, in
 	}
 	if (o->max_delete >= 0 && !o->delete_extra)
 		return bad("%s", "--max-delete limits --delete or --mirror, given neither");
+	if ((r = check_usage(o, argc - optind)))
+		return r;
+	if (o->check && o->manifest && argc - optind == 1) { /* DEST alone */
+		*srcs = argv + optind;
+		*nsrc = 0;
+		*dst = argv[optind];
+		return argv[optind][0] ? 0 : bad("%s", "empty destination operand ''");
+	}
 	/* A dry run would have to say which sources go: it cannot know
 	 * which copies would succeed. */
 	if (o->move && o->dry_run)
 		return bad("%s", "--dry-run cannot show a --move");
+	/* A rename takes a directory whole, what a filter leaves out too. */
+	if (o->move && fcp_options_filter(o))
+		return bad("%s", "--move cannot be combined with filters");
 	if (o->checksum && !fcp_hash_available())
 		return bad("%s", "--checksum is not available: fastcp was built without libxxhash");
+	if (o->verify && !fcp_hash_available())
+		return bad("%s", "--verify is not available: fastcp was built without libxxhash");
 	if (argc - optind < 1)
 		return bad("%s", "missing file operand");
 	if (argc - optind < 2)

@@ -1,7 +1,9 @@
 /*
  * delete.c - --delete (delete.h).
  */
+#include "check.h"
 #include "delete.h"
+#include "plan.h"
 #include "sys.h"
 #include "observe.h"
 
@@ -117,6 +119,11 @@ struct sweep {
 	uint64_t dev;   /* the destination's filesystem: never left */
 	bool dry;
 	int depth;      /* levels below the directory being tidied */
+	/* Extras of d (messages name them dpath/...; skip is its length and
+	 * the '/'): what an exclude rule protects inside them stays. NULL
+	 * when an entry must go whole (a type change). */
+	struct fcp_dir *d;
+	size_t skip;
 };
 
 /* One deletion from the --max-delete budget; false once it is spent. */
@@ -162,12 +169,15 @@ static int open_parent(int fd, const struct statx *want)
 }
 
 /* Empty the directory name of *dirfd (the directory dir_st; *dirfd is
- * ours to close and find again when owned), which was st when stat'ed. */
+ * ours to close and find again when owned), which was st when stat'ed.
+ * What an exclude rule protects stays: -ENOTEMPTY when some of its own
+ * entries did, 1 when only something deeper did. */
 static int remove_children(struct sweep *x, int *dirfd, const struct statx *dir_st, bool owned,
 			   const char *name, const char *path, const struct statx *st)
 {
 	struct fcp_names kids = { 0 };
 	struct statx now;
+	bool kept = false, below = false;
 	int fd = fcp_sys_openat(*dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW, 0), r;
 
 	if (fd < 0)
@@ -185,8 +195,19 @@ static int remove_children(struct sweep *x, int *dirfd, const struct statx *dir_
 	r = list_names(fd, &kids);
 	for (size_t i = 0; r >= 0 && i < kids.n; i++) {
 		char *p = join(path, kids.v[i]);
-		int k = p ? remove_at(x, &fd, st, true, kids.v[i], p) : -ENOMEM;
+		int k;
+
+		if (p && x->d && fcp_plan_keeps_extra(x->job, x->d, p + x->skip, fd, kids.v[i])) {
+			kept = true;
+			free(p);
+			continue;
+		}
+		k = p ? remove_at(x, &fd, st, true, kids.v[i], p) : -ENOMEM;
 		free(p);
+		if (k == 1) { /* something kept below */
+			below = true;
+			continue;
+		}
 		/* A failure is reported where it happened; the budget spent
 		 * stops everything. */
 		if (k == -ECANCELED || (k < 0 && r >= 0))
@@ -204,12 +225,15 @@ static int remove_children(struct sweep *x, int *dirfd, const struct statx *dir_
 	}
 	if (fd >= 0)
 		close(fd);
+	if (r >= 0 && (kept || below))
+		return kept ? -ENOTEMPTY : 1;
 	return r;
 }
 
 /* Remove name of *dirfd (path for messages), a directory with everything
- * in it. Returns 0, -ECANCELED when the budget is spent, or another
- * -errno after reporting it; *dirfd may be -1 then (not found again). */
+ * in it. Returns 0, 1 when excluded entries in it were kept (said), and
+ * it with them, -ECANCELED when the budget is spent, or another -errno
+ * after reporting it; *dirfd may be -1 then (not found again). */
 static int remove_at(struct sweep *x, int *dirfd, const struct statx *dir_st, bool owned,
 		     const char *name, const char *path)
 {
@@ -219,6 +243,10 @@ static int remove_at(struct sweep *x, int *dirfd, const struct statx *dir_st, bo
 
 	if (r == -ENOENT)
 		return 0;
+	if (x->job->o->check) { /* said, not removed, and not gone into */
+		fcp_check_say(x->job, path, "extra in DEST");
+		return 0;
+	}
 	dir = r == 0 && S_ISDIR(st.stx_mode);
 	if (dir && fcp_statx_dev(&st) != x->dev)
 		r = -EXDEV; /* a mount point: what is mounted there is not ours */
@@ -226,6 +254,13 @@ static int remove_at(struct sweep *x, int *dirfd, const struct statx *dir_st, bo
 		r = remove_children(x, dirfd, dir_st, owned, name, path, &st);
 	if (r == -ECANCELED)
 		return r;
+	/* As rsync, a directory holding excluded entries stays, with them
+	 * (said once, where they are), and so do those above it. */
+	if (r == -ENOTEMPTY)
+		fcp_report_held(x->job, path, "it holds excluded entries (--delete-excluded "
+						"deletes them)");
+	if (r == -ENOTEMPTY || r == 1)
+		return 1;
 	if (r == 0 && !take(x->job, path))
 		return -ECANCELED;
 	if (r == 0 && x->dry)
@@ -245,7 +280,7 @@ static int remove_at(struct sweep *x, int *dirfd, const struct statx *dir_st, bo
 
 int fcp_delete_entry(struct fcp_job *job, struct fcp_dir *d, const char *name)
 {
-	struct sweep x = { job, d->dst_dev, job->o->dry_run, 0 };
+	struct sweep x = { job, d->dst_dev, job->o->dry_run, 0, NULL, 0 };
 	char *p = fcp_dir_dst_path(d, name);
 	int dfd = d->dst_fd; /* d's own: never closed here */
 	int r = remove_at(&x, &dfd, NULL, false, name, p ? p : name);
@@ -297,6 +332,7 @@ static int extras(struct fcp_job *job, struct fcp_dir *d, const char *dpath,
 		fcp_report_failed(job, "cannot read directory", dpath, r);
 	for (size_t i = 0; r >= 0 && i < all.n; i++)
 		if (strncmp(all.v[i], ".fcp-", 5) && !seen(d->seen, all.v[i]) &&
+		    !fcp_plan_keeps_extra(job, d, all.v[i], d->dst_fd, all.v[i]) &&
 		    (r = names_push(extra, all.v[i])) < 0)
 			fcp_report_failed(job, "out of memory in", dpath, r);
 	names_clear(&all);
@@ -306,7 +342,7 @@ static int extras(struct fcp_job *job, struct fcp_dir *d, const char *dpath,
 void fcp_delete_extras(struct fcp_worker *w, struct fcp_dir *d)
 {
 	struct fcp_job *job = fcp_worker_job(w);
-	struct sweep x = { job, d->dst_dev, job->o->dry_run, 0 };
+	struct sweep x = { job, d->dst_dev, job->o->dry_run, 0, d, 0 };
 	struct fcp_names extra = { 0 };
 	int dfd = d->dst_fd; /* d's own: never closed here */
 	const char *why;
@@ -315,8 +351,10 @@ void fcp_delete_extras(struct fcp_worker *w, struct fcp_dir *d)
 	if (!d->seen || atomic_load(&job->delete_stopped))
 		return;
 	dpath = fcp_dir_dst_path(d, NULL);
+	x.skip = strlen(dpath ? dpath : "?") + 1;
 	if (extras(job, d, dpath, &extra) >= 0 && extra.n) {
-		why = held(job, d);
+		/* --check says every extra: it deletes nothing. */
+		why = job->o->check ? NULL : held(job, d);
 		if (why)
 			hold(job, dpath, why, extra.n);
 		for (size_t i = 0; !why && i < extra.n; i++) {

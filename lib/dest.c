@@ -50,9 +50,16 @@ int fcp_dest_make_for(struct fcp_worker *w, struct fcp_dir *d, const char *name,
 	return fcp_dest_make(w, d->dst_fd, tmp, make, arg);
 }
 
+struct new_file {
+	mode_t mode;
+	int flags;
+};
+
 static int make_file(int dirfd, const char *tmp, void *arg)
 {
-	return fcp_sys_openat(dirfd, tmp, FCP_DEST_NAMED_FLAGS, *(mode_t *)arg);
+	const struct new_file *f = arg;
+
+	return fcp_sys_openat(dirfd, tmp, f->flags, f->mode);
 }
 
 enum { UNNAMED_UNKNOWN, UNNAMED_EMPTY_PATH, UNNAMED_PROCFS, UNNAMED_NO };
@@ -132,26 +139,29 @@ bool fcp_dest_unnamed_ok(struct fcp_worker *w, struct fcp_dir *d)
 int fcp_dest_create(struct fcp_worker *w, struct fcp_dir *d, struct fcp_tmp *t, mode_t mode,
 		    const char *name)
 {
+	struct fcp_job *job = fcp_worker_job(w);
+	struct new_file f = { fcp_dest_open_mode(mode),
+			      fcp_dest_flags(job, FCP_DEST_NAMED_FLAGS) };
 	int fd;
 
-	mode = fcp_dest_open_mode(mode);
 	t->name[0] = 0;
 	t->unnamed = false;
 	t->final = NULL;
-	fd = make_final(d, name, make_file, &mode);
+	fd = make_final(d, name, make_file, &f);
 	if (fd != -EEXIST) {
 		t->final = fd >= 0 ? name : NULL;
 		return fd;
 	}
 	t->unnamed = fcp_dest_unnamed_ok(w, d);
 	if (t->unnamed) {
-		fd = fcp_sys_openat(d->dst_fd, ".", FCP_DEST_UNNAMED_FLAGS, mode);
+		fd = fcp_sys_openat(d->dst_fd, ".", fcp_dest_flags(job, FCP_DEST_UNNAMED_FLAGS),
+				    f.mode);
 		/* This filesystem may differ from the probe's. */
 		if (!fcp_dest_unnamed_refused(fd))
 			return fd;
 		t->unnamed = false;
 	}
-	return fcp_dest_make(w, d->dst_fd, t->name, make_file, &mode);
+	return fcp_dest_make(w, d->dst_fd, t->name, make_file, &f);
 }
 
 /* Rename the complete file from tmp to name; what says why it failed. */
@@ -362,6 +372,7 @@ static int adopt(struct fcp_root *root, bool *created, char tmp[FCP_TMPNAME_MAX]
 
 	snprintf(tmp, FCP_TMPNAME_MAX, "%s", root->adopt_name);
 	root->adopt_fd = -1;
+	root->adopted = true;
 	*created = false;
 	return fd;
 }

@@ -44,6 +44,14 @@ struct fcp_tmp {
 #define FCP_DEST_NAMED_FLAGS (O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW)
 #define FCP_DEST_UNNAMED_FLAGS (O_WRONLY | O_TMPFILE)
 
+/* The open flags of a new file, one of the two above: --verify reads each
+ * copy back through the descriptor that wrote it (verify.h), so that no
+ * re-open can refresh or bypass what it checks. */
+static inline int fcp_dest_flags(const struct fcp_job *job, int flags)
+{
+	return job->o->verify ? (flags & ~O_ACCMODE) | O_RDWR : flags;
+}
+
 /* The mode a new file is opened with: create_mode (fcp_meta_create_mode)
  * when it has one, else private until its metadata is set. */
 static inline mode_t fcp_dest_open_mode(mode_t create_mode)

@@ -287,10 +287,10 @@ static int fds_open_now(void)
 	return n;
 }
 
-void fcp_dir_budget(struct fcp_job *job, int *threads, int dir_roots)
+void fcp_dir_budget(struct fcp_job *job, int *threads, int *max, int dir_roots)
 {
 	long avail = raise_fd_limit() - fds_open_now() - FDS_RESERVED - (long)FDS_PER_ROOT * dir_roots;
-	long workers = avail * 3 / 4, most = workers / (FDS_PER_WORKER + 2);
+	long workers = avail * 3 / 4, most = workers / (FDS_PER_WORKER + 2), per;
 	int batch = FCP_BATCH_MAX;
 
 	if (*threads > most)
@@ -298,6 +298,13 @@ void fcp_dir_budget(struct fcp_job *job, int *threads, int dir_roots)
 	while (batch > 1 && *threads * (FDS_PER_WORKER + 2L * batch) > workers)
 		batch--;
 	job->batch_max = batch;
-	avail -= *threads * (FDS_PER_WORKER + 2L * batch);
+	/* Workers the pool may add (sched.c) get theirs from the same
+	 * share, at the same batch size. */
+	per = FDS_PER_WORKER + 2L * batch;
+	if (*max > *threads + (workers - *threads * per) / per)
+		*max = *threads + (int)((workers - *threads * per) / per);
+	if (*max < *threads)
+		*max = *threads;
+	avail -= *max * per;
 	job->dir_budget = avail / 2 > 8 ? (int)(avail / 2) : 8;
 }

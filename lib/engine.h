@@ -12,6 +12,7 @@
 #define FCP_ENGINE_H
 
 #include "job.h"
+#include "verify.h"
 
 #include <errno.h>
 #include <sys/types.h>
@@ -41,6 +42,9 @@ struct fcp_xfer {
 	 * -1 off (chunks of a large file: always off). */
 	int direct;
 	const char *engine; /* the engine that wrote the data (observers) */
+	/* --verify: the hash of the bytes read, fed in offset order by the
+	 * engines that read (verify.h); NULL otherwise. */
+	struct fcp_vstream *vs;
 };
 
 /* One read, write, copy or clone call issued (the summary's I/O count). */

@@ -36,6 +36,8 @@ static ssize_t rw_copy(struct fcp_xfer *x, off_t off, size_t len)
 			return n;
 		if (n == 0)
 			break;
+		if (x->vs)
+			fcp_vstream_feed(x->vs, buf, (size_t)n, (uint64_t)pos);
 		fcp_xfer_write_begin(x);
 		ssize_t m = fcp_sys_pwrite_full(x->out, buf, n, pos);
 		fcp_xfer_write_end(x);

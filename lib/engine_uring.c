@@ -26,9 +26,11 @@
 #include "config.h"
 #include "dest.h"
 #include "engine.h"
+#include "manifest.h"
 #include "meta.h"
 #include "sys.h"
 #include "observe.h"
+#include "verify.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -46,7 +48,13 @@
 struct fcp_uring {
 	struct io_uring ring;
 	char *arena;
+	char *varena; /* --verify: aligned read-back buffers of one round */
 };
+
+/* Each file's read-back asks for whole pages, one byte past its size
+ * included (a copy longer than its source shows). */
+#define VERIFY_ALIGN 4096u
+#define VARENA_SIZE (ARENA_SIZE + FCP_BATCH_MAX * VERIFY_ALIGN)
 
 struct small {
 	const char *name;
@@ -61,6 +69,8 @@ struct small {
 	bool linked;             /* unnamed, and linked under its name */
 	bool commit_again;       /* closed, but the rename found its name taken */
 	bool flags_refused;      /* the rename said it takes no flags here */
+	int direct;              /* --verify: 1 read back with O_DIRECT */
+	ssize_t vgot;            /* --verify: what the read-back returned */
 	int link_err;            /* why io_uring could not link it */
 	char link_path[32];      /* linkat's old path for an unnamed one */
 };
@@ -128,6 +138,7 @@ void fcp_uring_worker_free(void *p)
 		return;
 	io_uring_queue_exit(&u->ring);
 	free(u->arena);
+	free(u->varena);
 	free(u);
 }
 
@@ -183,7 +194,7 @@ static void ring_run(struct io_uring *ring, unsigned expect, struct small *files
 
 enum {
 	T_OPEN_IN, T_PREFETCH, T_OPEN_OUT, T_READ, T_WRITE, T_CLOSE_OUT, T_RENAME,
-	T_LINK, T_CLOSE_IN
+	T_LINK, T_CLOSE_IN, T_VERIFY
 };
 
 static void on_cqe(struct small *s, unsigned tag, int res)
@@ -254,6 +265,9 @@ static void on_cqe(struct small *s, unsigned tag, int res)
 		break;
 	case T_CLOSE_IN:
 		s->in = -1;
+		break;
+	case T_VERIFY:
+		s->vgot = res;
 		break;
 	}
 }
@@ -373,8 +387,9 @@ static void round_read(struct fcp_worker *w, struct io_uring *ring, struct fcp_d
 {
 	/* Unnamed files need io_uring's LINKAT, unless it refused one. In a
 	 * hidden directory every file gets its final name at once (dest.h). */
+	struct fcp_job *job = fcp_worker_job(w);
 	bool unnamed = !d->hidden && fcp_dest_unnamed_ok(w, d) &&
-		       !atomic_load(&fcp_worker_job(w)->uring_link_refused);
+		       !atomic_load(&job->uring_link_refused);
 
 	for (int i = 0; i < n; i++) {
 		mode_t mode;
@@ -385,15 +400,15 @@ static void round_read(struct fcp_worker *w, struct io_uring *ring, struct fcp_d
 		f[i].tmp.final = d->hidden ? f[i].name : NULL;
 		if (d->hidden) {
 			io_uring_prep_openat(sqe_for(ring, i, T_OPEN_OUT), d->dst_fd, f[i].name,
-					     FCP_DEST_NAMED_FLAGS | O_CLOEXEC, mode);
+					     fcp_dest_flags(job, FCP_DEST_NAMED_FLAGS) | O_CLOEXEC, mode);
 		} else if (unnamed) {
 			io_uring_prep_openat(sqe_for(ring, i, T_OPEN_OUT), d->dst_fd, ".",
-					     FCP_DEST_UNNAMED_FLAGS | O_CLOEXEC, mode);
+					     fcp_dest_flags(job, FCP_DEST_UNNAMED_FLAGS) | O_CLOEXEC, mode);
 		} else {
 			fcp_worker_tmpname(w, f[i].tmp.name, sizeof(f[i].tmp.name));
 			io_uring_prep_openat(sqe_for(ring, i, T_OPEN_OUT), d->dst_fd,
 					     f[i].tmp.name,
-					     FCP_DEST_NAMED_FLAGS | O_CLOEXEC, mode);
+					     fcp_dest_flags(job, FCP_DEST_NAMED_FLAGS) | O_CLOEXEC, mode);
 		}
 		/* One byte more than the size: a file that grew since its stat
 		 * (or a size-0 file with content, as in procfs) is handed back. */
@@ -487,6 +502,69 @@ static void finish(struct fcp_worker *w, struct fcp_dir *d, struct small *s)
 	atomic_fetch_add(&job->c.files, 1);
 	atomic_fetch_add(&job->c.bytes, (unsigned long long)s->got);
 	fcp_obs_entry(job, FCP_OBS_COPY, S_IFREG, d, s->name, s->got, "io_uring");
+	fcp_manifest_copied(job, d, s->name);
+}
+
+/*
+ * --verify, between the writes and the metadata: every copy of the round is
+ * written back and its cached pages dropped (their write-backs started
+ * together), then all of them are read back with O_DIRECT in one round (a
+ * deep queue, as for the reads of the sources) and compared byte for byte
+ * with the buffer that holds what was read from the source. A copy that
+ * cannot be read so, or differs, goes the synchronous way (verify.c: read
+ * back again, on a mismatch written once more), which decides.
+ */
+static void round_verify(struct fcp_worker *w, struct io_uring *ring, struct fcp_dir *d,
+			 struct small *f, int n)
+{
+	struct fcp_uring *u = *(struct fcp_uring **)fcp_worker_uring_slot(w);
+	size_t used = 0;
+	unsigned k = 0;
+
+	for (int i = 0; i < n; i++)
+		if (f[i].out >= 0 && !f[i].err)
+			fcp_sys_writeback_start(f[i].out, 0, 0);
+	if (!u->varena && posix_memalign((void **)&u->varena, VERIFY_ALIGN, VARENA_SIZE))
+		u->varena = NULL;
+	for (int i = 0; i < n; i++) {
+		struct small *s = &f[i];
+		size_t len = ((size_t)s->got + VERIFY_ALIGN) & ~(size_t)(VERIFY_ALIGN - 1);
+
+		s->direct = 0;
+		if (s->out < 0 || s->err || !u->varena)
+			continue;
+		s->direct = fcp_verify_prepare(w, s->out);
+		if (s->direct < 0) {
+			s->err = s->direct;
+			continue;
+		}
+		if (s->direct == 0)
+			continue;
+		io_uring_prep_read(sqe_for(ring, i, T_VERIFY), s->out, u->varena + used, len, 0);
+		s->vgot = -1;
+		used += len;
+		k++;
+	}
+	ring_run(ring, k, f, on_cqe);
+	used = 0;
+	for (int i = 0; i < n; i++) {
+		struct small *s = &f[i];
+		char *back = u->varena + used;
+
+		if (s->direct == 1) {
+			used += ((size_t)s->got + VERIFY_ALIGN) & ~(size_t)(VERIFY_ALIGN - 1);
+			fcp_sys_set_direct(s->out, false);
+			if (s->vgot == s->got && !memcmp(back, s->buf, (size_t)s->got)) {
+				fcp_verify_count(fcp_worker_job(w), (uint64_t)s->got, false);
+				continue;
+			}
+		}
+		if (s->out < 0 || s->err)
+			continue; /* failed before: reported as a copy error below */
+		s->err = fcp_verify_buf(w, d, s->out, s->buf, s->got > 0 ? (size_t)s->got : 0);
+		if (s->err)
+			fail(w, d, s, "cannot verify copy of"); /* out is -1 now */
+	}
 }
 
 /* Rounds 3 to 5 for files [0, n) that all have a buffer. */
@@ -504,6 +582,8 @@ static void rounds_data(struct fcp_worker *w, struct io_uring *ring, struct fcp_
 		}
 	}
 	ring_run(ring, k, f, on_cqe);
+	if (job->o->verify)
+		round_verify(w, ring, d, f, n);
 	k = 0;
 	for (int i = 0; i < n; i++) {
 		struct small *s = &f[i];

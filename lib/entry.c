@@ -6,6 +6,7 @@
  * symlink between stat and open); anything else is stat'ed by name without
  * following symlinks (unless --symlinks=follow) and dispatched by type.
  */
+#include "check.h"
 #include "dest.h"
 #include "entry.h"
 #include "links.h"
@@ -145,7 +146,9 @@ static int planned_dir(struct fcp_entry *e, enum fcp_action a, bool *created)
 	if (a == FCP_ACT_SKIP)
 		return fcp_sys_openat(e->d->dst_fd, e->dst_name,
 				      O_RDONLY | O_DIRECTORY | O_NOFOLLOW, 0);
-	if (e->job->o->dry_run) {
+	if (e->job->o->check) {
+		fcp_check_entry(e); /* missing, or another type */
+	} else if (e->job->o->dry_run) {
 		char *p = fcp_dir_dst_path(e->d, e->dst_name);
 		fcp_report_plan(e->job, fcp_plan_verb(a), p);
 		free(p);
@@ -197,7 +200,10 @@ static void copy_dir(struct fcp_entry *e)
 		return;
 	}
 	dfd = dir_copy_open(e, &created, hidden_name);
-	if (dfd == -ECANCELED) { /* what was in the way could not go: reported */
+	/* --check: a directory not there is one difference, not one per
+	 * entry in it. */
+	if (dfd == -ECANCELED || (dfd < 0 && created && e->job->o->check)) {
+		/* what was in the way could not go: reported */
 		close(sfd);
 		return;
 	}

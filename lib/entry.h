@@ -21,6 +21,8 @@ struct fcp_entry {
 				   (0: nothing, or not looked) */
 	uint64_t dst_ino;       /* and its inode number */
 	const char *engine;     /* how a file's data went (observers) */
+	struct fcp_vsum *vsum;  /* --verify: the source's hash (verify.h) */
+	bool cloned;            /* its data was cloned */
 };
 
 /* file.c: copy a regular file; e->src_fd is open (and closed here). */
@@ -34,20 +36,25 @@ struct fcp_hl_entry;
 bool fcp_entry_hardlink(struct fcp_entry *e, struct fcp_hl_entry **hl);
 
 struct fcp_tmp;
+struct fcp_vsum;
 
-/* The end of a file's pipeline: with err == 0, metadata, [fsync], close
- * and link or rename into place; otherwise report `what` and remove the
- * new file. Closes the source and settles the hard-link entry either way. */
+/* The end of a file's pipeline: with err == 0, [--verify: read back and
+ * compare, a mismatch copied once more], metadata, [fsync], close and link
+ * or rename into place; otherwise report `what` and remove the new file.
+ * Closes the source and settles the hard-link entry either way. */
 void fcp_file_finish(struct fcp_entry *e, struct fcp_hl_entry *hl, int out,
 		     struct fcp_tmp *tmp, int err, const char *what);
 
 struct fcp_xfer;
 
+struct fcp_resume;
+
 /* chunk.c: if the file is large enough, copy its data in chunks, by this
  * worker and helpers (while the job has fewer runners than CPUs), and
- * return true; the last runner out finishes the file. */
+ * return true; the last runner out finishes the file. rs (--resume, else
+ * NULL): the chunks done already, and whether to record progress. */
 bool fcp_chunk_start(struct fcp_entry *e, const struct fcp_xfer *x, struct fcp_hl_entry *hl,
-		     const struct fcp_tmp *tmp);
+		     const struct fcp_tmp *tmp, const struct fcp_resume *rs);
 
 /* Report a failed entry with its source path. */
 void fcp_entry_fail(struct fcp_entry *e, const char *what, int err);

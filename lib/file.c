@@ -11,10 +11,13 @@
 #include "dest.h"
 #include "engine.h"
 #include "entry.h"
+#include "manifest.h"
 #include "links.h"
 #include "meta.h"
+#include "resume.h"
 #include "sys.h"
 #include "observe.h"
+#include "verify.h"
 
 #include <errno.h>
 #include <unistd.h>
@@ -32,10 +35,74 @@ static struct fcp_xfer xfer_of(struct fcp_entry *e, int out)
 	};
 }
 
+/* The data of a file not cut in chunks: with --verify, the source's
+ * windows are hashed from the bytes the engine reads (verify.h). */
+static ssize_t copy_hashed(struct fcp_entry *e, struct fcp_xfer *x)
+{
+	struct fcp_vstream v;
+	ssize_t r;
+	int t;
+
+	if (!e->vsum)
+		return fcp_data_copy(x);
+	fcp_vsum_free(e->vsum);
+	if ((t = fcp_vsum_init(e->vsum, (uint64_t)x->size)) < 0)
+		return t;
+	fcp_vstream_begin(&v, e->vsum, 0);
+	x->vs = &v;
+	r = fcp_data_copy(x);
+	x->vs = NULL;
+	/* Up to the size (a trailing hole is zeros); a file that reports
+	 * size 0 was read to its end. */
+	t = fcp_vstream_end(&v, x->size ? (uint64_t)x->size : v.pos);
+	return r < 0 ? r : t < 0 ? t : r;
+}
+
+/* A clone reads nothing: --verify reads the source to hash it. */
+static int hash_clone_source(struct fcp_entry *e, const struct fcp_xfer *x)
+{
+	fcp_vsum_free(e->vsum);
+	return fcp_vsum_of_fd(e->w, e->src_fd, (uint64_t)x->size, e->vsum);
+}
+
+/* After a mismatch: the data once more, cloned or copied as the first
+ * time but by this worker alone, the source read (and hashed) anew. */
+static int copy_again(struct fcp_entry *e, int out)
+{
+	struct fcp_xfer x = xfer_of(e, out);
+	bool cloned = false;
+	ssize_t r = fcp_sys_ftruncate(out, 0);
+
+	if (r == 0 && e->cloned)
+		r = fcp_data_clone(&x, &cloned);
+	if (r < 0)
+		return (int)r;
+	e->cloned = cloned;
+	if (cloned)
+		return hash_clone_source(e, &x);
+	r = copy_hashed(e, &x);
+	return r < 0 ? (int)r : 0;
+}
+
+/* --verify: the copy read back from storage; a mismatch is copied once
+ * more and read back again, then it is the file's failure. */
+static int verify(struct fcp_entry *e, int out)
+{
+	int r = fcp_verify_readback(e->w, e->d, out, e->vsum, e->cloned);
+
+	if (r != FCP_EVERIFY)
+		return r;
+	r = copy_again(e, out);
+	return r < 0 ? r : fcp_verify_readback(e->w, e->d, out, e->vsum, e->cloned);
+}
+
 void fcp_file_finish(struct fcp_entry *e, struct fcp_hl_entry *hl, int out,
 		     struct fcp_tmp *tmp, int err, const char *what)
 {
 	if (err < 0)
+		goto fail;
+	what = "cannot verify copy of";
+	if (e->vsum && (err = verify(e, out)) < 0)
 		goto fail;
 	fcp_meta_copy(e->job, FCP_AT_FD(e->src_fd), FCP_AT_NEW(out, e->d, e->create_mode), &e->st,
 		      e->d, e->name);
@@ -49,6 +116,7 @@ void fcp_file_finish(struct fcp_entry *e, struct fcp_hl_entry *hl, int out,
 	}
 	atomic_fetch_add(&e->job->c.files, 1);
 	fcp_obs_entry(e->job, FCP_OBS_COPY, S_IFREG, e->d, e->name, e->st.stx_size, e->engine);
+	fcp_manifest_copied(e->job, e->d, e->dst_name);
 	goto out;
 fail:
 	fcp_entry_fail(e, what, err);
@@ -61,10 +129,12 @@ out:
 void fcp_file_copy(struct fcp_entry *e)
 {
 	struct fcp_hl_entry *hl = NULL;
+	struct fcp_resume rs = { 0 };
+	bool resumable = fcp_resume_wanted(e), cloned = false;
+	struct fcp_vsum sum = { 0 };
 	struct fcp_tmp tmp;
 	struct fcp_xfer x;
-	bool cloned;
-	ssize_t r;
+	ssize_t r = 0;
 	int out;
 
 	if (fcp_entry_hardlink(e, &hl)) {
@@ -72,7 +142,10 @@ void fcp_file_copy(struct fcp_entry *e)
 		return;
 	}
 	e->create_mode = fcp_meta_create_mode(e->job, &e->st, e->d);
-	out = fcp_dest_create(e->w, e->d, &tmp, e->create_mode, e->dst_name);
+	out = resumable ? fcp_resume_open(e, &tmp, &rs)
+			: fcp_dest_create(e->w, e->d, &tmp, e->create_mode, e->dst_name);
+	if (rs.found)
+		e->create_mode = 0; /* a killed run made it: its mode is set at the end */
 	if (out < 0) {
 		fcp_entry_fail(e, "cannot create copy of", out);
 		close(e->src_fd);
@@ -80,14 +153,24 @@ void fcp_file_copy(struct fcp_entry *e)
 		return;
 	}
 	x = xfer_of(e, out);
+	e->vsum = e->job->o->verify ? &sum : NULL;
 	/* A clone is one call for the whole file: only a file that was not
-	 * cloned is shared out in chunks. */
-	r = fcp_data_clone(&x, &cloned);
+	 * cloned is shared out in chunks (with a hash of their own). */
+	if (!rs.done)
+		r = fcp_data_clone(&x, &cloned);
+	e->cloned = cloned;
 	if (r >= 0 && !cloned) {
-		if (fcp_chunk_start(e, &x, hl, &tmp))
+		if (fcp_chunk_start(e, &x, hl, &tmp, resumable ? &rs : NULL)) {
+			e->vsum = NULL;
 			return;
-		r = fcp_data_copy(&x);
+		}
+		r = copy_hashed(e, &x);
+	} else if (r >= 0 && e->vsum) {
+		int t = hash_clone_source(e, &x);
+		r = t < 0 ? t : r;
 	}
+	if (rs.found) /* copied whole after all: its record goes */
+		fcp_resume_forget(out);
 	/* Start writing a medium file back now: the device writes it while
 	 * the next ones are read, instead of all at the final sync (mixed
 	 * workload cold: 0.84x the time). Not for small files (the writeback
@@ -111,4 +194,6 @@ void fcp_file_copy(struct fcp_entry *e)
 	e->engine = x.engine;
 	fcp_file_finish(e, hl, out, &tmp, r < 0 ? (int)r : 0,
 			e->job->o->reflink == FCP_REFLINK_ALWAYS ? "cannot clone" : "cannot copy");
+	fcp_vsum_free(&sum);
+	e->vsum = NULL;
 }

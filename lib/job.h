@@ -34,9 +34,13 @@ struct fcp_root {
 	atomic_ullong failed;   /* items that failed in this copy */
 	char *left;             /* where an unfinished new copy was left (full path) */
 	char *name;             /* the copy's name in its destination directory */
+	const char *rel_top;    /* the copy's path relative to DEST: its name,
+				   or "" when DEST is the copy (manifest keys) */
 	int adopt_fd;           /* --sync: a killed run's hidden copy of it, locked, to
 				   finish (leftover.c), or -1 */
 	char *adopt_name;       /* and its temporary name */
+	bool adopted;           /* the copy is that one: its files under final
+				   names may be a killed run's (resume.c) */
 };
 
 struct fcp_dir {
@@ -68,6 +72,14 @@ struct fcp_dir {
 	atomic_bool failed_in;    /* an item in it (or below) failed: its
 				     extras are not deleted (--delete) */
 	struct fcp_names *seen;   /* the source names its scan met (--delete) */
+	/* Filters (plan.c): the path below the root copy, where rules look
+	 * past the name; the innermost .gitignore list in force. */
+	char *rel;
+	struct fcp_ignore *ign;
+	int own_ign;              /* how many lists at the head of ign are d's
+				     own (.gitignore, .git/info/exclude) */
+	bool counting;            /* the pre-scan's (progress.c): the filters
+				     report nothing there, the copy does */
 	/* Descriptors given back while the job is over budget (dirfds.c):
 	 * src_fd and dst_fd are -1 then. Both and users are under fd_lock. */
 	pthread_mutex_t fd_lock;
@@ -107,15 +119,18 @@ struct fcp_item {
 struct fcp_counters {
 	atomic_ullong files, dirs, symlinks, specials, hardlinks, bytes, cloned;
 	atomic_ullong failed, not_copied, skipped;
+	atomic_ullong differs, trusted; /* --check lines; hashes the manifest gave */
 	atomic_ullong links_internal, links_external, links_relative, links_absolute;
 	atomic_ullong links_rewritten;
+	atomic_ullong excluded;      /* left out by a filter (plan.c) */
 	atomic_ullong leftovers;     /* of interrupted runs, found (leftover.c) */
 	atomic_ullong unchanged, updated, deleted; /* plan.c, delete.c */
 	atomic_ullong moved;         /* --move: sources renamed or removed (move.c) */
+	atomic_ullong kept;          /* --resume: stopped files kept to resume (chunk.c) */
+	atomic_ullong verified, verified_bytes, verified_cloned; /* --verify (verify.c) */
 	/* For the summary and the status line (observe.h): */
 	atomic_ullong cloned_bytes, holes; /* file.c, chunk.c */
 	atomic_ullong io_ops;        /* the engines' read/write/copy calls */
-	atomic_ullong excluded;      /* left out by filters */
 	atomic_ullong settled_bytes; /* of files found up to date (plan.c) */
 	atomic_ullong warnings[FCP_WARN_KINDS];
 };
@@ -152,6 +167,8 @@ struct fcp_job {
 	int cpus;                    /* CPUs this process may run on */
 	atomic_int unnamed;          /* how new files are linked (dest.c) */
 	atomic_int chunk_runners;    /* workers copying chunks right now */
+	atomic_bool resume_warned;   /* --resume could not record: said once */
+	atomic_bool verify_no_direct; /* --verify: the destination refused O_DIRECT */
 	atomic_llong delete_taken;   /* deletions begun, against --max-delete */
 	atomic_bool delete_stopped;  /* --max-delete reached: no more */
 	/* Descriptors, budgeted from RLIMIT_NOFILE (dirfds.c): directories open
@@ -168,6 +185,10 @@ struct fcp_job {
 	bool bar_shown;              /* the status line is on stderr (err_lock) */
 	int nerrors;                 /* kept in errors (err_lock) */
 	char errors[FCP_ERRORS_KEPT][256];
+	struct fcp_manifest *man;    /* --manifest (manifest.c), or NULL */
+	struct fcp_check_links *check_links; /* --check: hard-link pairs (check.c) */
+	bool check_usage;            /* --check of a directory against a
+					non-directory: bad usage, exit 2 */
 };
 
 static inline uint64_t fcp_statx_dev(const struct statx *st)
@@ -183,8 +204,9 @@ static inline bool fcp_statx_same_inode(const struct statx *a, const struct stat
 /* device.c: is the block device dev (major << 32 | minor) rotational? */
 bool fcp_dev_rotational(uint64_t dev);
 
-/* sched.c: the worker pool. */
-int fcp_sched_create(struct fcp_job *job, int threads);
+/* sched.c: the worker pool: threads workers, grown up to max while they
+ * wait rather than work (max == threads: a fixed pool). */
+int fcp_sched_create(struct fcp_job *job, int threads, int max);
 void fcp_sched_push(struct fcp_worker *w, struct fcp_item *it);
 /* Push from outside any worker (before the run). */
 void fcp_sched_push_initial(struct fcp_job *job, struct fcp_item *it);
@@ -233,10 +255,11 @@ int fcp_dir_pin(struct fcp_job *job, struct fcp_dir *d);
 /* Over the budget, ancestors of d nobody works in give theirs back. */
 void fcp_dir_unpin(struct fcp_job *job, struct fcp_dir *d);
 /* Raise the soft descriptor limit to the hard one and share it out: at most
- * *threads workers (lowered to fit), job->batch_max, job->dir_budget;
+ * *threads workers (lowered to fit) to start with, growing to *max (lowered
+ * to fit), job->batch_max, job->dir_budget;
  * dir_roots: the operands that may be directories (root copies hold
  * descriptors until the job ends). */
-void fcp_dir_budget(struct fcp_job *job, int *threads, int dir_roots);
+void fcp_dir_budget(struct fcp_job *job, int *threads, int *max, int dir_roots);
 
 /* entry.c: copy one entry of an open directory (ENTRY item). */
 void fcp_entry_copy(struct fcp_worker *w, struct fcp_item *it);
@@ -264,6 +287,9 @@ void fcp_report_error(struct fcp_job *job, const char *what, const char *path, i
 void fcp_report_refused(struct fcp_job *job, const char *what, const char *path,
 			const char *with, const char *advice);
 #define FCP_ERR_REFUSED (-0x10002)
+/* Not an errno: --verify read the copy back and it differed from what was
+ * read from the source, also after a second copy. */
+#define FCP_EVERIFY (-0x10003)
 void fcp_report_errorf(struct fcp_job *job, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* A failure that concerns two paths: "fastcp: WHAT 'a' BETWEEN 'b'"

@@ -31,10 +31,15 @@
  * between its mkdir and its marker) is removed. On a filesystem without
  * user xattrs, hidden copies stay leftovers to name. --dry-run changes
  * nothing: it only names them.
+ *
+ * --resume keeps the large files of killed runs (".fcp-resume-*", with a
+ * record of their progress) whose record still matches their source: the
+ * copy of that source takes them up (resume.c). Others go as above.
  */
 #include "dest.h"
 #include "job.h"
 #include "observe.h"
+#include "resume.h"
 #include "sys.h"
 
 #include <dirent.h>
@@ -194,7 +199,11 @@ bool fcp_leftover_scan(struct fcp_job *job, const struct fcp_dir *d, const char 
 		bool is_dir = de->d_type == DT_DIR;
 
 		special |= maybe_special(de->d_type);
-		if (!temp_shaped(de->d_name) || !strncmp(de->d_name, job->tmp_prefix, mine))
+		if (!(temp_shaped(de->d_name) || fcp_resume_shaped(de->d_name)) ||
+		    !strncmp(de->d_name, job->tmp_prefix, mine))
+			continue;
+		/* --resume: a killed run's large file this run finishes. */
+		if (fcp_resume_keep(job, d, de->d_name, roots, n))
 			continue;
 		if (de->d_type == DT_UNKNOWN)
 			is_dir = fcp_sys_statx(d->dst_fd, de->d_name, AT_SYMLINK_NOFOLLOW, STATX_TYPE,

@@ -3,6 +3,7 @@
  * and the map that keeps two names of one inode one inode in the copy.
  */
 #include "links.h"
+#include "manifest.h"
 #include "dest.h"
 #include "sys.h"
 #include "observe.h"
@@ -349,6 +350,7 @@ int fcp_hl_link(struct fcp_worker *w, struct fcp_hl_entry *e, struct fcp_dir *d,
 	if (r == 0) {
 		atomic_fetch_add(&job->c.hardlinks, 1);
 		fcp_obs_entry(job, FCP_OBS_LINK, S_IFREG, d, dst_name, 0, NULL);
+		fcp_manifest_copied(job, d, dst_name);
 	}
 	return r;
 }

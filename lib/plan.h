@@ -16,6 +16,7 @@
 #define FCP_PLAN_H
 
 #include "entry.h"
+#include "meta.h"
 
 enum fcp_action {
 	FCP_ACT_COPY,    /* nothing is there: copy */
@@ -57,7 +58,58 @@ bool fcp_plan_make_room(struct fcp_entry *e);
  * says so instead), and then its xattrs the source lacks go. */
 bool fcp_plan_dir_meta(struct fcp_job *job, struct fcp_dir *d, struct fcp_at *dst);
 
+/* The comparisons themselves, shared with --check (check.c), so that a
+ * check and a --sync or --checksum run never disagree. The FCP_PRESERVE_*
+ * items the job keeps that differ between src (st, at sat) and the inode
+ * dst at dat (the xattrs asked only when nothing else differs, except
+ * under --check). */
+unsigned fcp_plan_meta_diff(const struct fcp_job *job, const struct statx *st, struct fcp_at sat,
+			    const struct statx *dst, struct fcp_at dat);
+/* Is the data of e (its content, a link's target, a device's number) at
+ * the destination already, described by dst? By content under --checksum
+ * and --check. */
+bool fcp_plan_data_same(struct fcp_entry *e, const struct statx *dst);
+/* Do e's source (e->st) and its copy (dst, same size) hold the same bytes
+ * (XXH3-128, or the manifest's hash of an unchanged file)? 1 yes, 0 no,
+ * or -errno reading either (reported under --check). */
+int fcp_plan_content(struct fcp_entry *e, const struct statx *dst);
+
 /* What the dry-run line of each action says of an entry. */
 const char *fcp_plan_verb(enum fcp_action a);
+
+/*
+ * Choosing what to copy: the filters decide as the walk meets each name,
+ * so an excluded directory is never opened or read.
+ */
+enum fcp_pick {
+	FCP_PICK_COPY,  /* copy it */
+	FCP_PICK_RULE,  /* left out by a rule (--exclude, .gitignore, a
+			   CACHEDIR.TAG): its copy is removed only by
+			   --delete-excluded */
+	FCP_PICK_LIMIT, /* left out by size or time: its copy stays */
+};
+
+/* Before directory d is read (pinned): false when it must not be (-x, a
+ * mount point: its copy stays empty). Reads d's .gitignore (--gitignore).
+ * The status line's pre-scan asks the same (progress.c), on directories
+ * of its own (d->counting: nothing reported; of d only parent, name,
+ * depth, st and src_fd are read, rel and ign kept until
+ * fcp_plan_dir_free). */
+bool fcp_plan_reads(struct fcp_job *job, struct fcp_dir *d);
+
+/* Entry name of d (getdents type *type, filled in where the filters had
+ * to stat it): copy it or leave it out? Call only when
+ * fcp_options_filter(job->o). */
+enum fcp_pick fcp_plan_pick(struct fcp_job *job, struct fcp_dir *d, const char *name,
+			    unsigned char *type);
+
+/* --delete: must an entry of d's copy that the source lacks stay because
+ * a rule excludes it (and no --delete-excluded)? below: its path below d
+ * (its name, or deeper inside an extra directory); name in dirfd: it. */
+bool fcp_plan_keeps_extra(struct fcp_job *job, struct fcp_dir *d, const char *below, int dirfd,
+			  const char *name);
+
+/* d is finished: what the filters kept for it goes. */
+void fcp_plan_dir_free(struct fcp_dir *d);
 
 #endif

@@ -14,6 +14,7 @@
  * report.c clears it there before any message: errors never tear it.
  */
 #include "observe.h"
+#include "plan.h"
 #include "sys.h"
 
 #include <dirent.h>
@@ -65,12 +66,30 @@ struct fcp_status {
 	double percent;                 /* the highest shown */
 };
 
-/* Is this entry copied? The one place the pre-scan decides it, so that
- * its totals count what the copy will: symlinks are left out under
- * --symlinks=skip. Filters (--exclude, -x and the like) join here. */
-static bool wanted(const struct fcp_status *p, const struct statx *st)
+/* Is entry name of d copied (its getdents type, *st filled when so)? The
+ * one place the pre-scan decides it, by the copy's own decisions, so that
+ * its totals count what the copy will: the filters (--exclude, --gitignore,
+ * --exclude-caches, sizes, times) as the walk asks them (fcp_plan_pick, an
+ * excluded directory not entered), then symlinks left out under
+ * --symlinks=skip. d NULL: an operand, which no filter leaves out. */
+static bool wanted(const struct fcp_status *p, struct fcp_dir *d, int dfd, const char *name,
+		   unsigned char type, struct statx *st)
 {
-	return !(S_ISLNK(st->stx_mode) && p->job->o->symlinks == FCP_SYMLINKS_SKIP);
+	const struct fcp_options *o = p->job->o;
+
+	if (d && fcp_options_filter(o) && fcp_plan_pick(p->job, d, name, &type) != FCP_PICK_COPY)
+		return false;
+	if (fcp_sys_statx(dfd, name, o->symlinks == FCP_SYMLINKS_FOLLOW ? 0 : AT_SYMLINK_NOFOLLOW,
+			  STATX_BASIC_STATS, st) < 0)
+		return false; /* the copy fails it, and says why */
+	return !(S_ISLNK(st->stx_mode) && o->symlinks == FCP_SYMLINKS_SKIP);
+}
+
+/* Is directory d read (entered), as the walk decides it (fcp_plan_reads:
+ * not a mount point under -x; its .gitignore read)? d->src_fd is open. */
+static bool entered(const struct fcp_status *p, struct fcp_dir *d)
+{
+	return fcp_plan_reads(p->job, d);
 }
 
 /* A file of several names: its bytes once (it is copied once, its other
@@ -118,17 +137,19 @@ static bool in_loop(const struct frame *up, const struct statx *st)
  * the loop check under -L, then its name. */
 struct sub {
 	uint64_t dev, ino;
+	uint32_t dev_major, dev_minor; /* for -x (fcp_plan_reads) */
 	char name[];
 };
 
 /* Count the entries of the directory rel (len bytes; "" is the operand)
- * beneath root, then enter its subdirectories. Each directory is read
+ * beneath root, then enter its subdirectories. me: the directory as the
+ * filters see it (its parent, name, depth and statx). Each directory is read
  * whole and closed before its subdirectories are opened, by their path
  * beneath the operand: the pre-scan holds two descriptors at any depth
  * (the copy's budget of descriptors is not touched) and, unless symlinks
  * are followed (-L), opens nothing through a symlink (RESOLVE_NO_SYMLINKS). */
 static void scan_dir(struct fcp_status *p, int root, char *rel, size_t len,
-		     const struct frame *up)
+		     const struct frame *up, struct fcp_dir *me)
 {
 	bool follow = p->job->o->symlinks == FCP_SYMLINKS_FOLLOW;
 	int fd = !len ? fcp_sys_dup(root)
@@ -139,6 +160,11 @@ static void scan_dir(struct fcp_status *p, int root, char *rel, size_t len,
 	struct dirent *de;
 	DIR *dir;
 
+	me->src_fd = fd;
+	if (fd >= 0 && !entered(p, me)) {
+		close(fd);
+		return;
+	}
 	if (fd < 0 || !(dir = fdopendir(fd))) {
 		if (fd >= 0)
 			close(fd);
@@ -148,8 +174,7 @@ static void scan_dir(struct fcp_status *p, int root, char *rel, size_t len,
 		struct statx st;
 
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..") ||
-		    fcp_sys_statx(dirfd(dir), de->d_name, follow ? 0 : AT_SYMLINK_NOFOLLOW,
-				  STATX_BASIC_STATS, &st) < 0 || !wanted(p, &st))
+		    !wanted(p, me, dirfd(dir), de->d_name, de->d_type, &st))
 			continue;
 		if (!S_ISDIR(st.stx_mode)) {
 			count(p, &st);
@@ -168,24 +193,38 @@ static void scan_dir(struct fcp_status *p, int root, char *rel, size_t len,
 			break;
 		subs[n]->dev = fcp_statx_dev(&st);
 		subs[n]->ino = st.stx_ino;
+		subs[n]->dev_major = st.stx_dev_major;
+		subs[n]->dev_minor = st.stx_dev_minor;
 		strcpy(subs[n++]->name, de->d_name);
 	}
 	if (de) /* stopped, or out of memory: what is left is not counted */
 		p->incomplete = true;
 	closedir(dir);
-	for (size_t i = 0; i < n; i++) {
+	me->src_fd = -1;
+	/* On the heap: a tree may be deep, and this thread's stack is not. */
+	struct fcp_dir *sd = calloc(1, sizeof(*sd));
+	if (!sd && n)
+		p->incomplete = true;
+	for (size_t i = 0; sd && i < n; i++) {
 		size_t k = strlen(subs[i]->name);
-		struct frame me = { up, subs[i]->dev, subs[i]->ino };
+		struct frame f = { up, subs[i]->dev, subs[i]->ino };
 
 		if (len + k + 2 > PATH_MAX) {
 			p->incomplete = true; /* too deep to name: no totals, never guessed */
 		} else if (!atomic_load(&p->scan_stop)) {
 			snprintf(rel + len, PATH_MAX - len, "%s%s", len ? "/" : "", subs[i]->name);
-			scan_dir(p, root, rel, len + k + (len ? 1 : 0), &me);
+			*sd = (struct fcp_dir){ .parent = me, .name = subs[i]->name,
+						.depth = me->depth + 1, .counting = true };
+			sd->st.stx_dev_major = subs[i]->dev_major;
+			sd->st.stx_dev_minor = subs[i]->dev_minor;
+			scan_dir(p, root, rel, len + k + (len ? 1 : 0), &f, sd);
+			fcp_plan_dir_free(sd);
 			rel[len] = 0;
 		}
-		free(subs[i]);
 	}
+	for (size_t i = 0; i < n; i++)
+		free(subs[i]);
+	free(sd);
 	free(subs);
 }
 
@@ -196,8 +235,7 @@ static void scan_operand(struct fcp_status *p, const char *src, char *rel)
 	struct statx st;
 	int root;
 
-	if (fcp_sys_statx(AT_FDCWD, src, follow ? 0 : AT_SYMLINK_NOFOLLOW, STATX_BASIC_STATS,
-			  &st) < 0 || !wanted(p, &st))
+	if (!wanted(p, NULL, AT_FDCWD, src, DT_UNKNOWN, &st))
 		return;
 	if (!S_ISDIR(st.stx_mode)) {
 		count(p, &st);
@@ -208,8 +246,10 @@ static void scan_operand(struct fcp_status *p, const char *src, char *rel)
 	if (root < 0)
 		return;
 	struct frame me = { NULL, fcp_statx_dev(&st), st.stx_ino };
+	struct fcp_dir top = { .name = (char *)src, .depth = 0, .st = st, .counting = true };
 	rel[0] = 0;
-	scan_dir(p, root, rel, 0, &me);
+	scan_dir(p, root, rel, 0, &me, &top);
+	fcp_plan_dir_free(&top);
 	close(root);
 }
 

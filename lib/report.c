@@ -32,6 +32,8 @@ static void put_path(FILE *f, const char *path)
 
 static const char *err_text(int err)
 {
+	if (err == FCP_EVERIFY)
+		return "read back from storage, it differs from the source (copied twice)";
 	return err == FCP_ESHRANK ? "file shrank while being copied" : strerror(-err);
 }
 

@@ -63,7 +63,10 @@ int fcp_engine_plan(struct fcp_job *job, uint64_t src_dev, uint64_t dst_dev,
 	 * btrfs subvolumes with different st_dev too): never means neither. */
 	if (rl == FCP_REFLINK_AUTO && !refused(job, &fcp_engine_clone, src_dev, dst_dev))
 		list[n++] = &fcp_engine_clone;
-	if (rl == FCP_REFLINK_AUTO && !refused(job, &fcp_engine_range, src_dev, dst_dev))
+	/* --verify hashes the bytes as they are read: copy_file_range moves
+	 * them inside the kernel, where nobody can. */
+	if (rl == FCP_REFLINK_AUTO && !job->o->verify &&
+	    !refused(job, &fcp_engine_range, src_dev, dst_dev))
 		list[n++] = &fcp_engine_range;
 	list[n++] = &fcp_engine_rw;
 	return n;
@@ -108,6 +111,8 @@ static ssize_t copy_stream(struct fcp_xfer *x)
 			n = fcp_sys_read_full(x->in, buf, bufsz);
 		if (n <= 0)
 			return n < 0 ? n : (ssize_t)total;
+		if (x->vs)
+			fcp_vstream_feed(x->vs, buf, (size_t)n, total);
 		ssize_t m = fcp_sys_write_full(x->out, buf, n);
 		FCP_XFER_IO(x, 2);
 		if (m < 0)
@@ -208,6 +213,7 @@ static ssize_t copy_extents(struct fcp_xfer *x, const struct fcp_engine **list, 
 	 * nothing (then the copy ends where it did). */
 	if (!nominal_size(x->in))
 		return FCP_ESHRANK;
+	x->size = eof; /* what the copy holds, and what --verify hashes */
 	return (t = fcp_sys_ftruncate(x->out, eof)) < 0 ? t : total;
 }
 

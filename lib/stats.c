@@ -28,7 +28,8 @@ static const char *s_(uint64_t n)
 /* The figures copiers are compared by (the Robocopy-vs-XCopy report's
  * performance counters): data by how it got there, items left out, I/O
  * calls, CPU over wall time, peak memory; then the first errors again,
- * which a long copy has scrolled away. */
+ * which a long copy has scrolled away. (What the filters left out has a
+ * line of its own, above.) */
 static void print_counters(const struct fcp_stats *s, FILE *f, double secs)
 {
 	char copied[32], cloned[32], holes[32], rss[32];
@@ -38,9 +39,9 @@ static void print_counters(const struct fcp_stats *s, FILE *f, double secs)
 	human((double)s->bytes_holes, holes, sizeof(holes));
 	human((double)s->max_rss_kb * 1000, rss, sizeof(rss));
 	fprintf(f, "fastcp: data: %s copied, %s cloned, %s of holes not written; "
-		   "%llu skipped, %llu excluded, %llu failed\n",
+		   "%llu skipped, %llu failed\n",
 		copied, cloned, holes, (unsigned long long)s->skipped,
-		(unsigned long long)s->excluded, (unsigned long long)s->failed);
+		(unsigned long long)s->failed);
 	fprintf(f, "fastcp: %llu I/O operations (%.0f/s); CPU %.0f%% (user %.2f s, system "
 		   "%.2f s); peak memory %s\n",
 		(unsigned long long)s->io_ops, s->io_ops / secs,
@@ -54,6 +55,14 @@ void fcp_stats_print(const struct fcp_stats *s, FILE *f)
 {
 	double secs = s->seconds > 1e-6 ? s->seconds : 1e-6;
 	char size[32], rate[32];
+
+	if (s->check) { /* nothing copied: what was found */
+		fprintf(f, "fastcp: check: %llu difference%s in %.2f s; %llu hash%s from the "
+			   "manifest (those files not read)\n", (unsigned long long)s->differences,
+			s_(s->differences), s->seconds, (unsigned long long)s->hashed_trusted,
+			s->hashed_trusted == 1 ? "" : "es");
+		return;
+	}
 
 	human((double)s->bytes, size, sizeof(size));
 	human(s->bytes / secs, rate, sizeof(rate));
@@ -74,12 +83,24 @@ void fcp_stats_print(const struct fcp_stats *s, FILE *f)
 		fprintf(f, "fastcp: %llu unchanged, %llu with metadata updated, %llu deleted\n",
 			(unsigned long long)s->unchanged, (unsigned long long)s->updated,
 			(unsigned long long)s->deleted);
+	if (s->excluded)
+		fprintf(f, "fastcp: %llu excluded (left out by a filter)\n",
+			(unsigned long long)s->excluded);
 	if (s->moved)
 		fprintf(f, "fastcp: %llu source item%s moved (renamed, or removed after their copy)\n",
 			(unsigned long long)s->moved, s_(s->moved));
-	if (s->cloned_files)
+	if (s->cloned_files && s->verified_cloned)
+		fprintf(f, "fastcp: %llu file%s cloned, verified by re-reading shared extents\n",
+			(unsigned long long)s->verified_cloned, s_(s->verified_cloned));
+	if (s->cloned_files > s->verified_cloned)
 		fprintf(f, "fastcp: %llu file%s cloned (reflink)\n",
-			(unsigned long long)s->cloned_files, s_(s->cloned_files));
+			(unsigned long long)(s->cloned_files - s->verified_cloned),
+			s_(s->cloned_files - s->verified_cloned));
+	if (s->verified_files) {
+		human((double)s->verified_bytes, size, sizeof(size));
+		fprintf(f, "fastcp: verified %llu file%s (%s) read back from storage\n",
+			(unsigned long long)s->verified_files, s_(s->verified_files), size);
+	}
 	if (s->symlinks || s->skipped)
 		fprintf(f, "fastcp: symlinks: %llu internal, %llu external; %llu relative, "
 			   "%llu absolute; %llu rewritten, %llu skipped\n",
@@ -161,6 +182,12 @@ void fcp_stats_json(const struct fcp_stats *s, struct fcp_json *j)
 	fcp_json_u64(j, "updated", s->updated);
 	fcp_json_u64(j, "deleted", s->deleted);
 	fcp_json_u64(j, "moved", s->moved);
+	fcp_json_u64(j, "verified_files", s->verified_files);
+	fcp_json_u64(j, "verified_bytes", s->verified_bytes);
+	fcp_json_u64(j, "verified_cloned", s->verified_cloned);
+	fcp_json_bool(j, "check", s->check);
+	fcp_json_u64(j, "differences", s->differences);
+	fcp_json_u64(j, "hashed_trusted", s->hashed_trusted);
 	fcp_json_u64(j, "left_hidden", s->left_hidden);
 	fcp_json_u64(j, "leftovers", s->leftovers);
 	while (n < FCP_ERRORS_KEPT && s->errors[n][0]) {

@@ -75,9 +75,34 @@ static bool fd_wait(long r, int *waited_ms)
 	do r_ = (long)(expr); while ((r_ < 0 && errno == EINTR) || fd_wait(r_, &w_)); \
 	return r_ < 0 ? -errno : (int)r_; } while (0)
 
-int fcp_sys_openat(int dirfd, const char *name, int flags, mode_t mode)
+int fcp_sys_access(const char *path, int mode)
+{
+	RET(faccessat(AT_FDCWD, path, mode, AT_EACCESS));
+}
+
+static atomic_bool reads_noatime;
+
+void fcp_sys_reads_noatime(bool on)
+{
+	atomic_store(&reads_noatime, on);
+}
+
+static int openat_plain(int dirfd, const char *name, int flags, mode_t mode)
 {
 	RET_FD(openat(dirfd, name, flags | O_CLOEXEC, mode));
+}
+
+int fcp_sys_openat(int dirfd, const char *name, int flags, mode_t mode)
+{
+	int r;
+
+	/* O_NOATIME is refused (EPERM) on another user's file unless we may
+	 * override that (root): then the open goes on without it. */
+	if (atomic_load_explicit(&reads_noatime, memory_order_relaxed) &&
+	    !(flags & (O_WRONLY | O_RDWR | O_CREAT | O_PATH)) && (flags & O_TMPFILE) != O_TMPFILE &&
+	    (r = openat_plain(dirfd, name, flags | O_NOATIME, mode)) != -EPERM)
+		return r;
+	return openat_plain(dirfd, name, flags, mode);
 }
 
 /* The fallback walk for kernels without openat2: every directory component
@@ -227,6 +252,11 @@ int fcp_sys_fs_type(int fd, long *type)
 int fcp_sys_writeback_start(int fd, off_t off, off_t len)
 {
 	RET(sync_file_range(fd, off, len, SYNC_FILE_RANGE_WRITE));
+}
+int fcp_sys_writeback_wait(int fd)
+{
+	RET(sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE |
+				      SYNC_FILE_RANGE_WAIT_AFTER));
 }
 int fcp_sys_fdatasync(int fd) { RET(fdatasync(fd)); }
 int fcp_sys_readdir(DIR *dir, struct dirent **de)
@@ -522,4 +552,28 @@ int fcp_sys_set_direct(int fd, bool on)
 		return -errno;
 	fl = on ? fl | O_DIRECT : fl & ~O_DIRECT;
 	RET(fcntl(fd, F_SETFL, fl));
+}
+
+ssize_t fcp_sys_read_file(int dirfd, const char *name, size_t max, char **buf)
+{
+	int fd = fcp_sys_openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0);
+	struct statx st;
+	ssize_t n;
+
+	*buf = NULL;
+	if (fd < 0)
+		return fd;
+	/* A FIFO or device named like a rules file must not block us. */
+	if ((n = fcp_sys_fstatx(fd, &st)) == 0 && !S_ISREG(st.stx_mode))
+		n = -EINVAL;
+	if (n == 0 && !(*buf = malloc(max + 1)))
+		n = -ENOMEM;
+	if (n == 0 && (n = fcp_sys_read_full(fd, *buf, max)) >= 0)
+		(*buf)[n] = 0;
+	if (n < 0) {
+		free(*buf);
+		*buf = NULL;
+	}
+	close(fd);
+	return n;
 }

@@ -17,6 +17,12 @@
 #include <sys/types.h>
 
 int fcp_sys_openat(int dirfd, const char *name, int flags, mode_t mode);
+/* From now on (on) every read-only fcp_sys_openat adds O_NOATIME where
+ * the kernel allows it: --check reads and leaves no trace, not even the
+ * access times of the files and directories it reads. Process-wide. */
+void fcp_sys_reads_noatime(bool on);
+/* faccessat with the effective ids (AT_EACCESS): 0 or -errno. */
+int fcp_sys_access(const char *path, int mode);
 /* openat2 with RESOLVE_BENEATH|RESOLVE_NO_SYMLINKS; falls back to a
  * component-by-component O_NOFOLLOW walk where openat2 is missing. */
 int fcp_sys_open_beneath(int dirfd, const char *relpath, int flags, mode_t mode);
@@ -32,6 +38,9 @@ int fcp_sys_fstatx(int fd, struct statx *stx);
 /* Read up to len bytes, retrying short reads until EOF; returns bytes read. */
 ssize_t fcp_sys_read_full(int fd, void *buf, size_t len);
 ssize_t fcp_sys_pread_full(int fd, void *buf, size_t len, off_t off);
+/* The first max bytes (at most) of the regular file name in dirfd, not
+ * followed if a symlink, into *buf (malloc'd, NUL-terminated): how many. */
+ssize_t fcp_sys_read_file(int dirfd, const char *name, size_t max, char **buf);
 /* One pread (EINTR retried): a short count is the caller's to judge. */
 ssize_t fcp_sys_pread(int fd, void *buf, size_t len, off_t off);
 /* Write all len bytes; a 0-byte write is reported as -ENOSPC. */
@@ -47,6 +56,9 @@ int fcp_sys_fsync(int fd);
 int fcp_sys_fs_type(int fd, long *type);
 /* Start writing back [off, off+len) of fd (0 = to the end); does not wait. */
 int fcp_sys_writeback_start(int fd, off_t off, off_t len);
+/* Write back all of fd's dirty pages and wait for them (no flush of the
+ * device's cache, no metadata: not fdatasync). */
+int fcp_sys_writeback_wait(int fd);
 int fcp_sys_fdatasync(int fd);
 
 struct dirent;

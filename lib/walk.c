@@ -110,10 +110,22 @@ static void batch_add(struct fcp_worker *w, struct fcp_dir *d, struct batch *b, 
 static void emit(struct fcp_worker *w, struct fcp_dir *d, struct batch *b, const char *name,
 		 unsigned char type)
 {
+	struct fcp_job *job = fcp_worker_job(w);
+	enum fcp_pick pick;
+
 	if (dot_or_dotdot(name))
 		return;
+	/* Left out here, so that an excluded directory is never read. Its
+	 * copy stays under --delete unless --delete-excluded says otherwise. */
+	if (fcp_options_filter(job->o) &&
+	    (pick = fcp_plan_pick(job, d, name, &type)) != FCP_PICK_COPY) {
+		atomic_fetch_add(&job->c.excluded, 1);
+		if (d->seen && !(pick == FCP_PICK_RULE && job->o->delete_excluded))
+			fcp_names_add(job, d, name);
+		return;
+	}
 	if (d->seen)
-		fcp_names_add(fcp_worker_job(w), d, name);
+		fcp_names_add(job, d, name);
 	/* Only a source that reaches into this very run's destination can
 	 * hold one of this job's temporary names; copied, it could replace a
 	 * file in flight under that name. (A directory so named is this job's
@@ -232,6 +244,13 @@ void fcp_walk_scan(struct fcp_worker *w, struct fcp_dir *d)
 	 * one this job made holds nothing else. */
 	if (fcp_dir_existed(d))
 		d->no_special = !fcp_leftover_scan(job, d, NULL, NULL, 0);
+	/* Not read (a mount point under -x): nothing in its copy is deleted
+	 * either, its names unknown. */
+	if (!fcp_plan_reads(job, d)) {
+		fcp_dir_unpin(job, d);
+		fcp_dir_release(w, d);
+		return;
+	}
 	fcp_delete_prepare(job, d);
 	fd = fcp_sys_openat(d->src_fd, ".", O_RDONLY | O_DIRECTORY, 0);
 	dir = fd >= 0 ? fdopendir(fd) : NULL;
@@ -288,6 +307,7 @@ static void dir_finish(struct fcp_worker *w, struct fcp_dir *d)
 	if (atomic_load(&d->failed_in))
 		atomic_store(&d->parent->failed_in, true);
 	fcp_names_free(d);
+	fcp_plan_dir_free(d);
 	fcp_dir_fds_release(job, d);
 }
 

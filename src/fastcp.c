@@ -19,6 +19,8 @@ int main(int argc, char **argv)
 	if (r)
 		return r < 0 ? FCP_EXIT_OK : r;
 	r = fcp_job_run(&o, srcs, nsrc, dst, &s);
+	/* o is still read below; only what the parse allocated is freed. */
+	fcp_options_release(&o);
 	/* The summary, unless -q: for a person at a terminal, or when asked
 	 * (-v, --stats); a script's copy stays as quiet as cp's. */
 	if (o.json) {

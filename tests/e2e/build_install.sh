@@ -1,6 +1,6 @@
 #!/bin/bash
-# make install honours PREFIX and DESTDIR and puts both programs and both
-# man pages in place; make uninstall removes exactly those files again;
+# make install honours PREFIX and DESTDIR and puts both programs, both
+# man pages and the bash and zsh completions in place; make uninstall removes exactly those files again;
 # debian/changelog carries the Makefile's VERSION.
 . "${TESTLIB:-$(dirname "$0")/../lib}/lib.sh" || exit 1
 t_init
@@ -9,7 +9,9 @@ need_fastcp
 
 mk() { make -C "$top_" --no-print-directory "$@" > "$T/make.out" 2>&1 || { cat "$T/make.out"; fail "make $*"; }; }
 mk install PREFIX=/opt/fcp DESTDIR="$T/stage"
-for f in bin/fastcp bin/fastcp-bench share/man/man1/fastcp.1 share/man/man1/fastcp-bench.1; do
+for f in bin/fastcp bin/fastcp-bench share/man/man1/fastcp.1 share/man/man1/fastcp-bench.1 \
+	share/bash-completion/completions/fastcp share/bash-completion/completions/fastcp-bench \
+	share/zsh/vendor-completions/_fastcp; do
 	check_file "$T/stage/opt/fcp/$f"
 done
 [ -x "$T/stage/opt/fcp/bin/fastcp" ] || fail "fastcp not executable"

@@ -19,6 +19,14 @@
  *   --edquot-after=BYTES  the same with EDQUOT
  *   --no-rename-flags     rename with any flag fails with EINVAL, as on NFS,
  *                         9p and sshfs
+ *   --no-user-xattr       setting a user.* xattr fails with EOPNOTSUPP, as
+ *                         where user xattrs are not supported
+ *   --corrupt-write=GLOB  a write to a file whose basename matches GLOB
+ *                         stores its first byte inverted: a disk that lies.
+ *                         The kernel's page cache keeps the bytes as written
+ *                         (and keeps them across opens of such files), so
+ *                         only a read that bypasses the cache sees the damage
+ *   --corrupt-count=N     only the first N such writes are corrupted
  *
  * Other arguments starting with '-' go to libfuse (e.g. -d). It stays in
  * the foreground until unmounted.
@@ -57,9 +65,13 @@ static struct {
 	long long full_after;    /* -1: off */
 	int full_errno;          /* ENOSPC or EDQUOT */
 	int no_rename_flags;
-} opt = { .eio_at = -1, .eof_at = -1, .full_after = -1 };
+	int no_user_xattr;
+	const char *corrupt;     /* NULL: off */
+	long long corrupt_count; /* -1: every write */
+} opt = { .eio_at = -1, .eof_at = -1, .full_after = -1, .corrupt_count = -1 };
 
 static long long written; /* bytes written to matching files, all threads */
+static long long corrupted; /* writes counted against --corrupt-count */
 
 /* Full backing path of PATH (which starts with '/'). */
 static int bpath(char *out, const char *path)
@@ -79,6 +91,13 @@ static int matches(const char *path)
 	const char *base = strrchr(path, '/');
 	base = base ? base + 1 : path;
 	return !opt.match || fnmatch(opt.match, base, 0) == 0;
+}
+
+static int corrupts(const char *path)
+{
+	const char *base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	return opt.corrupt && fnmatch(opt.corrupt, base, 0) == 0;
 }
 
 static int read_fault(void)
@@ -111,6 +130,10 @@ static void *fs_init(struct fuse_conn_info *conn, struct fuse_config *cfg)
 	cfg->attr_timeout = 0;
 	cfg->negative_timeout = 0;
 	cfg->nullpath_ok = 0;
+	/* --corrupt-write: the cache must keep what was written, also when a
+	 * stat sees the new mtime (libfuse would drop the pages then). */
+	if (opt.corrupt)
+		conn->want &= ~FUSE_CAP_AUTO_INVAL_DATA;
 	return NULL;
 }
 
@@ -238,6 +261,8 @@ static void opened(const char *path, struct fuse_file_info *fi, int fd)
 		fi->direct_io = 1;
 		fi->keep_cache = 0;
 	}
+	if (corrupts(path))
+		fi->keep_cache = 1;
 }
 
 static int fs_open(const char *path, struct fuse_file_info *fi)
@@ -302,6 +327,17 @@ static int fs_write(const char *path, const char *buf, size_t size, off_t off,
 		if (size == 0)
 			return -opt.full_errno;
 	}
+	if (size && corrupts(path) &&
+	    (opt.corrupt_count < 0 || __atomic_fetch_add(&corrupted, 1, __ATOMIC_SEQ_CST) < opt.corrupt_count)) {
+		char *bad = malloc(size);
+		if (!bad)
+			return -ENOMEM;
+		memcpy(bad, buf, size);
+		bad[0] ^= 0xff;
+		ssize_t n = pwrite(fi->fh, bad, size, off);
+		free(bad);
+		return n < 0 ? -errno : (int)n;
+	}
 	ssize_t n = pwrite(fi->fh, buf, size, off);
 	return n < 0 ? -errno : (int)n;
 }
@@ -346,6 +382,8 @@ static off_t fs_lseek(const char *path, off_t off, int whence, struct fuse_file_
 static int fs_setxattr(const char *path, const char *name, const char *val, size_t size, int flags)
 {
 	BPATH(bp, path);
+	if (opt.no_user_xattr && !strncmp(name, "user.", 5))
+		return -EOPNOTSUPP;
 	return neg(lsetxattr(bp, name, val, size, flags));
 }
 
@@ -405,7 +443,8 @@ static void usage(void)
 {
 	fprintf(stderr, "usage: faultfs [--match=GLOB] [--eio-at=OFFSET] [--short=N] "
 			"[--eof-at=OFFSET] [--delay-ms=N] [--enospc-after=BYTES] [--edquot-after=BYTES] "
-			"[--no-rename-flags] [FUSE-OPTION...] BACKING MOUNTPOINT\n");
+			"[--no-rename-flags] [--no-user-xattr] [--corrupt-write=GLOB] [--corrupt-count=N] "
+			"[FUSE-OPTION...] BACKING MOUNTPOINT\n");
 	exit(2);
 }
 
@@ -441,6 +480,9 @@ int main(int argc, char **argv)
 		else if (!strncmp(a, "--enospc-after=", 15)) opt.full_after = num(a + 15), opt.full_errno = ENOSPC;
 		else if (!strncmp(a, "--edquot-after=", 15)) opt.full_after = num(a + 15), opt.full_errno = EDQUOT;
 		else if (!strcmp(a, "--no-rename-flags")) opt.no_rename_flags = 1;
+		else if (!strcmp(a, "--no-user-xattr")) opt.no_user_xattr = 1;
+		else if (!strncmp(a, "--corrupt-write=", 16)) opt.corrupt = a + 16;
+		else if (!strncmp(a, "--corrupt-count=", 16)) opt.corrupt_count = num(a + 16);
 		else if (!strncmp(a, "--", 2) && a[2]) { fprintf(stderr, "faultfs: unknown option '%s'\n", a); usage(); }
 		else if (a[0] == '-') fargv[fargc++] = a;
 		else if (npos < 2) pos[npos++] = a;

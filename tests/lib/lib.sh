@@ -340,7 +340,8 @@ t_mktree() {
 
 # faultfs_mount BACKING MNT [OPTIONS...]: mount the fault-injecting
 # passthrough of BACKING on MNT (tests/lib/faultfs.c: --match, --eio-at,
-# --short, --delay-ms, --enospc-after, --edquot-after, --no-rename-flags), in
+# --short, --delay-ms, --enospc-after, --edquot-after, --no-rename-flags,
+# --corrupt-write, --corrupt-count), in
 # the background; returns once it is mounted, unmounted again at exit. Skips
 # where FUSE or the tool is missing.
 faultfs_mount() {

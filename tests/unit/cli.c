@@ -2,6 +2,7 @@
 #include "check.h"
 #include "hash.h"
 #include "fastcp.h"
+#include "manifest.h"
 
 #include <fcntl.h>
 #include <stdio.h>
@@ -84,6 +85,9 @@ int main(void)
 	CHECK(parse(&o, (char *[]){ "fastcp", "--reflink=never", "a", "b", NULL }) == 1);
 	CHECK(o.reflink == FCP_REFLINK_NEVER);
 	CHECK(parse(&o, (char *[]){ "fastcp", "--reflink=sometimes", "a", "b", NULL }) < 0);
+	CHECK(parse(&o, (char *[]){ "fastcp", "a", "b", NULL }) == 1 && !o.verify);
+	CHECK(parse(&o, (char *[]){ "fastcp", "--verify", "a", "b", NULL }) == 1 && o.verify);
+	CHECK(parse(&o, (char *[]){ "fastcp", "--verify=yes", "a", "b", NULL }) < 0);
 
 	CHECK(parse(&o, (char *[]){ "fastcp", "--no-preserve=mode,ownership", "a", "b", NULL }) == 1);
 	CHECK(o.preserve == (FCP_PRESERVE_ALL & ~(FCP_PRESERVE_MODE | FCP_PRESERVE_OWNER)));
@@ -124,7 +128,7 @@ int main(void)
 	CHECK(parse(&o, (char *[]){ "fastcp", "a", "-T", "b", NULL }) == 1 && o.no_target_dir);
 	CHECK(parse(&o, (char *[]){ "fastcp", "a", "b", "-j", "2", NULL }) == 1 && o.threads == 2);
 	CHECK(parse_rc((char *[]){ "fastcp", "a", "b", "--bogus", NULL }) == FCP_EXIT_USAGE);
-	CHECK(parse_rc((char *[]){ "fastcp", "a", "b", "-x", NULL }) == FCP_EXIT_USAGE);
+	CHECK(parse_rc((char *[]){ "fastcp", "a", "b", "-Q", NULL }) == FCP_EXIT_USAGE); /* -x is --one-file-system */
 	CHECK(parse_rc((char *[]){ "fastcp", "a", "b", "-j", NULL }) == FCP_EXIT_USAGE);
 	/* "--" ends the options: what follows is an operand, dashes or not. */
 	CHECK(parse_rc((char *[]){ "fastcp", "--", "a", "-v", NULL }) == 0);
@@ -174,5 +178,24 @@ int main(void)
 	CHECK(parse(&o, (char *[]){ "fastcp", "--max-delete=3", "a", "b", NULL }) < 0);
 	CHECK(parse(&o, (char *[]){ "fastcp", "-c", "a", "b", NULL }) ==
 	      (fcp_hash_available() ? 1 : -1));
+	/* --check (issue 19): one operand only with --manifest; nothing that
+	 * would change anything; --manifest needs SQLite and a name. */
+	if (fcp_hash_available()) {
+		CHECK(parse(&o, (char *[]){ "fastcp", "--check", "a", "b", NULL }) == 1 && o.check);
+		CHECK(parse(&o, (char *[]){ "fastcp", "--check", "-T", "a", "b", NULL }) == 1);
+		CHECK(parse(&o, (char *[]){ "fastcp", "--check", "a", "b", "c", NULL }) == 2);
+		CHECK(parse(&o, (char *[]){ "fastcp", "--check", "b", NULL }) < 0);
+		CHECK(parse(&o, (char *[]){ "fastcp", "--check", "--manifest", "m", "b", NULL }) ==
+		      (fcp_manifest_available() ? 0 : -1));
+		CHECK(parse(&o, (char *[]){ "fastcp", "--check", "--delete", "a", "b", NULL }) < 0);
+		CHECK(parse(&o, (char *[]){ "fastcp", "--check", "--mirror", "a", "b", NULL }) < 0);
+		CHECK(parse(&o, (char *[]){ "fastcp", "--check", "--move", "a", "b", NULL }) < 0);
+		CHECK(parse(&o, (char *[]){ "fastcp", "--check", "--dry-run", "a", "b", NULL }) < 0);
+	}
+	CHECK(parse(&o, (char *[]){ "fastcp", "--manifest=", "a", "b", NULL }) < 0);
+	CHECK(parse(&o, (char *[]){ "fastcp", "--manifest", "m", "--dry-run", "a", "b", NULL }) < 0);
+	CHECK(parse(&o, (char *[]){ "fastcp", "--manifest", "m", "a", "b", NULL }) ==
+	      (fcp_manifest_available() ? 1 : -1));
+	CHECK(parse(&o, (char *[]){ "fastcp", "--manifest", "m", "b", NULL }) < 0);
 	CHECK_DONE();
 }

@@ -74,7 +74,7 @@ int main(void)
 	 * one's length rounded up past the end of the file). */
 	o.direct_read = FCP_DIRECT_ALWAYS;
 	o.reflink = FCP_REFLINK_NEVER;
-	CHECK(fcp_sched_create(&job, 1) == 0);
+	CHECK(fcp_sched_create(&job, 1, 1) == 0);
 	struct fcp_xfer x = { .w = fcp_sched_worker(&job, 0), .in = in, .out = out,
 			      .size = SIZE, .allocated = SIZE, .src_dev = 1, .dst_dev = 1 };
 	CHECK(fcp_data_copy(&x) == SIZE);

@@ -25,7 +25,7 @@ static void fallback(enum fcp_reflink rl, bool expect_ok)
 	o.reflink = rl;
 	job.o = &o;
 	memset(back, 'q', sizeof(back));
-	CHECK(in >= 0 && out >= 0 && fcp_sched_create(&job, 1) == 0);
+	CHECK(in >= 0 && out >= 0 && fcp_sched_create(&job, 1, 1) == 0);
 	CHECK(write(in, back, sizeof(back)) == (ssize_t)sizeof(back));
 	struct fcp_xfer x = { .w = fcp_sched_worker(&job, 0), .in = in, .out = out, .size = sizeof(back),
 			      .allocated = sizeof(back), .src_dev = 1, .dst_dev = 2 };

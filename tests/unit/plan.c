@@ -55,7 +55,7 @@ int main(void)
 	fcp_options_init(&o);
 	job.o = &o;
 	job.is_root = geteuid() == 0;
-	CHECK(fcp_sched_create(&job, 1) == 0);
+	CHECK(fcp_sched_create(&job, 1, 1) == 0);
 	dir.src_fd = sdir;
 	dir.dst_fd = ddir;
 	dir.made = false;

@@ -1,0 +1,215 @@
+/*
+ * check.c - --check (check.h).
+ */
+#include "check.h"
+#include "plan.h"
+#include "sys.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void fcp_check_say(struct fcp_job *job, const char *path, const char *fmt, ...)
+{
+	char what[160];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what) - 1, fmt, ap);
+	va_end(ap);
+	strcat(what, ":");
+	fcp_report_plan(job, what, path);
+	atomic_fetch_add(&job->c.differs, 1);
+}
+
+static const char *kind(mode_t mode)
+{
+	switch (mode & S_IFMT) {
+	case S_IFREG: return "file";
+	case S_IFDIR: return "directory";
+	case S_IFLNK: return "symlink";
+	case S_IFIFO: return "fifo";
+	case S_IFCHR: return "character device";
+	case S_IFBLK: return "block device";
+	default: return "socket";
+	}
+}
+
+/*
+ * Hard links: the copy keeps the links within the copied set, so a
+ * source inode must meet one copy inode, and a copy inode one source
+ * inode, however many names either has. Two tables of pairs, by source
+ * and by copy, under one lock (only names of inodes with more than one
+ * link come here).
+ */
+struct pair {
+	uint64_t k1, k2, v1, v2;
+	bool used;
+};
+
+struct table {
+	struct pair *v;
+	size_t n, cap;
+};
+
+struct fcp_check_links {
+	pthread_mutex_t lock;
+	struct table by_src, by_dst;
+};
+
+static size_t slot(const struct table *t, uint64_t k1, uint64_t k2)
+{
+	uint64_t h = (k1 * 0x9E3779B97F4A7C15ull) ^ k2;
+
+	h ^= h >> 31;
+	h *= 0xBF58476D1CE4E5B9ull;
+	for (size_t i = (h ^ (h >> 29)) & (t->cap - 1);; i = (i + 1) & (t->cap - 1))
+		if (!t->v[i].used || (t->v[i].k1 == k1 && t->v[i].k2 == k2))
+			return i;
+}
+
+static int grow(struct table *t)
+{
+	struct table n = { calloc(t->cap ? 2 * t->cap : 256, sizeof(struct pair)), 0,
+			   t->cap ? 2 * t->cap : 256 };
+
+	if (!n.v)
+		return -ENOMEM;
+	for (size_t i = 0; i < t->cap; i++)
+		if (t->v[i].used)
+			n.v[slot(&n, t->v[i].k1, t->v[i].k2)] = t->v[i];
+	n.n = t->n;
+	free(t->v);
+	*t = n;
+	return 0;
+}
+
+/* 1 when key (k1, k2) goes with (v1, v2) (kept now if new), 0 when it
+ * went with another, or -ENOMEM. */
+static int pair_with(struct table *t, uint64_t k1, uint64_t k2, uint64_t v1, uint64_t v2)
+{
+	struct pair *p;
+
+	if (2 * (t->n + 1) > t->cap && grow(t) < 0)
+		return -ENOMEM;
+	p = &t->v[slot(t, k1, k2)];
+	if (p->used)
+		return p->v1 == v1 && p->v2 == v2;
+	*p = (struct pair){ k1, k2, v1, v2, true };
+	t->n++;
+	return 1;
+}
+
+int fcp_check_links_init(struct fcp_job *job)
+{
+	job->check_links = calloc(1, sizeof(*job->check_links));
+	if (!job->check_links)
+		return -ENOMEM;
+	pthread_mutex_init(&job->check_links->lock, NULL);
+	return 0;
+}
+
+void fcp_check_links_free(struct fcp_job *job)
+{
+	if (!job->check_links)
+		return;
+	free(job->check_links->by_src.v);
+	free(job->check_links->by_dst.v);
+	pthread_mutex_destroy(&job->check_links->lock);
+	free(job->check_links);
+	job->check_links = NULL;
+}
+
+static void check_links(struct fcp_entry *e, const struct statx *dst, const char *path)
+{
+	struct fcp_check_links *l = e->job->check_links;
+	uint64_t sd = fcp_statx_dev(&e->st), dd = fcp_statx_dev(dst);
+	int a, b;
+
+	if (!l || !(e->job->o->preserve & FCP_PRESERVE_LINKS) || S_ISDIR(e->st.stx_mode) ||
+	    (e->st.stx_nlink < 2 && dst->stx_nlink < 2))
+		return;
+	pthread_mutex_lock(&l->lock);
+	a = pair_with(&l->by_src, sd, e->st.stx_ino, dd, dst->stx_ino);
+	b = a < 0 ? a : pair_with(&l->by_dst, dd, dst->stx_ino, sd, e->st.stx_ino);
+	pthread_mutex_unlock(&l->lock);
+	if (a < 0 || b < 0)
+		fcp_report_failed(e->job, "out of memory checking hard links of", path, -ENOMEM);
+	else if (!a || !b)
+		fcp_check_say(e->job, path, "hard links differ");
+}
+
+static void check_meta(struct fcp_job *job, const struct statx *st, struct fcp_at sat,
+		       const struct statx *dst, struct fcp_at dat, const char *path)
+{
+	unsigned diff = fcp_plan_meta_diff(job, st, sat, dst, dat);
+
+	if (diff & FCP_PRESERVE_MODE)
+		fcp_check_say(job, path, "mode %04o != %04o", st->stx_mode & 07777,
+			      dst->stx_mode & 07777);
+	if (diff & FCP_PRESERVE_OWNER)
+		fcp_check_say(job, path, "owner %u:%u != %u:%u", st->stx_uid, st->stx_gid,
+			      dst->stx_uid, dst->stx_gid);
+	if (diff & FCP_PRESERVE_TIMES)
+		fcp_check_say(job, path, "mtime %lld.%09u != %lld.%09u",
+			      (long long)st->stx_mtime.tv_sec, st->stx_mtime.tv_nsec,
+			      (long long)dst->stx_mtime.tv_sec, dst->stx_mtime.tv_nsec);
+	if (diff & FCP_PRESERVE_XATTR)
+		fcp_check_say(job, path, "xattrs differ");
+}
+
+/* Content, a link's target, a device's number. */
+static void check_data(struct fcp_entry *e, const struct statx *dst, const char *path)
+{
+	const struct statx *st = &e->st;
+
+	if (S_ISREG(st->stx_mode) && st->stx_size != dst->stx_size)
+		fcp_check_say(e->job, path, "size %llu != %llu", (unsigned long long)st->stx_size,
+			      (unsigned long long)dst->stx_size);
+	else if (S_ISREG(st->stx_mode) && fcp_plan_content(e, dst) == 0)
+		fcp_check_say(e->job, path, "content differs");
+	else if (!S_ISREG(st->stx_mode) && !fcp_plan_data_same(e, dst))
+		fcp_check_say(e->job, path, S_ISLNK(st->stx_mode) ? "symlink target differs"
+					 : "device %u:%u != %u:%u", st->stx_rdev_major,
+			      st->stx_rdev_minor, dst->stx_rdev_major, dst->stx_rdev_minor);
+}
+
+void fcp_check_entry(struct fcp_entry *e)
+{
+	struct statx dst;
+	char *p = fcp_dir_dst_path(e->d, e->dst_name);
+	int r = e->d->dst_fd < 0 ? -ENOENT
+				 : fcp_sys_statx(e->d->dst_fd, e->dst_name, AT_SYMLINK_NOFOLLOW,
+						 STATX_BASIC_STATS, &dst);
+
+	if (r == -ENOENT) {
+		fcp_check_say(e->job, p, "missing in DEST");
+	} else if (r < 0) {
+		fcp_report_failed(e->job, "cannot stat", p, r);
+	} else if ((dst.stx_mode & S_IFMT) != (e->st.stx_mode & S_IFMT)) {
+		fcp_check_say(e->job, p, "type %s != %s", kind(e->st.stx_mode), kind(dst.stx_mode));
+	} else if (!S_ISDIR(dst.stx_mode)) {
+		struct fcp_at sat = e->src_fd >= 0 ? FCP_AT_FD(e->src_fd)
+						   : FCP_AT_NAME(e->d->src_fd, e->name);
+
+		check_data(e, &dst, p);
+		check_links(e, &dst, p);
+		check_meta(e->job, &e->st, sat, &dst, FCP_AT_NAME(e->d->dst_fd, e->dst_name), p);
+	}
+	free(p);
+}
+
+void fcp_check_dir(struct fcp_job *job, struct fcp_dir *d)
+{
+	struct statx dst;
+	char *p = fcp_dir_dst_path(d, NULL);
+	int r = fcp_sys_fstatx(d->dst_fd, &dst);
+
+	if (r < 0)
+		fcp_report_failed(job, "cannot stat", p, r);
+	else
+		check_meta(job, &d->st, FCP_AT_FD(d->src_fd), &dst, FCP_AT_FD(d->dst_fd), p);
+	free(p);
+}

@@ -1,0 +1,49 @@
+/*
+ * check.h - --check: compare each SOURCE with its copy, change nothing.
+ *
+ * The job runs as a dry run that decides by content (--checksum) and
+ * looks for extras as --delete would, on the same parallel walk; plan.c
+ * hands every entry here instead of deciding an action, and the same
+ * comparisons (fcp_plan_meta_diff, fcp_plan_content) name each
+ * difference. One line per difference on the job's output, the
+ * destination path last:
+ *
+ *   missing in DEST: 'PATH'            (a directory once, not its content)
+ *   extra in DEST: 'PATH'
+ *   type directory != file: 'PATH'    (SOURCE's first, DEST's second)
+ *   size 10 != 12: 'PATH'              (not read: sizes differ)
+ *   content differs: 'PATH'
+ *   symlink target differs: 'PATH'
+ *   device 1:3 != 1:5: 'PATH'
+ *   hard links differ: 'PATH'
+ *   mode 0644 != 0600: 'PATH'
+ *   owner 0:0 != 1000:1000: 'PATH'     (as root, as the copy keeps it)
+ *   mtime 1700000000.000000001 != 1700000000.000000002: 'PATH'
+ *   xattrs differ: 'PATH'              (ACLs and security labels included)
+ *
+ * An item that cannot be read is an error on stderr, with its path.
+ */
+#ifndef FCP_CHECK_H
+#define FCP_CHECK_H
+
+#include "entry.h"
+
+/* Compare entry e of d with what is at its destination name; say every
+ * difference (a directory: only missing or another type; its metadata
+ * when it is finished, fcp_check_dir). */
+void fcp_check_entry(struct fcp_entry *e);
+
+/* The finished directory d (both fds usable): say how its metadata
+ * differs. */
+void fcp_check_dir(struct fcp_job *job, struct fcp_dir *d);
+
+/* Say one difference: "WHAT: 'path'", counted. */
+void fcp_check_say(struct fcp_job *job, const char *path, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* The hard-link pairs seen (source inode, copy inode): made before the
+ * walk, freed after it. */
+int fcp_check_links_init(struct fcp_job *job);
+void fcp_check_links_free(struct fcp_job *job);
+
+#endif

@@ -1,0 +1,708 @@
+/*
+ * manifest.c - --manifest FILE (manifest.h).
+ */
+#include "config.h"
+#include "manifest.h"
+#include "check.h"
+#include "sys.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+char *fcp_manifest_key(const struct fcp_dir *d, const char *name, bool src)
+{
+	char *rel, *a, *b;
+
+	/* The entry of a top pseudo-directory is a root itself. */
+	if (d->is_top)
+		return strdup(src ? (d->root->src_abs ? d->root->src_abs : name)
+				  : d->root->rel_top ? d->root->rel_top : "");
+	if (src && !d->root->src_abs)
+		return NULL;
+	if (!(rel = fcp_dir_rel_path(d)))
+		return NULL;
+	a = fcp_path_join(src ? d->root->src_abs : d->root->rel_top, rel);
+	b = a ? fcp_path_join(a, name) : NULL;
+	free(rel);
+	free(a);
+	return b;
+}
+
+#ifdef HAVE_SQLITE3
+#include <sqlite3.h>
+#include <time.h>
+#include <unistd.h>
+
+#define APP_ID 0x66637031 /* "fcp1" */
+#define SCHEMA 1
+#define BATCH 4096        /* records per transaction, at most */
+#define LINGER_MS 200     /* the writer waits this long for a batch to fill */
+
+struct rec {
+	struct rec *next;
+	int side;
+	bool has_hash;
+	uint64_t size, ino;
+	int64_t mtime, ctime, verified;
+	struct fcp_hash h;
+	char path[];
+};
+
+/* The hashes known when the job started, read-only from then on. */
+struct known {
+	uint64_t key;  /* hash of side and path; 0 = empty slot */
+	uint64_t size, ino;
+	int64_t mtime, ctime;
+	struct fcp_hash h;
+	char *path;
+	int side;
+};
+
+struct fcp_manifest {
+	sqlite3 *db;
+	char *path;
+	struct known *v;
+	size_t cap;
+	pthread_t writer;
+	bool writer_on;
+	pthread_mutex_t lock;
+	pthread_cond_t wake;
+	struct rec *head, **tail;
+	size_t queued;
+	bool closing;
+	bool failed;   /* a write failed: said once, the rest dropped */
+};
+
+bool fcp_manifest_available(void)
+{
+	return true;
+}
+
+static int64_t ns(const struct statx_timestamp *t)
+{
+	return (int64_t)t->tv_sec * 1000000000 + t->tv_nsec;
+}
+
+static uint64_t key_of(int side, const char *path)
+{
+	uint64_t h = 1469598103934665603ull ^ (uint64_t)side;
+
+	for (const unsigned char *p = (const unsigned char *)path; *p; p++)
+		h = (h ^ *p) * 1099511628211ull;
+	return h ? h : 1;
+}
+
+static void hash_blob(const struct fcp_hash *h, unsigned char b[16])
+{
+	for (int i = 0; i < 8; i++) {
+		b[i] = (unsigned char)(h->hi >> (56 - 8 * i));
+		b[8 + i] = (unsigned char)(h->lo >> (56 - 8 * i));
+	}
+}
+
+static bool blob_hash(const void *blob, int n, struct fcp_hash *h)
+{
+	const unsigned char *b = blob;
+
+	if (!b || n != 16)
+		return false;
+	h->hi = h->lo = 0;
+	for (int i = 0; i < 8; i++) {
+		h->hi = h->hi << 8 | b[i];
+		h->lo = h->lo << 8 | b[8 + i];
+	}
+	return true;
+}
+
+static struct known *slot(struct fcp_manifest *m, uint64_t k, int side, const char *path)
+{
+	for (size_t i = k & (m->cap - 1);; i = (i + 1) & (m->cap - 1))
+		if (!m->v[i].key || (m->v[i].key == k && m->v[i].side == side &&
+				     !strcmp(m->v[i].path, path)))
+			return &m->v[i];
+}
+
+/* Read every recorded hash into memory (only --check and --checksum ask). */
+static int load(struct fcp_manifest *m)
+{
+	sqlite3_stmt *q;
+	sqlite3_int64 n = 0;
+	int r;
+
+	if (sqlite3_prepare_v2(m->db, "SELECT count(*) FROM files WHERE xxh128 IS NOT NULL",
+			       -1, &q, NULL) != SQLITE_OK)
+		return sqlite3_errcode(m->db);
+	if ((r = sqlite3_step(q)) == SQLITE_ROW)
+		n = sqlite3_column_int64(q, 0);
+	sqlite3_finalize(q);
+	if (r != SQLITE_ROW)
+		return r;
+	for (m->cap = 16; m->cap < 2 * (size_t)n; m->cap *= 2)
+		;
+	if (!(m->v = calloc(m->cap, sizeof(*m->v))))
+		return SQLITE_NOMEM;
+	if (sqlite3_prepare_v2(m->db, "SELECT side, path, size, mtime, ctime, ino, xxh128 "
+			       "FROM files WHERE xxh128 IS NOT NULL", -1, &q, NULL) != SQLITE_OK)
+		return sqlite3_errcode(m->db);
+	while ((r = sqlite3_step(q)) == SQLITE_ROW && n-- > 0) {
+		const char *path = (const char *)sqlite3_column_text(q, 1);
+		struct known k = { .side = sqlite3_column_int(q, 0) };
+
+		if (!path || !blob_hash(sqlite3_column_blob(q, 6), sqlite3_column_bytes(q, 6), &k.h))
+			continue;
+		k.key = key_of(k.side, path);
+		k.size = (uint64_t)sqlite3_column_int64(q, 2);
+		k.mtime = sqlite3_column_int64(q, 3);
+		k.ctime = sqlite3_column_int64(q, 4);
+		k.ino = (uint64_t)sqlite3_column_int64(q, 5);
+		if (!(k.path = strdup(path)))
+			break;
+		*slot(m, k.key, k.side, path) = k;
+	}
+	sqlite3_finalize(q);
+	return r == SQLITE_DONE || r == SQLITE_ROW ? SQLITE_OK : r;
+}
+
+bool fcp_manifest_lookup(struct fcp_job *job, bool src, const char *key,
+			 const struct statx *st, struct fcp_hash *h)
+{
+	struct fcp_manifest *m = job->man;
+	struct known *k;
+
+	if (!m || !m->v)
+		return false;
+	k = slot(m, key_of(src, key), src, key);
+	if (!k->key || k->size != st->stx_size || k->ino != st->stx_ino ||
+	    k->mtime != ns(&st->stx_mtime) || k->ctime != ns(&st->stx_ctime))
+		return false;
+	*h = k->h;
+	atomic_fetch_add(&job->c.trusted, 1);
+	return true;
+}
+
+void fcp_manifest_record(struct fcp_job *job, bool src, const char *key,
+			 const struct statx *st, const struct fcp_hash *h)
+{
+	struct fcp_manifest *m = job->man;
+	size_t n = strlen(key) + 1;
+	struct rec *r;
+
+	if (!m || !(r = malloc(sizeof(*r) + n)))
+		return;
+	*r = (struct rec){ .side = src, .has_hash = h != NULL, .size = st->stx_size,
+			   .ino = st->stx_ino, .mtime = ns(&st->stx_mtime),
+			   .ctime = ns(&st->stx_ctime), .verified = h ? (int64_t)time(NULL) : 0 };
+	if (h)
+		r->h = *h;
+	memcpy(r->path, key, n);
+	pthread_mutex_lock(&m->lock);
+	*m->tail = r;
+	m->tail = &r->next;
+	if (++m->queued >= BATCH)
+		pthread_cond_signal(&m->wake);
+	pthread_mutex_unlock(&m->lock);
+}
+
+void fcp_manifest_copied(struct fcp_job *job, const struct fcp_dir *d, const char *name)
+{
+	struct statx st;
+	char *key;
+
+	if (!job->man)
+		return;
+	/* After the rename: ctime as the file is now. */
+	if (fcp_sys_statx(d->dst_fd, name, AT_SYMLINK_NOFOLLOW, STATX_BASIC_STATS, &st) < 0 ||
+	    !S_ISREG(st.stx_mode) || !(key = fcp_manifest_key(d, name, false)))
+		return;
+	fcp_manifest_record(job, false, key, &st, NULL);
+	free(key);
+}
+
+/* One record into the open transaction. */
+static int put(sqlite3_stmt *ins, const struct rec *r)
+{
+	unsigned char blob[16];
+	int rc;
+
+	sqlite3_reset(ins);
+	sqlite3_bind_int(ins, 1, r->side);
+	sqlite3_bind_text(ins, 2, r->path, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(ins, 3, (sqlite3_int64)r->size);
+	sqlite3_bind_int64(ins, 4, r->mtime);
+	sqlite3_bind_int64(ins, 5, r->ctime);
+	sqlite3_bind_int64(ins, 6, (sqlite3_int64)r->ino);
+	if (r->has_hash) {
+		hash_blob(&r->h, blob);
+		sqlite3_bind_blob(ins, 7, blob, 16, SQLITE_TRANSIENT);
+		sqlite3_bind_int64(ins, 8, r->verified);
+	} else {
+		sqlite3_bind_null(ins, 7);
+		sqlite3_bind_null(ins, 8);
+	}
+	rc = sqlite3_step(ins);
+	return rc == SQLITE_DONE ? SQLITE_OK : rc;
+}
+
+/* Write a list of records in one transaction; frees them. */
+static void write_batch(struct fcp_job *job, struct fcp_manifest *m, struct rec *list)
+{
+	static const char sql[] =
+		"INSERT OR REPLACE INTO files(side, path, size, mtime, ctime, ino, xxh128, verified) "
+		"VALUES (?, ?, ?, ?, ?, ?, ?, ?)";
+	sqlite3_stmt *ins = NULL;
+	int rc = m->failed ? SQLITE_ERROR
+			   : sqlite3_exec(m->db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
+
+	if (rc == SQLITE_OK)
+		rc = sqlite3_prepare_v2(m->db, sql, -1, &ins, NULL);
+	for (struct rec *r = list; rc == SQLITE_OK && r; r = r->next)
+		rc = put(ins, r);
+	sqlite3_finalize(ins);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_exec(m->db, "COMMIT", NULL, NULL, NULL);
+	if (rc != SQLITE_OK && !m->failed) {
+		fcp_report_errorf(job, "cannot write manifest '%s': %s", m->path,
+				  sqlite3_errmsg(m->db));
+		sqlite3_exec(m->db, "ROLLBACK", NULL, NULL, NULL);
+		atomic_fetch_add(&job->c.failed, 1);
+		m->failed = true;
+	}
+	while (list) {
+		struct rec *next = list->next;
+		free(list);
+		list = next;
+	}
+}
+
+/* The one thread that writes: takes what is queued, a batch at a time,
+ * waiting a little for a batch to fill. */
+static void *writer(void *arg)
+{
+	struct fcp_job *job = arg;
+	struct fcp_manifest *m = job->man;
+
+	pthread_mutex_lock(&m->lock);
+	for (;;) {
+		struct rec *list;
+		bool last;
+
+		if (!m->closing && m->queued < BATCH) {
+			struct timespec t;
+			clock_gettime(CLOCK_REALTIME, &t);
+			t.tv_nsec += LINGER_MS * 1000000L;
+			t.tv_sec += t.tv_nsec / 1000000000L;
+			t.tv_nsec %= 1000000000L;
+			pthread_cond_timedwait(&m->wake, &m->lock, &t);
+		}
+		list = m->head;
+		last = m->closing;
+		m->head = NULL;
+		m->tail = &m->head;
+		m->queued = 0;
+		pthread_mutex_unlock(&m->lock);
+		if (list)
+			write_batch(job, m, list);
+		pthread_mutex_lock(&m->lock);
+		if (last && !m->head)
+			break;
+	}
+	pthread_mutex_unlock(&m->lock);
+	return NULL;
+}
+
+static int one_int(sqlite3 *db, const char *sql, int *out)
+{
+	sqlite3_stmt *q;
+	int rc = sqlite3_prepare_v2(db, sql, -1, &q, NULL);
+
+	if (rc != SQLITE_OK)
+		return rc;
+	rc = sqlite3_step(q);
+	if (rc == SQLITE_ROW)
+		*out = sqlite3_column_int(q, 0);
+	sqlite3_finalize(q);
+	return rc == SQLITE_ROW ? SQLITE_OK : rc;
+}
+
+/* A file that exists and is not empty must begin as SQLite's do: a
+ * text file named by mistake is refused before SQLite is given it. */
+static const char *not_sqlite(const char *path)
+{
+	char head[16];
+	int fd = fcp_sys_openat(AT_FDCWD, path, O_RDONLY, 0);
+	ssize_t n;
+
+	if (fd < 0)
+		return NULL; /* missing (made), or SQLite says why */
+	n = fcp_sys_pread_full(fd, head, sizeof(head), 0);
+	close(fd);
+	return n > 0 && (n < 16 || memcmp(head, "SQLite format 3", 16))
+		       ? "not an SQLite database" : NULL;
+}
+
+/* Is the open database ours (made now if it is new)? NULL, or why not. */
+static const char *identify(struct fcp_manifest *m, char *why, size_t len)
+{
+	static const char init[] =
+		"BEGIN IMMEDIATE;"
+		"CREATE TABLE IF NOT EXISTS files(side INTEGER NOT NULL, path TEXT NOT NULL,"
+		" size INTEGER NOT NULL, mtime INTEGER NOT NULL, ctime INTEGER NOT NULL,"
+		" ino INTEGER NOT NULL, xxh128 BLOB, verified INTEGER,"
+		" PRIMARY KEY(side, path)) WITHOUT ROWID;"
+		"PRAGMA application_id = 1717792817;" /* APP_ID */
+		"PRAGMA user_version = 1;"            /* SCHEMA */
+		"COMMIT;";
+	int app = 0, ver = 0, tables = 0, rc;
+
+	_Static_assert(APP_ID == 1717792817 && SCHEMA == 1, "init[] spells them out");
+	/* Two processes making one new manifest: the second waits on the
+	 * first's transaction (busy timeout) and finds its tables. */
+	if ((rc = one_int(m->db, "PRAGMA application_id", &app)) == SQLITE_OK &&
+	    (rc = one_int(m->db, "SELECT count(*) FROM sqlite_master", &tables)) == SQLITE_OK &&
+	    !app && !tables && (rc = sqlite3_exec(m->db, init, NULL, NULL, NULL)) != SQLITE_OK)
+		sqlite3_exec(m->db, "ROLLBACK", NULL, NULL, NULL);
+	if (rc == SQLITE_OK)
+		rc = one_int(m->db, "PRAGMA application_id", &app);
+	if (rc == SQLITE_OK)
+		rc = one_int(m->db, "PRAGMA user_version", &ver);
+	if (rc != SQLITE_OK) {
+		snprintf(why, len, "%s", sqlite3_errmsg(m->db));
+		return why;
+	}
+	if (app != APP_ID)
+		return "another SQLite database, not a fastcp manifest";
+	if (ver > SCHEMA) {
+		snprintf(why, len, "made by a newer fastcp (schema %d; this one knows %d)", ver,
+			 SCHEMA);
+		return why;
+	}
+	return NULL;
+}
+
+static const char *damaged(struct fcp_manifest *m, char *why, size_t len)
+{
+	sqlite3_stmt *q;
+	const char *res;
+	int rc = sqlite3_prepare_v2(m->db, "PRAGMA quick_check(1)", -1, &q, NULL);
+
+	if (rc == SQLITE_OK && (rc = sqlite3_step(q)) == SQLITE_ROW) {
+		res = (const char *)sqlite3_column_text(q, 0);
+		if (res && strcmp(res, "ok")) {
+			/* One message line: SQLite's report has several. */
+			snprintf(why, len, "damaged (%s)", res);
+			for (char *c = why; *c; c++)
+				*c = *c == '\n' ? ' ' : *c;
+		} else {
+			why = NULL;
+		}
+	} else {
+		snprintf(why, len, "%s", sqlite3_errstr(rc));
+	}
+	sqlite3_finalize(q);
+	return why;
+}
+
+/* Can the manifest be written: the file, or a new one in its directory?
+ * NULL, or why not (SQLite would only say "unable to open"). */
+static const char *unwritable(const char *path)
+{
+	char *copy = strdup(path), *slash;
+	int r = fcp_sys_access(path, W_OK);
+
+	if (r == -ENOENT && copy) {
+		slash = strrchr(copy, '/');
+		if (slash)
+			slash[slash == copy] = 0;
+		r = fcp_sys_access(slash ? copy : ".", W_OK);
+	}
+	free(copy);
+	return r < 0 ? strerror(-r) : NULL;
+}
+
+static void manifest_free(struct fcp_manifest *m)
+{
+	for (size_t i = 0; m->v && i < m->cap; i++)
+		free(m->v[i].path);
+	free(m->v);
+	if (m->db)
+		sqlite3_close(m->db);
+	free(m->path);
+	pthread_mutex_destroy(&m->lock);
+	pthread_cond_destroy(&m->wake);
+	free(m);
+}
+
+/* Open and check; the hashes read in when want_known. NULL after saying
+ * why not. */
+static struct fcp_manifest *manifest_open(struct fcp_job *job, const char *path, bool want_known)
+{
+	struct fcp_manifest *m = calloc(1, sizeof(*m));
+	const char *why = !m ? "out of memory" : unwritable(path);
+	char text[160];
+	int rc;
+
+	if (m) {
+		pthread_mutex_init(&m->lock, NULL);
+		pthread_cond_init(&m->wake, NULL);
+		m->tail = &m->head;
+		m->path = strdup(path);
+	}
+	if (!why)
+		why = not_sqlite(path);
+	if (!why && (rc = sqlite3_open_v2(path, &m->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
+					  SQLITE_OPEN_FULLMUTEX, NULL)) != SQLITE_OK) {
+		/* SQLite's "unable to open database file" hides the cause. */
+		int e = m->db ? sqlite3_system_errno(m->db) : 0;
+		snprintf(text, sizeof(text), "%s", e ? strerror(e) : sqlite3_errstr(rc));
+		why = text;
+	}
+	if (!why) {
+		sqlite3_busy_timeout(m->db, 30000);
+		sqlite3_extended_result_codes(m->db, 0);
+		why = identify(m, text, sizeof(text));
+	}
+	/* Opened read-only after all (a read-only filesystem or file):
+	 * nothing could be recorded. */
+	if (!why && sqlite3_db_readonly(m->db, "main") == 1)
+		why = strerror(EROFS);
+	if (!why && sqlite3_exec(m->db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL",
+				 NULL, NULL, NULL) != SQLITE_OK) {
+		snprintf(text, sizeof(text), "%s", sqlite3_errmsg(m->db));
+		why = text;
+	}
+	/* A damaged file is not written into (that could spread the damage)
+	 * nor trusted: one read of it all, before anything is copied. */
+	if (!why)
+		why = damaged(m, text, sizeof(text));
+	if (!why && want_known && (rc = load(m)) != SQLITE_OK) {
+		snprintf(text, sizeof(text), "%s", sqlite3_errstr(rc));
+		why = text;
+	}
+	if (why) {
+		fcp_report_errorf(job, "cannot use manifest '%s': %s; not used, nothing done", path,
+				  why);
+		if (m)
+			manifest_free(m);
+		return NULL;
+	}
+	return m;
+}
+
+int fcp_manifest_open(struct fcp_job *job, const char *path)
+{
+	struct fcp_manifest *m = manifest_open(job, path, job->o->checksum || job->o->check);
+
+	if (!m)
+		return -1;
+	job->man = m;
+	if (pthread_create(&m->writer, NULL, writer, job) != 0) {
+		fcp_report_errorf(job, "cannot start the manifest writer for '%s'", path);
+		job->man = NULL;
+		manifest_free(m);
+		return -1;
+	}
+	m->writer_on = true;
+	return 0;
+}
+
+void fcp_manifest_close(struct fcp_job *job)
+{
+	struct fcp_manifest *m = job->man;
+
+	if (!m)
+		return;
+	pthread_mutex_lock(&m->lock);
+	m->closing = true;
+	pthread_cond_signal(&m->wake);
+	pthread_mutex_unlock(&m->lock);
+	if (m->writer_on)
+		pthread_join(m->writer, NULL);
+	job->man = NULL;
+	manifest_free(m);
+}
+
+struct row {
+	char *path;
+	uint64_t size;
+	bool has_hash;
+	struct fcp_hash h;
+};
+
+/* Every destination row, in path order. */
+static int rows(struct fcp_manifest *m, struct row **out, size_t *n)
+{
+	sqlite3_stmt *q;
+	size_t cap = 0;
+	int rc = sqlite3_prepare_v2(m->db, "SELECT path, size, xxh128 FROM files WHERE side = 0 "
+				    "ORDER BY path", -1, &q, NULL);
+
+	*out = NULL;
+	*n = 0;
+	while (rc == SQLITE_OK && (rc = sqlite3_step(q)) == SQLITE_ROW) {
+		struct row r = { .size = (uint64_t)sqlite3_column_int64(q, 1) };
+		const char *p = (const char *)sqlite3_column_text(q, 0);
+
+		r.has_hash = blob_hash(sqlite3_column_blob(q, 2), sqlite3_column_bytes(q, 2), &r.h);
+		if (*n == cap) {
+			struct row *v = realloc(*out, (cap = cap ? 2 * cap : 1024) * sizeof(*v));
+			if (!v)
+				break;
+			*out = v;
+		}
+		if (!p || !(r.path = strdup(p)))
+			break;
+		(*out)[(*n)++] = r;
+		rc = SQLITE_OK;
+	}
+	sqlite3_finalize(q);
+	return rc == SQLITE_DONE || rc == SQLITE_OK ? 0 : -1;
+}
+
+/* Read one recorded file again: say how it changed; record its hash. */
+static void verify_one(struct fcp_job *job, int dfd, const char *dest, const struct row *r,
+		       void *buf, size_t cap, uint64_t *unhashed)
+{
+	char *p = fcp_path_join(dest, r->path);
+	int fd = *r->path ? fcp_sys_open_beneath(dfd, r->path, O_RDONLY | O_NOFOLLOW, 0)
+			  : fcp_sys_openat(AT_FDCWD, dest, O_RDONLY | O_NOFOLLOW, 0);
+	struct statx st;
+	struct fcp_hash h;
+	int e;
+
+	if (fd == -ENOENT || fd == -ENOTDIR)
+		fcp_check_say(job, p, "missing in DEST");
+	else if (fd == -ELOOP)
+		fcp_check_say(job, p, "type file != symlink");
+	else if (fd < 0)
+		fcp_report_failed(job, "cannot open", p, fd);
+	else if ((e = fcp_sys_fstatx(fd, &st)) < 0)
+		fcp_report_failed(job, "cannot stat", p, e);
+	else if (!S_ISREG(st.stx_mode))
+		fcp_check_say(job, p, "type file != %s", S_ISDIR(st.stx_mode) ? "directory"
+									 : "special file");
+	else if (st.stx_size != r->size)
+		fcp_check_say(job, p, "size %llu != %llu", (unsigned long long)r->size,
+			      (unsigned long long)st.stx_size);
+	else if ((e = fcp_hash_fd(fd, st.stx_size, buf, cap, &h)) < 0)
+		fcp_report_failed(job, "cannot read", p, e);
+	else if (r->has_hash && !fcp_hash_equal(&h, &r->h))
+		fcp_check_say(job, p, "content differs");
+	else {
+		/* The same bytes (or the first hash of them): verified now. */
+		*unhashed += !r->has_hash;
+		fcp_manifest_record(job, false, r->path, &st, &h);
+		atomic_fetch_add(&job->c.files, 1);
+	}
+	if (fd >= 0)
+		close(fd);
+	free(p);
+}
+
+/* The re-verify's workers share out the rows by an atomic index. */
+struct verify {
+	struct fcp_job *job;
+	struct row *v;
+	size_t n;
+	atomic_size_t next;
+	atomic_ullong unhashed;
+	int dfd;
+	const char *dest;
+};
+
+static void *verify_worker(void *arg)
+{
+	struct verify *x = arg;
+	size_t cap = 1 << 20, i;
+	void *buf = malloc(cap);
+	uint64_t unhashed = 0;
+
+	while (buf && (i = atomic_fetch_add(&x->next, 1)) < x->n)
+		verify_one(x->job, x->dfd, x->dest, &x->v[i], buf, cap, &unhashed);
+	if (!buf)
+		fcp_report_errorf(x->job, "out of memory verifying '%s'", x->dest);
+	atomic_fetch_add(&x->unhashed, unhashed);
+	free(buf);
+	return NULL;
+}
+
+/* Read the rows again on a few threads: a cold disk answers several
+ * reads at once faster than one after another. */
+static void verify_all(struct verify *x, int threads)
+{
+	pthread_t t[32];
+	int k = 0;
+
+	if (threads > 32)
+		threads = 32;
+	while (k < threads && (size_t)k < x->n && pthread_create(&t[k], NULL, verify_worker, x) == 0)
+		k++;
+	if (k == 0)
+		verify_worker(x);
+	while (k-- > 0)
+		pthread_join(t[k], NULL);
+}
+
+int fcp_manifest_verify(const struct fcp_options *o, const char *dest, struct fcp_stats *stats)
+{
+	struct fcp_job job = { .o = o, .err = o->err ? o->err : stderr };
+	struct verify x = { .job = &job, .dest = dest };
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	int r;
+
+	memset(stats, 0, sizeof(*stats));
+	pthread_mutex_init(&job.err_lock, NULL);
+	if (fcp_manifest_open(&job, o->manifest) < 0)
+		return FCP_EXIT_USAGE;
+	r = rows(job.man, &x.v, &x.n);
+	if (r < 0)
+		fcp_report_errorf(&job, "cannot read manifest '%s': %s", o->manifest,
+				  sqlite3_errmsg(job.man->db));
+	/* DEST is a file when the copy was one file (-T): its row is "". */
+	x.dfd = fcp_sys_openat(AT_FDCWD, dest, O_RDONLY | O_DIRECTORY, 0);
+	if (x.dfd < 0 && x.dfd != -ENOTDIR) {
+		fcp_report_failed(&job, "cannot open", dest, x.dfd);
+		x.n = 0;
+	}
+	fcp_sys_reads_noatime(true);
+	verify_all(&x, o->threads > 0 ? o->threads : cpus > 0 ? 3 * (int)cpus : 3);
+	fcp_sys_reads_noatime(false);
+	for (size_t i = 0; i < x.n; i++)
+		free(x.v[i].path);
+	if (x.unhashed)
+		fprintf(job.err, "fastcp: %llu file%s had no hash recorded (copied without one): "
+			"hashed now and recorded, not compared\n",
+			(unsigned long long)x.unhashed, x.unhashed == 1 ? "" : "s");
+	if (x.dfd >= 0)
+		close(x.dfd);
+	free(x.v);
+	fcp_manifest_close(&job);
+	stats->files = job.c.files;
+	stats->failed = job.c.failed + (r < 0);
+	stats->differences = job.c.differs;
+	stats->check = true;
+	return stats->failed || stats->differences ? FCP_EXIT_PARTIAL : FCP_EXIT_OK;
+}
+
+#else /* no SQLite: --manifest is refused on the command line */
+
+bool fcp_manifest_available(void) { return false; }
+int fcp_manifest_open(struct fcp_job *job, const char *path)
+{
+	fcp_report_errorf(job, "--manifest is not available: fastcp was built without SQLite");
+	return -1;
+}
+void fcp_manifest_close(struct fcp_job *job) { (void)job; }
+bool fcp_manifest_lookup(struct fcp_job *job, bool src, const char *key,
+			 const struct statx *st, struct fcp_hash *h) { return false; }
+void fcp_manifest_record(struct fcp_job *job, bool src, const char *key,
+			 const struct statx *st, const struct fcp_hash *h) { }
+void fcp_manifest_copied(struct fcp_job *job, const struct fcp_dir *d, const char *name) { }
+int fcp_manifest_verify(const struct fcp_options *o, const char *dest, struct fcp_stats *stats)
+{
+	memset(stats, 0, sizeof(*stats));
+	fprintf(o->err ? o->err : stderr,
+		"fastcp: --manifest is not available: fastcp was built without SQLite\n");
+	return FCP_EXIT_USAGE;
+}
+#endif

@@ -1,0 +1,62 @@
+/*
+ * manifest.h - --manifest FILE: a SQLite record of the files a job copied,
+ * checked or hashed, and a cache of their hashes.
+ *
+ * One table, files(side, path, size, mtime, ctime, ino, xxh128, verified):
+ * side 0 is the destination, path relative to DEST (the copy's name
+ * first when it goes into DEST); side 1 a source, by absolute path. mtime
+ * and ctime in nanoseconds; xxh128 the 16 bytes of XXH3-128 (big-endian
+ * high then low half) or NULL when the copy did not read it; verified the
+ * Unix time its bytes were last hashed. The file carries application_id
+ * 0x66637031 ("fcp1") and user_version 1: anything else (another
+ * database, a newer fastcp's schema, a file that is not SQLite or is
+ * corrupt) is reported and neither trusted nor written.
+ *
+ * Workers never wait on SQLite: the hashes known are read into memory
+ * once, before the walk (fcp_manifest_lookup reads that copy, lock-free),
+ * and records go into a queue that one writer thread empties, a
+ * transaction per batch, in WAL mode with a busy timeout, so that two
+ * fastcp processes can share a manifest. A recorded hash is trusted
+ * while the file's size, mtime, ctime and inode number are unchanged
+ * (ctime cannot be set back by a user: a rewrite that restores mtime
+ * still moves it).
+ */
+#ifndef FCP_MANIFEST_H
+#define FCP_MANIFEST_H
+
+#include "hash.h"
+#include "job.h"
+
+/* Whether this build has SQLite. */
+bool fcp_manifest_available(void);
+
+/* Open (or make) the manifest at path for job->man and start its writer.
+ * Returns 0, or -1 after saying why it cannot be used (the job then
+ * exits 2 before copying anything). */
+int fcp_manifest_open(struct fcp_job *job, const char *path);
+
+/* Write what is queued, stop the writer, close. A failed write is
+ * reported and counted as a failed item. No-op without a manifest. */
+void fcp_manifest_close(struct fcp_job *job);
+
+/* The key of entry name of d: its path relative to DEST (src false) or
+ * its source's absolute path (src true). malloc'd, NULL without memory. */
+char *fcp_manifest_key(const struct fcp_dir *d, const char *name, bool src);
+
+/* The recorded hash of key, if the file (st) is unchanged since. */
+bool fcp_manifest_lookup(struct fcp_job *job, bool src, const char *key,
+			 const struct statx *st, struct fcp_hash *h);
+
+/* Queue a record of key (st; h NULL: hash not known). */
+void fcp_manifest_record(struct fcp_job *job, bool src, const char *key,
+			 const struct statx *st, const struct fcp_hash *h);
+
+/* A file just copied to name in d: recorded (destination side). */
+void fcp_manifest_copied(struct fcp_job *job, const struct fcp_dir *d, const char *name);
+
+/* --check --manifest FILE DEST: every file recorded under DEST is read
+ * again, each one changed or gone said as --check says it (and its new
+ * hash recorded). Returns an FCP_EXIT_* code. */
+int fcp_manifest_verify(const struct fcp_options *o, const char *dest, struct fcp_stats *stats);
+
+#endif
