@@ -26,6 +26,9 @@
 enum fcp_reflink { FCP_REFLINK_AUTO, FCP_REFLINK_ALWAYS, FCP_REFLINK_NEVER };
 /* Reading medium files with O_DIRECT: when none of the file is cached. */
 enum fcp_direct_read { FCP_DIRECT_AUTO, FCP_DIRECT_ALWAYS, FCP_DIRECT_NEVER };
+/* --progress: auto is the bar when stderr is a terminal, else none;
+ * plain writes a full line every few seconds (for logs). */
+enum fcp_progress { FCP_PROGRESS_AUTO, FCP_PROGRESS_BAR, FCP_PROGRESS_PLAIN, FCP_PROGRESS_NONE };
 
 /* --dedup: files of one content written once, the others cloned from
  * that first copy or made hard links to it (lib/dedup.c). */
@@ -81,7 +84,7 @@ struct fcp_options {
 	long long newer_than;   /* mtime (ns since the epoch) at or before it:
 				   left out; LLONG_MIN = no bound */
 	long long older_than;   /* at or after it; LLONG_MAX = no bound */
-	int verbose;            /* 0 quiet, 1 summary, 2 per item */
+	int verbose;            /* -v: each item on stdout, and the summary */
 	FILE *err;              /* where per-item errors go; NULL = stderr */
 	/* Copying again (lib/plan.c decides per entry): */
 	bool sync;              /* -u: an up-to-date copy (type, size, mtime)
@@ -119,6 +122,14 @@ struct fcp_options {
 	bool debug;             /* say which engine copied each file, and why */
 	bool copy_contents;     /* FIFOs and devices read as files' data */
 	bool in_place;          /* rewrite a regular file there, its inode */
+	/* What a person or a program sees (lib/progress.c, lib/observe.c): */
+	enum fcp_progress progress; /* the status line on stderr */
+	bool quiet;             /* -q: no summary */
+	bool stats;             /* --stats: the summary also when stderr is
+				   no terminal (as -v) */
+	bool json;              /* --json: the summary as JSON on stdout */
+	const char *events;     /* --events FILE ("-": stdout): NDJSON */
+	const char *log;        /* --log FILE: one line per item */
 	bool verify;            /* read each copied file back from storage and
 				   compare its XXH3-128 with the source's
 				   (lib/verify.h); named only if equal */
@@ -145,6 +156,7 @@ enum fcp_warn_kind {
 };
 
 #define FCP_LEFTOVERS_NAMED 10
+#define FCP_ERRORS_KEPT 5      /* errors repeated by the summary */
 
 struct fcp_stats {
 	uint64_t files, dirs, symlinks, specials, hardlinks;
@@ -178,6 +190,14 @@ struct fcp_stats {
 	uint64_t links_internal, links_external, links_relative, links_absolute;
 	uint64_t links_rewritten;
 	uint64_t warnings[FCP_WARN_KINDS];
+	/* The counters copiers are compared by (lib/stats.c): */
+	uint64_t bytes_cloned;   /* of bytes, shared by reflink */
+	uint64_t bytes_holes;    /* holes of sparse files, not written */
+	uint64_t io_ops;         /* read, write, copy_file_range, clone calls
+				    and io_uring requests the engines issued */
+	double cpu_user, cpu_system; /* seconds (getrusage) */
+	long max_rss_kb;         /* peak memory */
+	char errors[FCP_ERRORS_KEPT][256]; /* the first error messages */
 	double seconds;
 	int threads;             /* workers actually used */
 	int signal;              /* the signal that stopped the job, or 0 */
@@ -219,6 +239,9 @@ int fcp_job_run(const struct fcp_options *o, char *const *srcs, int nsrc,
 
 /* Print the end-of-job summary (counts, speed, symlink kinds) to f. */
 void fcp_stats_print(const struct fcp_stats *s, FILE *f);
+
+/* The summary as one JSON object (a stable key set, man fastcp). */
+void fcp_stats_print_json(const struct fcp_stats *s, FILE *f);
 
 /* Print what must be seen even without a summary: warnings per kind,
  * failures, items not copied. Prints nothing for a clean job. */

@@ -218,7 +218,10 @@ static void land_last(struct fcp_worker *w, struct fcp_bigfile *b)
 
 	if (!err && eof < b->x.size)
 		err = FCP_ESHRANK;
-	atomic_fetch_add(&b->e.job->c.bytes, atomic_load(&b->bytes));
+	/* c.bytes grew as the engines wrote (engine.h). */
+	if (!err && atomic_load(&b->bytes) < (unsigned long long)b->x.size)
+		atomic_fetch_add(&b->e.job->c.holes, b->x.size - atomic_load(&b->bytes));
+	b->e.engine = "chunks";
 	b->e.w = w;
 	b->x.used = atomic_load(&b->used);
 	b->e.xfer = &b->x;
@@ -332,8 +335,9 @@ static void copy_one(struct fcp_worker *w, struct fcp_bigfile *b, int i)
 	}
 	if (r < 0)
 		atomic_compare_exchange_strong(&b->err, &none, (int)r);
-	else
+	else {
 		atomic_fetch_add(&b->bytes, (unsigned long long)r);
+	}
 	if (r > 0)
 		push_writeback(w, b, i);
 	if (x.used)

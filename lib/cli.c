@@ -126,7 +126,19 @@ static const char usage_text[] =
 	"                                (to end of file) becomes a regular file\n"
 	"      --debug                   say how each file was copied, and why\n"
 	"\n"
-	"  -v, --verbose, --stats        print a summary at the end\n"
+	"  -v, --verbose                 print each item as it is done (stdout), and\n"
+	"                                the summary\n"
+	"      --stats                   print the summary (also when stderr is no\n"
+	"                                terminal, where it is left out by default)\n"
+	"  -q, --quiet                   no summary\n"
+	"      --progress[=WHEN]         a status line on stderr: auto (default: on a\n"
+	"                                terminal), bar (bare --progress), plain (a\n"
+	"                                full line every 5 s, for logs), none\n"
+	"      --json                    the summary as one JSON object on stdout\n"
+	"      --events FILE             NDJSON events to FILE ('-': stdout): start,\n"
+	"                                each item, progress, end\n"
+	"      --log FILE                one line per item: action, path, bytes,\n"
+	"                                result, reason\n"
 	"      --help                    show this help\n"
 	"      --version                 show the version (with -v: threads, engines)\n"
 	"\n"
@@ -145,7 +157,7 @@ enum {
 	OPT_SYMLINKS = 256, OPT_REFLINK, OPT_NO_PRESERVE, OPT_PRESERVE, OPT_FSYNC,
 	OPT_NO_URING, OPT_DIRECT_READ, OPT_HELP, OPT_VERSION, OPT_STATS,
 	OPT_DRY_RUN, OPT_DELETE, OPT_MAX_DELETE, OPT_MIRROR, OPT_MOVE, OPT_RESUME,
-	OPT_VERIFY,
+	OPT_VERIFY, OPT_PROGRESS, OPT_JSON, OPT_EVENTS, OPT_LOG,
 	OPT_DEDUP,
 	/* cp's own options */
 	OPT_SYNC, OPT_UPDATE, OPT_BACKUP, OPT_PARENTS, OPT_ATTR_ONLY, OPT_REMOVE_DEST,
@@ -216,6 +228,11 @@ static const struct option longopts[] = {
 	{ "in-place", no_argument, NULL, OPT_IN_PLACE },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "stats", no_argument, NULL, OPT_STATS },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "progress", optional_argument, NULL, OPT_PROGRESS },
+	{ "json", no_argument, NULL, OPT_JSON },
+	{ "events", required_argument, NULL, OPT_EVENTS },
+	{ "log", required_argument, NULL, OPT_LOG },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ 0 },
@@ -543,6 +560,7 @@ static int parse_one(int c, const char *arg, struct fcp_options *o)
 	static const char *const symlinks[] = { "keep", "follow", "rewrite", "skip" };
 	static const char *const dedup[] = { "off", "reflink", "hardlink" };
 	static const char *const when[] = { "auto", "always", "never" }; /* both enums */
+	static const char *const progress[] = { "auto", "bar", "plain", "none" };
 	_Static_assert(FCP_DIRECT_AUTO == (int)FCP_REFLINK_AUTO &&
 		       FCP_DIRECT_ALWAYS == (int)FCP_REFLINK_ALWAYS &&
 		       FCP_DIRECT_NEVER == (int)FCP_REFLINK_NEVER, "when[] serves both enums");
@@ -554,7 +572,17 @@ static int parse_one(int c, const char *arg, struct fcp_options *o)
 	/* The last of -P, -L and -H wins, as in cp. */
 	case 'P': o->symlinks = FCP_SYMLINKS_KEEP; o->deref_args = false; break;
 	case 'L': o->symlinks = FCP_SYMLINKS_FOLLOW; o->deref_args = false; break;
-	case 'v': case OPT_STATS: o->verbose++; break;
+	case 'v': o->verbose++; break;
+	case OPT_STATS: o->stats = true; break;
+	case 'q': o->quiet = true; break;
+	case OPT_JSON: o->json = true; break;
+	case OPT_EVENTS: o->events = arg; break;
+	case OPT_LOG: o->log = arg; break;
+	case OPT_PROGRESS:
+		if ((v = arg ? parse_word(arg, progress, 4) : FCP_PROGRESS_BAR) < 0)
+			return bad("invalid --progress value '%s' (auto, bar, plain, none)", arg);
+		o->progress = (enum fcp_progress)v;
+		break;
 	case OPT_FSYNC: o->fsync = true; break;
 	case OPT_SYNC: o->sync = true; break;
 	case 'c': o->checksum = true; break;
@@ -696,7 +724,7 @@ int fcp_cli_parse(int argc, char **argv, struct fcp_options *o, char ***srcs, in
 	 * operands, as in cp ("fastcp a b -v"); "--" ends them. */
 	optind = 0;
 	opterr = 0; /* our own messages, without the program's path */
-	while ((c = getopt_long(argc, argv, ":arRTPLvucxj:nibS:t:Hlsf", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":arRTPLvqucxj:nibS:t:Hlsf", longopts, NULL)) != -1) {
 		if (c == OPT_HELP) {
 			fputs(usage_text, stdout);
 			return -1;

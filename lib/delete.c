@@ -5,6 +5,7 @@
 #include "delete.h"
 #include "plan.h"
 #include "sys.h"
+#include "observe.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -272,6 +273,8 @@ static int remove_at(struct sweep *x, int *dirfd, const struct statx *dir_st, bo
 		return r;
 	}
 	atomic_fetch_add(&x->job->c.deleted, 1);
+	if (x->job->obs_items)
+		fcp_obs_record(x->job, FCP_OBS_DELETE, dir ? S_IFDIR : 0, path, 0, NULL, NULL);
 	return 0;
 }
 

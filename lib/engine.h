@@ -42,10 +42,18 @@ struct fcp_xfer {
 	 * -1 off (chunks of a large file: always off). */
 	int direct;
 	const struct fcp_engine *used; /* the engine that moved data last (--debug) */
+	const char *engine; /* the engine that wrote the data (observers) */
 	/* --verify: the hash of the bytes read, fed in offset order by the
 	 * engines that read (verify.h); NULL otherwise. */
 	struct fcp_vstream *vs;
 };
+
+/* One read, write, copy or clone call issued (the summary's I/O count). */
+#define FCP_XFER_IO(x, n) atomic_fetch_add(&fcp_worker_job((x)->w)->c.io_ops, (n))
+/* Bytes of data written (or cloned), counted as they land: the status
+ * line moves during a long file, not only at its end. */
+#define FCP_XFER_BYTES(x, n) \
+	atomic_fetch_add(&fcp_worker_job((x)->w)->c.bytes, (unsigned long long)(n))
 
 /* Around each write to x->out: the write lock of a shared file, if any. */
 static inline void fcp_xfer_write_begin(struct fcp_xfer *x)

@@ -29,6 +29,7 @@ static ssize_t range_copy(struct fcp_xfer *x, off_t off, size_t len)
 		fcp_xfer_write_begin(x);
 		n = fcp_sys_copy_file_range(x->in, &in_off, x->out, &out_off, step);
 		fcp_xfer_write_end(x);
+		FCP_XFER_IO(x, 1);
 		/* Report progress first; the error comes back on the next call. */
 		if (n < 0)
 			return done ? (ssize_t)done : n;
@@ -46,6 +47,7 @@ static ssize_t range_copy(struct fcp_xfer *x, off_t off, size_t len)
 			break;
 		}
 		done += n;
+		FCP_XFER_BYTES(x, n);
 	}
 	return done;
 }

@@ -69,8 +69,10 @@ static ssize_t rw_copy(struct fcp_xfer *x, off_t off, size_t len)
 		ssize_t m = fcp_xfer_zero_holes(x) ? write_data_blocks(x, buf, n, pos)
 						    : fcp_sys_pwrite_full(x->out, buf, n, pos);
 		fcp_xfer_write_end(x);
+		FCP_XFER_IO(x, 2);
 		if (m < 0)
 			return m;
+		FCP_XFER_BYTES(x, n);
 		done += n;
 		if ((size_t)n < want)
 			break;

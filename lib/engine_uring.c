@@ -31,6 +31,7 @@
 #include "manifest.h"
 #include "meta.h"
 #include "sys.h"
+#include "observe.h"
 #include "verify.h"
 
 #include <errno.h>
@@ -163,10 +164,16 @@ typedef void (*cqe_fn)(struct small *s, unsigned tag, int res);
  * would mean a broken ring with requests still in flight, which this
  * process cannot account for safely: it stops rather than guess.
  */
+/* The job whose batch this worker runs: its requests are counted as I/O
+ * operations of the summary (set by fcp_uring_batch). */
+static _Thread_local struct fcp_job *counted_job;
+
 static void ring_run(struct io_uring *ring, unsigned expect, struct small *files, cqe_fn cb)
 {
 	unsigned seen = 0;
 
+	if (counted_job)
+		atomic_fetch_add(&counted_job->c.io_ops, expect);
 	while (seen < expect) {
 		struct io_uring_cqe *cqe;
 		unsigned head, got = 0;
@@ -512,6 +519,7 @@ static void finish(struct fcp_worker *w, struct fcp_dir *d, struct small *s)
 	if (job->o->debug)
 		fcp_debug_item(job, d, s->name, s->name, "io_uring batch (a small file: read "
 			       "and written with others of its directory, few system calls)");
+	fcp_obs_entry(job, FCP_OBS_COPY, S_IFREG, d, s->name, s->got, "io_uring");
 	fcp_manifest_copied(job, d, s->name);
 }
 
@@ -628,6 +636,7 @@ int fcp_uring_batch(struct fcp_worker *w, struct fcp_dir *d, const char **names,
 
 	if (!u)
 		return -ENOSYS;
+	counted_job = job;
 	memset(f, 0, n * sizeof(f[0]));
 	for (int k = 0; k < n; k++) {
 		f[k].name = names[k];

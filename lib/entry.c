@@ -15,6 +15,7 @@
 #include "meta.h"
 #include "plan.h"
 #include "sys.h"
+#include "observe.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -234,8 +235,10 @@ static void copy_dir(struct fcp_entry *e)
 		fcp_entry_fail(e, "cannot keep open the copy of", nd->root->dst_fd);
 	/* One that was there and is planned counts as unchanged or
 	 * updated when it is finished (plan.c). */
-	if (!e->job->o->dry_run && (created || !fcp_plan_decides(e->job, e->d)))
+	if (!e->job->o->dry_run && (created || !fcp_plan_decides(e->job, e->d))) {
 		atomic_fetch_add(&e->job->c.dirs, 1);
+		fcp_obs_entry(e->job, FCP_OBS_MKDIR, S_IFDIR, e->d, e->name, 0, NULL);
+	}
 	/* The parent's count for this entry passes to the new directory: it
 	 * is released when the directory finishes, not now. */
 	atomic_fetch_add(&e->d->pending, 1);
@@ -347,6 +350,7 @@ static void copy_other(struct fcp_entry *e)
 		return;
 	}
 	atomic_fetch_add(lnk ? &e->job->c.symlinks : &e->job->c.specials, 1);
+	fcp_obs_entry(e->job, FCP_OBS_COPY, e->st.stx_mode, e->d, e->name, 0, NULL);
 	fcp_hl_done(e->w, hl, true);
 }
 
@@ -443,6 +447,7 @@ static void dispatch(struct fcp_entry *e, unsigned char d_type)
 	case S_IFLNK:
 		if (e->job->o->symlinks == FCP_SYMLINKS_SKIP) {
 			atomic_fetch_add(&e->job->c.skipped, 1);
+			fcp_obs_entry(e->job, FCP_OBS_SKIP, S_IFLNK, e->d, e->name, 0, NULL);
 			return;
 		}
 		break;

@@ -21,6 +21,7 @@ struct fcp_entry {
 				   (0: nothing, or not looked) */
 	uint64_t dst_ino;       /* and its inode number */
 	const struct fcp_xfer *xfer; /* how a file's data moved (--debug), or NULL */
+	const char *engine;     /* how a file's data went (observers) */
 	struct fcp_vsum *vsum;  /* --verify: the source's hash (verify.h) */
 	bool cloned;            /* its data was cloned */
 	struct fcp_dd_entry *dd_first; /* --dedup: the first copy of its

@@ -19,6 +19,7 @@
 #include "meta.h"
 #include "resume.h"
 #include "sys.h"
+#include "observe.h"
 #include "verify.h"
 
 #include <errno.h>
@@ -130,6 +131,7 @@ void fcp_file_finish(struct fcp_entry *e, struct fcp_hl_entry *hl, int out,
 		fcp_debug_file(e->job, e->d, e->name, e->dst_name, e->xfer, e->xfer->wlock);
 	else if (e->job->o->debug)
 		fcp_debug_item(e->job, e->d, e->name, e->dst_name, "no data (--attributes-only)");
+	fcp_obs_entry(e->job, FCP_OBS_COPY, S_IFREG, e->d, e->name, e->st.stx_size, e->engine);
 	fcp_manifest_copied(e->job, e->d, e->dst_name);
 	goto out;
 fail:
@@ -257,10 +259,16 @@ void fcp_file_copy(struct fcp_entry *e)
 	if (r > FCP_SMALL_MAX && r <= FCP_LARGE_MIN && !cloned)
 		fcp_sys_writeback_start(out, 0, 0);
 	if (r >= 0) {
-		atomic_fetch_add(&e->job->c.bytes, (unsigned long long)r);
+		/* c.bytes grew as the engines wrote (engine.h). */
 		atomic_fetch_add(&e->job->c.cloned, cloned);
+		/* What was not written: cloned (shared), or holes. */
+		if (cloned)
+			atomic_fetch_add(&e->job->c.cloned_bytes, (unsigned long long)r);
+		else if (r < x.size)
+			atomic_fetch_add(&e->job->c.holes, (unsigned long long)(x.size - r));
 	}
 	e->xfer = &x;
+	e->engine = x.engine;
 	fcp_file_finish(e, hl, out, &tmp, r < 0 ? (int)r : 0,
 			e->job->o->reflink == FCP_REFLINK_ALWAYS ? "cannot clone" : "cannot copy");
 	fcp_vsum_free(&sum);

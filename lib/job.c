@@ -16,6 +16,7 @@
 #include "links.h"
 #include "manifest.h"
 #include "meta.h"
+#include "observe.h"
 #include "operands.h"
 #include "parents.h"
 #include "sys.h"
@@ -29,6 +30,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -439,6 +441,28 @@ static void collect(struct fcp_job *job, struct fcp_stats *s)
 	s->dry_run = job->o->dry_run;
 	for (int k = 0; k < FCP_WARN_KINDS; k++)
 		s->warnings[k] = c->warnings[k];
+	s->bytes_cloned = c->cloned_bytes;
+	s->bytes_holes = c->holes;
+	s->io_ops = c->io_ops;
+	memcpy(s->errors, job->errors, sizeof(s->errors));
+}
+
+static double tv_seconds(struct timeval tv)
+{
+	return tv.tv_sec + tv.tv_usec / 1e6;
+}
+
+/* What the copy cost this process since before (its rusage when the job
+ * began): CPU of all threads, and the peak memory. */
+static void usage(struct fcp_stats *s, const struct rusage *before)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru) < 0)
+		return;
+	s->cpu_user = tv_seconds(ru.ru_utime) - tv_seconds(before->ru_utime);
+	s->cpu_system = tv_seconds(ru.ru_stime) - tv_seconds(before->ru_stime);
+	s->max_rss_kb = ru.ru_maxrss;
 }
 
 /* The operands, with their repeats and rounds where several go into DEST
@@ -631,13 +655,15 @@ static void catch_signals(struct fcp_job *job, struct sigaction old[3])
 		signalled_job = NULL;
 }
 
-int fcp_job_run(const struct fcp_options *o, char *const *srcs, int nsrc, const char *dst,
-		struct fcp_stats *stats)
+/* The job, watched by obs (observe.h; NULL: nobody). */
+static int run(const struct fcp_options *o, char *const *srcs, int nsrc, const char *dst,
+	       struct fcp_stats *stats, struct fcp_obs *obs)
 {
 	/* --move copies as --sync does, so that running it again after a
 	 * kill finishes it (the killed run's hidden copy is taken up). */
 	struct fcp_options moving = *o;
-	struct fcp_job job = { .o = o, .err = o->err ? o->err : stderr };
+	struct fcp_job job = { .o = o, .err = o->err ? o->err : stderr, .obs = obs,
+			       .obs_items = obs != NULL };
 	struct sigaction old_actions[3];
 	struct timespec t0, t1;
 	struct top *tops;
@@ -706,8 +732,10 @@ int fcp_job_run(const struct fcp_options *o, char *const *srcs, int nsrc, const 
 			tops[i].parents.fd = -1;
 	catch_signals(&job, old_actions);
 	fcp_sys_watch_stop(&job.stop);
+	fcp_progress_start(&job, srcs, nsrc); /* without it, a copy without a line */
 	for (int round = 0; round <= last; round++)
 		stats->threads = run_round(&job, ops, nsrc, dst, into, tops, round, &dfd);
+	fcp_progress_stop(&job);
 	fcp_sys_watch_stop(NULL);
 	fcp_sys_reads_noatime(false);
 	catch_signals(NULL, old_actions);
@@ -745,4 +773,26 @@ int fcp_job_run(const struct fcp_options *o, char *const *srcs, int nsrc, const 
 		return FCP_EXIT_USAGE;
 	return stats->failed || stats->not_copied || stats->differences ? FCP_EXIT_PARTIAL
 									: FCP_EXIT_OK;
+}
+
+int fcp_job_run(const struct fcp_options *o, char *const *srcs, int nsrc, const char *dst,
+		struct fcp_stats *stats)
+{
+	/* The observers outlive the job's own struct: its start is seen
+	 * before the job checks anything, its end with the summary. */
+	struct fcp_job watch = { .o = o, .err = o->err ? o->err : stderr };
+	struct rusage ru0 = { 0 };
+	int r;
+
+	getrusage(RUSAGE_SELF, &ru0);
+	pthread_mutex_init(&watch.err_lock, NULL);
+	if (fcp_obs_open(&watch, srcs, nsrc, dst) < 0) {
+		memset(stats, 0, sizeof(*stats));
+		return FCP_EXIT_USAGE;
+	}
+	r = run(o, srcs, nsrc, dst, stats, watch.obs);
+	usage(stats, &ru0);
+	fcp_obs_close(&watch, stats, r);
+	pthread_mutex_destroy(&watch.err_lock);
+	return r;
 }

@@ -79,6 +79,8 @@ struct fcp_dir {
 	struct fcp_ignore *ign;
 	int own_ign;              /* how many lists at the head of ign are d's
 				     own (.gitignore, .git/info/exclude) */
+	bool counting;            /* the pre-scan's (progress.c): the filters
+				     report nothing there, the copy does */
 	/* Descriptors given back while the job is over budget (dirfds.c):
 	 * src_fd and dst_fd are -1 then. Both and users are under fd_lock. */
 	pthread_mutex_t fd_lock;
@@ -130,6 +132,10 @@ struct fcp_counters {
 	atomic_ullong kept;          /* --resume: stopped files kept to resume (chunk.c) */
 	atomic_ullong verified, verified_bytes, verified_cloned; /* --verify (verify.c) */
 	atomic_ullong dedup_files, dedup_bytes, dedup_uncloned; /* --dedup (dedup.c) */
+	/* For the summary and the status line (observe.h): */
+	atomic_ullong cloned_bytes, holes; /* file.c, chunk.c */
+	atomic_ullong io_ops;        /* the engines' read/write/copy calls */
+	atomic_ullong settled_bytes; /* of files found up to date (plan.c) */
 	atomic_ullong warnings[FCP_WARN_KINDS];
 };
 
@@ -176,6 +182,14 @@ struct fcp_job {
 	atomic_int open_dirs;
 	int dir_budget;
 	int batch_max;
+	/* Who watches (observe.c, progress.c); NULL: nobody. obs_items: some
+	 * observer wants a line per item (paths are made only then). */
+	struct fcp_obs *obs;
+	bool obs_items;
+	struct fcp_status *progress;
+	bool bar_shown;              /* the status line is on stderr (err_lock) */
+	int nerrors;                 /* kept in errors (err_lock) */
+	char errors[FCP_ERRORS_KEPT][256];
 	struct fcp_manifest *man;    /* --manifest (manifest.c), or NULL */
 	struct fcp_check_links *check_links; /* --check: hard-link pairs (check.c) */
 	bool check_usage;            /* --check of a directory against a

@@ -38,6 +38,7 @@
  */
 #include "dest.h"
 #include "job.h"
+#include "observe.h"
 #include "resume.h"
 #include "sys.h"
 
@@ -117,6 +118,7 @@ static bool removed(struct fcp_job *job, const struct fcp_dir *d, const char *ab
 	if (!abs_dir || asprintf(&path, "%s/%s", abs_dir, name) < 0)
 		path = fcp_dir_dst_path(d, name);
 	pthread_mutex_lock(&job->err_lock);
+	fcp_progress_clear(job);
 	fprintf(job->err, "fastcp: removed '%s', a temporary file left by an interrupted run\n",
 		path ? path : name);
 	pthread_mutex_unlock(&job->err_lock);

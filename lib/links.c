@@ -6,6 +6,7 @@
 #include "manifest.h"
 #include "dest.h"
 #include "sys.h"
+#include "observe.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -348,6 +349,7 @@ int fcp_hl_link(struct fcp_worker *w, struct fcp_hl_entry *e, struct fcp_dir *d,
 		fcp_dest_discard(job, d, tmp);
 	if (r == 0) {
 		atomic_fetch_add(&job->c.hardlinks, 1);
+		fcp_obs_entry(job, FCP_OBS_LINK, S_IFREG, d, dst_name, 0, NULL);
 		fcp_manifest_copied(job, d, dst_name);
 	}
 	return r;

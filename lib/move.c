@@ -16,6 +16,7 @@
  */
 #include "job.h"
 #include "sys.h"
+#include "observe.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -46,6 +47,8 @@ bool fcp_move_rename(struct fcp_job *job, const char *src, const struct statx *s
 	if (r < 0)
 		return false;
 	atomic_fetch_add(&job->c.moved, 1);
+	if (job->obs_items)
+		fcp_obs_record(job, FCP_OBS_MOVE, sst->stx_mode, src, 0, NULL, NULL);
 	return true;
 }
 
@@ -175,6 +178,8 @@ static bool prune_dir(struct fcp_job *job, int sdir, const char *sname, int ddir
 	close(sfd);
 	/* Whatever stayed inside was named already. */
 	r = fcp_sys_unlinkat(sdir, sname, AT_REMOVEDIR);
+	if (r == 0 && job->obs_items)
+		fcp_obs_record(job, FCP_OBS_MOVE, S_IFDIR, path, 0, NULL, NULL);
 	if (r == 0)
 		atomic_fetch_add(&job->c.moved, 1);
 	else if (r != -ENOTEMPTY && r != -EEXIST)
@@ -217,6 +222,8 @@ static bool prune(struct fcp_job *job, int sdir, const char *sname, int ddir, co
 		return false;
 	}
 	atomic_fetch_add(&job->c.moved, 1);
+	if (job->obs_items)
+		fcp_obs_record(job, FCP_OBS_MOVE, s.stx_mode, path, 0, NULL, NULL);
 	return true;
 }
 

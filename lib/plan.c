@@ -20,6 +20,7 @@
 #include "meta.h"
 #include "plan.h"
 #include "sys.h"
+#include "observe.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -362,7 +363,15 @@ bool fcp_plan_settled(struct fcp_entry *e)
 			       a == FCP_ACT_KEEP ? "kept: already there (-n, -u or -i)"
 			       : a == FCP_ACT_META ? "metadata updated in place, data the same"
 						   : "unchanged (--sync)");
-	return a == FCP_ACT_META || a == FCP_ACT_SKIP || a == FCP_ACT_KEEP;
+	if (a != FCP_ACT_META && a != FCP_ACT_SKIP && a != FCP_ACT_KEEP)
+		return false;
+	/* Up to date: its bytes are done (the status line). */
+	if (S_ISREG(e->st.stx_mode))
+		atomic_fetch_add(&e->job->c.settled_bytes, e->st.stx_size);
+	fcp_obs_entry(e->job, a == FCP_ACT_META ? FCP_OBS_UPDATE : FCP_OBS_UNCHANGED,
+		      e->st.stx_mode, e->d, e->name,
+		      S_ISREG(e->st.stx_mode) ? e->st.stx_size : 0, NULL);
+	return true;
 }
 
 int fcp_plan_batch(struct fcp_worker *w, struct fcp_dir *d, const char **names, int n)
@@ -470,7 +479,8 @@ static void load_ignore(struct fcp_job *job, struct fcp_dir *d, const char *name
 	if (n == -ENOENT || n == -ELOOP || n == -EINVAL)
 		return;
 	if (n < 0) {
-		fcp_report_failed_in(job, "cannot read ignore file", d, name, false, (int)n);
+		if (!d->counting)
+			fcp_report_failed_in(job, "cannot read ignore file", d, name, false, (int)n);
 		return;
 	}
 	ig = calloc(1, sizeof(*ig));
@@ -480,7 +490,8 @@ static void load_ignore(struct fcp_job *job, struct fcp_dir *d, const char *name
 		ig->up = d->ign;
 	}
 	if (!ig || fcp_rules_parse(&ig->rules, text, (size_t)n) < 0) {
-		fcp_report_failed_in(job, "out of memory reading", d, name, false, -ENOMEM);
+		if (!d->counting)
+			fcp_report_failed_in(job, "out of memory reading", d, name, false, -ENOMEM);
 		if (ig)
 			fcp_rules_free(&ig->rules);
 		free(ig);
@@ -518,7 +529,8 @@ bool fcp_plan_reads(struct fcp_job *job, struct fcp_dir *d)
 		d->rel = d->depth == 0 ? strdup("") : fcp_path_join(d->parent->rel, d->name);
 		if (!d->rel) {
 			/* Rules without the path would pick wrongly: skip it. */
-			fcp_report_failed_in(job, "out of memory in", d, NULL, false, -ENOMEM);
+			if (!d->counting)
+				fcp_report_failed_in(job, "out of memory in", d, NULL, false, -ENOMEM);
 			return false;
 		}
 	}

@@ -102,7 +102,11 @@ enum fcp_pick {
 };
 
 /* Before directory d is read (pinned): false when it must not be (-x, a
- * mount point: its copy stays empty). Reads d's .gitignore (--gitignore). */
+ * mount point: its copy stays empty). Reads d's .gitignore (--gitignore).
+ * The status line's pre-scan asks the same (progress.c), on directories
+ * of its own (d->counting: nothing reported; of d only parent, name,
+ * depth, st and src_fd are read, rel and ign kept until
+ * fcp_plan_dir_free). */
 bool fcp_plan_reads(struct fcp_job *job, struct fcp_dir *d);
 
 /* Entry name of d (getdents type *type, filled in where the filters had

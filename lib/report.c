@@ -5,8 +5,12 @@
  * one line per failure, written under a lock so lines from several workers
  * never interleave. Metadata the destination cannot hold is a warning: the
  * first of each kind is printed, the rest only counted for the summary.
+ * A message is made in memory and written whole under the lock, which the
+ * status line's thread takes too (progress.c): the line is cleared before
+ * the message and redrawn under it, never torn.
  */
 #include "job.h"
+#include "observe.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -33,53 +37,99 @@ static const char *err_text(int err)
 	return err == FCP_ESHRANK ? "file shrank while being copied" : strerror(-err);
 }
 
+/* Where a message is made: in memory, so that it goes out whole. */
+struct msg {
+	FILE *f;
+	char *buf;
+	size_t len;
+};
+
+static bool msg_open(struct msg *m)
+{
+	m->buf = NULL;
+	m->f = open_memstream(&m->buf, &m->len);
+	return m->f != NULL;
+}
+
+/* Write m on out under the lock, the status line cleared first. An
+ * error (keep) is kept for the summary; a failed item (fail_path) is told
+ * to the observers with its path and reason. */
+static void msg_send(struct fcp_job *job, struct msg *m, FILE *out, bool keep,
+		     const char *fail_path, const char *what, int err)
+{
+	fclose(m->f);
+	pthread_mutex_lock(&job->err_lock);
+	fcp_progress_clear(job);
+	fputs(m->buf, out);
+	if (keep && job->nerrors < FCP_ERRORS_KEPT) {
+		/* Without "fastcp: " and the newline. */
+		snprintf(job->errors[job->nerrors++], sizeof(job->errors[0]), "%.*s",
+			 (int)(m->len > 9 ? m->len - 9 : 0), m->buf + 8);
+	}
+	pthread_mutex_unlock(&job->err_lock);
+	if (fail_path)
+		fcp_obs_failed(job, fail_path, what, err ? err_text(err) : NULL);
+	free(m->buf);
+}
+
 void fcp_report_error(struct fcp_job *job, const char *what, const char *path, int err)
 {
-	pthread_mutex_lock(&job->err_lock);
-	fprintf(job->err, "fastcp: %s '", what);
-	put_path(job->err, path ? path : "?");
+	struct msg m;
+
+	if (!msg_open(&m))
+		return;
+	fprintf(m.f, "fastcp: %s '", what);
+	put_path(m.f, path ? path : "?");
 	if (err)
-		fprintf(job->err, "': %s\n", err_text(err));
+		fprintf(m.f, "': %s\n", err_text(err));
 	else
-		fputs("'\n", job->err);
-	pthread_mutex_unlock(&job->err_lock);
+		fputs("'\n", m.f);
+	msg_send(job, &m, job->err, true, path ? path : "?", what, err);
 }
 
 void fcp_report_refused(struct fcp_job *job, const char *what, const char *path,
 			const char *with, const char *advice)
 {
-	pthread_mutex_lock(&job->err_lock);
-	fprintf(job->err, "fastcp: %s '", what);
-	put_path(job->err, path);
-	fprintf(job->err, "' with %s; %s\n", with, advice);
-	pthread_mutex_unlock(&job->err_lock);
+	struct msg m;
+
 	atomic_fetch_add(&job->c.failed, 1);
+	if (!msg_open(&m))
+		return;
+	fprintf(m.f, "fastcp: %s '", what);
+	put_path(m.f, path);
+	fprintf(m.f, "' with %s; %s\n", with, advice);
+	msg_send(job, &m, job->err, true, path, what, 0);
 }
 
 void fcp_report_failed_pair(struct fcp_job *job, const char *what, const char *a,
 			    const char *between, const char *b)
 {
-	pthread_mutex_lock(&job->err_lock);
-	fprintf(job->err, "fastcp: %s '", what);
-	put_path(job->err, a ? a : "?");
-	fprintf(job->err, "' %s '", between);
-	put_path(job->err, b ? b : "?");
-	fputs("'\n", job->err);
-	pthread_mutex_unlock(&job->err_lock);
+	struct msg m;
+
 	atomic_fetch_add(&job->c.failed, 1);
+	if (!msg_open(&m))
+		return;
+	fprintf(m.f, "fastcp: %s '", what);
+	put_path(m.f, a ? a : "?");
+	fprintf(m.f, "' %s '", between);
+	put_path(m.f, b ? b : "?");
+	fputs("'\n", m.f);
+	msg_send(job, &m, job->err, true, a ? a : "?", what, 0);
 }
 
 void fcp_report_errorf(struct fcp_job *job, const char *fmt, ...)
 {
+	struct msg m;
 	va_list ap;
 
+	if (!msg_open(&m))
+		return;
 	va_start(ap, fmt);
-	pthread_mutex_lock(&job->err_lock);
-	fputs("fastcp: ", job->err);
-	vfprintf(job->err, fmt, ap);
-	fputc('\n', job->err);
-	pthread_mutex_unlock(&job->err_lock);
+	fputs("fastcp: ", m.f);
+	vfprintf(m.f, fmt, ap);
+	fputc('\n', m.f);
 	va_end(ap);
+	msg_send(job, &m, job->err, true, NULL, NULL, 0);
 }
 
 void fcp_job_stop(struct fcp_job *job, int err)
@@ -162,57 +212,68 @@ void fcp_report_warn(struct fcp_job *job, enum fcp_warn_kind kind, const char *p
 	 * has said so, and what was not copied is counted. */
 	if (stops_job(err) && atomic_load(&job->stop_errno) == err)
 		return;
-	if (atomic_fetch_add(&job->c.warnings[kind], 1) != 0)
+	struct msg m;
+
+	if (atomic_fetch_add(&job->c.warnings[kind], 1) != 0 || !msg_open(&m))
 		return;
-	pthread_mutex_lock(&job->err_lock);
-	fprintf(job->err, "fastcp: warning: cannot preserve %s of '", warn_name[kind]);
-	put_path(job->err, path ? path : "?");
-	fprintf(job->err, "': %s (further ones only counted)\n", err_text(err));
-	pthread_mutex_unlock(&job->err_lock);
+	fprintf(m.f, "fastcp: warning: cannot preserve %s of '", warn_name[kind]);
+	put_path(m.f, path ? path : "?");
+	fprintf(m.f, "': %s (further ones only counted)\n", err_text(err));
+	msg_send(job, &m, job->err, false, NULL, NULL, 0);
 }
 
 void fcp_report_left(struct fcp_job *job, const char *src, const char *left)
 {
-	pthread_mutex_lock(&job->err_lock);
-	fputs("fastcp: the unfinished copy of '", job->err);
-	put_path(job->err, src);
-	fputs("' is left as '", job->err);
-	put_path(job->err, left);
+	struct msg m;
+
+	if (!msg_open(&m))
+		return;
+	fputs("fastcp: the unfinished copy of '", m.f);
+	put_path(m.f, src);
+	fputs("' is left as '", m.f);
+	put_path(m.f, left);
 	/* There is no resuming yet: a re-run makes a new copy of its own. */
-	fputs("': re-run to make the copy, then remove this one\n", job->err);
-	pthread_mutex_unlock(&job->err_lock);
+	fputs("': re-run to make the copy, then remove this one\n", m.f);
+	msg_send(job, &m, job->err, false, NULL, NULL, 0);
 }
 
 void fcp_report_held(struct fcp_job *job, const char *path, const char *why)
 {
-	pthread_mutex_lock(&job->err_lock);
-	fputs("fastcp: deletions held back in '", job->err);
-	put_path(job->err, path ? path : "?");
-	fprintf(job->err, "': %s\n", why);
-	pthread_mutex_unlock(&job->err_lock);
+	struct msg m;
+
+	if (!msg_open(&m))
+		return;
+	fputs("fastcp: deletions held back in '", m.f);
+	put_path(m.f, path ? path : "?");
+	fprintf(m.f, "': %s\n", why);
+	msg_send(job, &m, job->err, false, NULL, NULL, 0);
 }
 
 void fcp_report_plan(struct fcp_job *job, const char *verb, const char *path)
 {
-	FILE *f = job->o->out ? job->o->out : stdout;
+	struct msg m;
 
-	pthread_mutex_lock(&job->err_lock);
-	fprintf(f, "%s '", verb);
-	put_path(f, path ? path : "?");
-	fputs("'\n", f);
-	pthread_mutex_unlock(&job->err_lock);
+	if (!msg_open(&m))
+		return;
+	fprintf(m.f, "%s '", verb);
+	put_path(m.f, path ? path : "?");
+	fputs("'\n", m.f);
+	msg_send(job, &m, job->o->out ? job->o->out : stdout, false, NULL, NULL, 0);
 }
 
 void fcp_report_leftover(struct fcp_job *job, const char *path, bool dir)
 {
-	pthread_mutex_lock(&job->err_lock);
-	fputs("fastcp: '", job->err);
-	put_path(job->err, path);
+	struct msg m;
+
+	if (!msg_open(&m))
+		return;
+	fputs("fastcp: '", m.f);
+	put_path(m.f, path);
 	fputs(dir ? "' is an unfinished copy left by an interrupted run; the same command with "
 		    "--sync finishes it, or remove it\n"
 		  : "' is a temporary file left by an interrupted run; remove it\n",
-	      job->err);
-	pthread_mutex_unlock(&job->err_lock);
+	      m.f);
+	msg_send(job, &m, job->err, false, NULL, NULL, 0);
 }
 
 const char *fcp_warn_kind_name(enum fcp_warn_kind kind)

@@ -121,10 +121,13 @@ static ssize_t copy_stream(struct fcp_xfer *x)
 		if (x->vs)
 			fcp_vstream_feed(x->vs, buf, (size_t)n, total);
 		ssize_t m = fcp_sys_write_full(x->out, buf, n);
+		FCP_XFER_IO(x, 2);
 		if (m < 0)
 			return m;
 		x->used = &fcp_engine_rw;
+		FCP_XFER_BYTES(x, n);
 		total += n;
+		x->engine = "read/write";
 	}
 }
 
@@ -174,6 +177,7 @@ static ssize_t copy_span(struct fcp_xfer *x, const struct fcp_engine **list, int
 		r = copy_extent(x, list, n, i, data, hole - data);
 		if (r < 0)
 			return r;
+		x->engine = list[*i]->name;
 		total += r;
 		if (r < hole - data) {
 			/* The source shrank under us: the copy ends where it did. */
@@ -252,9 +256,12 @@ ssize_t fcp_data_clone(struct fcp_xfer *x, bool *cloned)
 	if (!list[0]->whole_file || x->size == 0)
 		return 0;
 	r = list[0]->copy(x, 0, x->size);
+	FCP_XFER_IO(x, 1);
 	if (r >= 0) {
+		FCP_XFER_BYTES(x, r);
 		*cloned = true;
 		x->used = list[0];
+		x->engine = list[0]->name;
 		return r;
 	}
 	if (!fcp_engine_fallback_err((int)r) || n == 1)

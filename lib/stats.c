@@ -2,6 +2,8 @@
  * stats.c - the end-of-job summary.
  */
 #include "job.h"
+#include "json.h"
+#include "observe.h"
 
 #include <string.h>
 
@@ -21,6 +23,32 @@ static void human(double bytes, char *buf, size_t len)
 static const char *s_(uint64_t n)
 {
 	return n == 1 ? "" : "s";
+}
+
+/* The figures copiers are compared by (the Robocopy-vs-XCopy report's
+ * performance counters): data by how it got there, items left out, I/O
+ * calls, CPU over wall time, peak memory; then the first errors again,
+ * which a long copy has scrolled away. (What the filters left out has a
+ * line of its own, above.) */
+static void print_counters(const struct fcp_stats *s, FILE *f, double secs)
+{
+	char copied[32], cloned[32], holes[32], rss[32];
+
+	human((double)(s->bytes - s->bytes_cloned), copied, sizeof(copied));
+	human((double)s->bytes_cloned, cloned, sizeof(cloned));
+	human((double)s->bytes_holes, holes, sizeof(holes));
+	human((double)s->max_rss_kb * 1000, rss, sizeof(rss));
+	fprintf(f, "fastcp: data: %s copied, %s cloned, %s of holes not written; "
+		   "%llu skipped, %llu failed\n",
+		copied, cloned, holes, (unsigned long long)s->skipped,
+		(unsigned long long)s->failed);
+	fprintf(f, "fastcp: %llu I/O operations (%.0f/s); CPU %.0f%% (user %.2f s, system "
+		   "%.2f s); peak memory %s\n",
+		(unsigned long long)s->io_ops, s->io_ops / secs,
+		100 * (s->cpu_user + s->cpu_system) / secs, s->cpu_user, s->cpu_system, rss);
+	for (int i = 0; i < FCP_ERRORS_KEPT && s->errors[i][0]; i++)
+		fprintf(f, "%s%s\n", i ? "  " : "fastcp: the first errors again:\n  ",
+			s->errors[i]);
 }
 
 void fcp_stats_print(const struct fcp_stats *s, FILE *f)
@@ -94,6 +122,7 @@ void fcp_stats_print(const struct fcp_stats *s, FILE *f)
 			(unsigned long long)s->links_internal, (unsigned long long)s->links_external,
 			(unsigned long long)s->links_relative, (unsigned long long)s->links_absolute,
 			(unsigned long long)s->links_rewritten, (unsigned long long)s->skipped);
+	print_counters(s, f, secs);
 }
 
 /* Extended attributes, ACLs and labels are counted one by one (a file
@@ -140,4 +169,85 @@ void fcp_stats_print_problems(const struct fcp_stats *s, FILE *f)
 	if (s->not_copied)
 		fprintf(f, "fastcp: %llu item%s not copied (a directory not started counts as one)\n",
 			(unsigned long long)s->not_copied, s_(s->not_copied));
+}
+
+void fcp_stats_json(const struct fcp_stats *s, struct fcp_json *j)
+{
+	double secs = s->seconds > 1e-6 ? s->seconds : 1e-6;
+	const char *errs[FCP_ERRORS_KEPT];
+	int n = 0;
+
+	fcp_json_u64(j, "files", s->files);
+	fcp_json_u64(j, "directories", s->dirs);
+	fcp_json_u64(j, "symlinks", s->symlinks);
+	fcp_json_open(j, "symlink_kinds");
+	fcp_json_u64(j, "internal", s->links_internal);
+	fcp_json_u64(j, "external", s->links_external);
+	fcp_json_u64(j, "relative", s->links_relative);
+	fcp_json_u64(j, "absolute", s->links_absolute);
+	fcp_json_u64(j, "rewritten", s->links_rewritten);
+	fcp_json_close(j);
+	fcp_json_u64(j, "hard_links", s->hardlinks);
+	fcp_json_u64(j, "special_files", s->specials);
+	fcp_json_u64(j, "bytes", s->bytes);
+	fcp_json_u64(j, "bytes_cloned", s->bytes_cloned);
+	fcp_json_u64(j, "bytes_holes", s->bytes_holes);
+	fcp_json_u64(j, "cloned_files", s->cloned_files);
+	fcp_json_u64(j, "skipped", s->skipped);
+	fcp_json_u64(j, "excluded", s->excluded);
+	fcp_json_u64(j, "failed", s->failed);
+	fcp_json_u64(j, "not_copied", s->not_copied);
+	fcp_json_u64(j, "unchanged", s->unchanged);
+	fcp_json_u64(j, "updated", s->updated);
+	fcp_json_u64(j, "deleted", s->deleted);
+	fcp_json_u64(j, "moved", s->moved);
+	fcp_json_u64(j, "verified_files", s->verified_files);
+	fcp_json_u64(j, "verified_bytes", s->verified_bytes);
+	fcp_json_u64(j, "verified_cloned", s->verified_cloned);
+	fcp_json_bool(j, "check", s->check);
+	fcp_json_u64(j, "differences", s->differences);
+	fcp_json_u64(j, "hashed_trusted", s->hashed_trusted);
+	fcp_json_u64(j, "left_hidden", s->left_hidden);
+	fcp_json_u64(j, "leftovers", s->leftovers);
+	while (n < FCP_ERRORS_KEPT && s->errors[n][0]) {
+		errs[n] = s->errors[n];
+		n++;
+	}
+	fcp_json_strs(j, "errors", errs, n);
+	static const char *const warn_key[FCP_WARN_KINDS] = {
+		[FCP_WARN_OWNER] = "ownership", [FCP_WARN_XATTR] = "xattrs",
+		[FCP_WARN_ACL] = "acls", [FCP_WARN_LABEL] = "labels",
+		[FCP_WARN_TIMES] = "timestamps", [FCP_WARN_MODE] = "permissions",
+	};
+	fcp_json_open(j, "warnings");
+	for (int k = 0; k < FCP_WARN_KINDS; k++)
+		fcp_json_u64(j, warn_key[k], s->warnings[k]);
+	fcp_json_close(j);
+	fcp_json_num(j, "seconds", s->seconds);
+	fcp_json_num(j, "bytes_per_second", s->bytes / secs);
+	fcp_json_num(j, "files_per_second", s->files / secs);
+	fcp_json_u64(j, "io_operations", s->io_ops);
+	fcp_json_num(j, "io_per_second", s->io_ops / secs);
+	fcp_json_num(j, "cpu_user_seconds", s->cpu_user);
+	fcp_json_num(j, "cpu_system_seconds", s->cpu_system);
+	fcp_json_num(j, "cpu_percent", 100 * (s->cpu_user + s->cpu_system) / secs);
+	fcp_json_u64(j, "max_rss_kb", (uint64_t)s->max_rss_kb);
+	fcp_json_u64(j, "threads", (uint64_t)s->threads);
+	fcp_json_str(j, "io_path", s->io_path ? s->io_path : "sync");
+	fcp_json_bool(j, "dry_run", s->dry_run);
+	fcp_json_u64(j, "signal", (uint64_t)s->signal);
+}
+
+void fcp_stats_print_json(const struct fcp_stats *s, FILE *f)
+{
+	struct fcp_json j;
+
+	fcp_json_init(&j);
+	fcp_json_open(&j, NULL);
+	fcp_stats_json(s, &j);
+	fcp_json_close(&j);
+	if (!j.oom)
+		fprintf(f, "%s\n", j.p);
+	fflush(f);
+	fcp_json_free(&j);
 }

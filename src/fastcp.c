@@ -5,6 +5,7 @@
 #include "fastcp.h"
 
 #include <signal.h>
+#include <unistd.h>
 
 int main(int argc, char **argv)
 {
@@ -18,9 +19,19 @@ int main(int argc, char **argv)
 	if (r)
 		return r < 0 ? FCP_EXIT_OK : r;
 	r = fcp_job_run(&o, srcs, nsrc, dst, &s);
+	/* o is still read below; only what the parse allocated is freed. */
 	fcp_options_release(&o);
-	if (o.verbose)
+	/* The summary, unless -q: for a person at a terminal, or when asked
+	 * (-v, --stats); a script's copy stays as quiet as cp's. */
+	if (o.json) {
+		fcp_stats_print_json(&s, stdout);
+	} else if (!o.quiet && (o.verbose || o.stats || isatty(STDERR_FILENO))) {
+		/* The first errors again, for a person whose terminal has
+		 * scrolled them away; a log file has them in their place. */
+		if (!isatty(STDERR_FILENO))
+			s.errors[0][0] = 0;
 		fcp_stats_print(&s, stderr);
+	}
 	fcp_stats_print_problems(&s, stderr);
 	if (s.signal) { /* die of it, as the caller of an interrupted copy expects */
 		signal(s.signal, SIG_DFL);

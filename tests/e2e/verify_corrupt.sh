@@ -12,6 +12,8 @@
 #     in chunks): each file is copied twice (the retry), then reported with
 #     its path, exit 1; nothing under its final name, no temporary name
 #     left; the summary counts the failures.
+#   - --events: each file that did not verify is a "failed" event with
+#     its path and the reason.
 #   - --move --verify keeps every source whose copy did not verify.
 #   - A corruption of the first write only (--corrupt-count=1) is healed by
 #     the retry: exit 0, a good copy, counted as verified.
@@ -56,6 +58,9 @@ check_verify_failed() {
 	for f; do
 		check_grep "cannot verify copy of '$S/$dir/$f': read back from storage, it differs from the source \(copied twice\)" "$T/err"
 		check_absent "$B/v$dir/$f" "a copy that failed verification has its final name"
+		grep -F "\"path\":\"$S/$dir/$f\"" "$T/ev" | grep '"event":"failed"' |
+			grep -q '"reason":"cannot verify copy of: read back from storage' ||
+			fail "no failed event for $dir/$f with the reason"
 	done
 	check_grep "fastcp: $# items? failed" "$T/err"
 	check_no_temp "$B/v$dir"
@@ -63,7 +68,7 @@ check_verify_failed() {
 
 for dir in small medium sparse big; do
 	mkdir -p "$B/v$dir"
-	run_fcp --verify --reflink=never -T "$S/$dir" "$M/v$dir"
+	run_fcp --verify --reflink=never --events "$T/ev" -T "$S/$dir" "$M/v$dir"
 	check_verify_failed "$dir" $(ls "$S/$dir")
 done
 mkdir -p "$B/vsync"

@@ -140,6 +140,23 @@ int main(void)
 	CHECK(parse(&o, (char *[]){ "fastcp", "x", "--bogus", NULL }) < 0);
 	CHECK(parse(&o, (char *[]){ "fastcp", "a", "b", "-v", NULL }) == 1 && o.verbose == 1);
 
+	/* What a person or a program sees. */
+	CHECK(parse(&o, (char *[]){ "fastcp", "a", "b", NULL }) == 1 &&
+	      o.progress == FCP_PROGRESS_AUTO && !o.quiet && !o.json && !o.events && !o.log);
+	CHECK(parse(&o, (char *[]){ "fastcp", "--progress", "a", "b", NULL }) == 1 &&
+	      o.progress == FCP_PROGRESS_BAR);
+	CHECK(parse(&o, (char *[]){ "fastcp", "--progress=plain", "a", "b", NULL }) == 1 &&
+	      o.progress == FCP_PROGRESS_PLAIN);
+	CHECK(parse(&o, (char *[]){ "fastcp", "--progress=none", "a", "b", NULL }) == 1 &&
+	      o.progress == FCP_PROGRESS_NONE);
+	CHECK(parse_rc((char *[]){ "fastcp", "--progress=yes", "a", "b", NULL }) == FCP_EXIT_USAGE);
+	CHECK(parse(&o, (char *[]){ "fastcp", "-q", "--json", "--stats", "a", "b", NULL }) == 1 &&
+	      o.quiet && o.json && o.stats && !o.verbose);
+	CHECK(parse(&o, (char *[]){ "fastcp", "--events", "-", "--log", "l", "a", "b", NULL }) == 1);
+	CHECK_STR(o.events, "-");
+	CHECK_STR(o.log, "l");
+	CHECK(parse_rc((char *[]){ "fastcp", "a", "b", "--events", NULL }) == FCP_EXIT_USAGE);
+
 	/* An empty operand (an unset variable) is bad usage, not "." */
 	CHECK(parse_rc((char *[]){ "fastcp", "a", "", NULL }) == FCP_EXIT_USAGE);
 	CHECK(parse_rc((char *[]){ "fastcp", "", "b", NULL }) == FCP_EXIT_USAGE);

@@ -100,5 +100,27 @@ int main(void)
 	HAS(text, "copied 0 files (");
 	HAS(text, ", 0 directories, 0 symlinks, 0 hard links, 0 special files in ");
 	HAS(text, "(2 threads, ");
+
+	/* The counters copiers are compared by, and the first errors again. */
+	memset(&s, 0, sizeof(s));
+	s.seconds = 2;
+	s.bytes = 3000000;
+	s.bytes_cloned = 1000000;
+	s.bytes_holes = 4000;
+	s.excluded = 3;
+	s.io_ops = 500;
+	s.cpu_user = 0.5;
+	s.cpu_system = 0.5;
+	s.max_rss_kb = 2000;
+	snprintf(s.errors[0], sizeof(s.errors[0]), "cannot open 'x': Permission denied");
+	summary(&s);
+	HAS(text, "fastcp: data: 2.0 MB copied, 1.0 MB cloned, 4.0 KB of holes not written; "
+		  "0 skipped, 0 failed\n");
+	/* The filters' count once: its own line, not again in the data line. */
+	HAS(text, "fastcp: 3 excluded (left out by a filter)\n");
+	CHECK(!strstr(strstr(text, "excluded") + 1, "excluded"));
+	HAS(text, "fastcp: 500 I/O operations (250/s); CPU 50% (user 0.50 s, system 0.50 s); "
+		  "peak memory 2.0 MB\n");
+	HAS(text, "the first errors again:\n  cannot open 'x': Permission denied\n");
 	CHECK_DONE();
 }
