@@ -43,7 +43,8 @@
  */
 #define THREADS_PER_CPU 3
 #define THREADS_MAX 32
-/* Without -j the pool grows while its workers wait on round trips rather
+/* Without -j, and where a source or DEST is served over a link (FUSE,
+ * NFS, ...), the pool grows while its workers wait on round trips rather
  * than work (sched.c): a source 1 ms away, 5,000 files: 12 in flight with
  * 6 workers took 2.7 s, 53 in flight with 128 took 1.5 s. */
 #define THREADS_ELASTIC_MAX 128
@@ -83,6 +84,16 @@ static int usable_cpus(void)
 	if (sched_getaffinity(0, sizeof(set), &set) == 0)
 		n = CPU_COUNT(&set);
 	return n > 0 ? n : 1;
+}
+
+/* The pool may grow (sched.c) where a source or DEST is served over a
+ * link, whose every call is a round trip (device.c). */
+static bool any_remote(char *const *srcs, int nsrc, const char *dst)
+{
+	for (int i = 0; i < nsrc; i++)
+		if (fcp_fs_remote(srcs[i]))
+			return true;
+	return fcp_fs_remote(dst);
 }
 
 static int default_threads(int cpus)
@@ -703,7 +714,7 @@ static int run(const struct fcp_options *o, char *const *srcs, int nsrc, const c
 	umask(job.umask);
 	job.cpus = usable_cpus();
 	threads = o->threads > 0 ? o->threads : default_threads(job.cpus);
-	max_threads = o->threads > 0 ? o->threads : THREADS_ELASTIC_MAX;
+	max_threads = o->threads > 0 || !any_remote(srcs, nsrc, dst) ? threads : THREADS_ELASTIC_MAX;
 	into = decide_into(&job, nsrc, dst);
 	if (into < 0)
 		return into == -2 ? FCP_EXIT_USAGE : FCP_EXIT_PARTIAL;
