@@ -237,6 +237,8 @@ struct fcp_worker *fcp_sched_worker(struct fcp_job *job, int i);
 void *fcp_worker_buf(struct fcp_worker *w, size_t *len);
 /* The worker's larger, page-aligned buffer for direct reads (direct.c). */
 void *fcp_worker_direct_buf(struct fcp_worker *w, size_t *len);
+/* The buffer of --verify's direct read-back (larger). */
+void *fcp_worker_verify_buf(struct fcp_worker *w, size_t *len);
 /* The worker's io_uring state, owned by engine_uring.c. */
 void **fcp_worker_uring_slot(struct fcp_worker *w);
 /* A fresh temporary name for this worker (".fcp-..."), in buf: the job's

@@ -256,7 +256,7 @@ static int read_back(struct fcp_worker *w, const struct fcp_dir *d, int out, str
 	struct fcp_job *job = fcp_worker_job(w);
 	struct statx st;
 	size_t cap;
-	char *buf = fcp_worker_direct_buf(w, &cap);
+	char *buf = fcp_worker_verify_buf(w, &cap);
 	int r = fcp_sys_fstatx(out, &st);
 
 	if (r < 0)
