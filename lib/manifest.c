@@ -433,6 +433,33 @@ static void manifest_free(struct fcp_manifest *m)
 	free(m);
 }
 
+/* What an open manifest is checked for, and made ready: NULL, or why not
+ * (in why[len], or a constant). */
+static const char *setup(struct fcp_manifest *m, bool want_known, char *text, size_t len)
+{
+	const char *why = identify(m, text, len);
+	int rc;
+
+	/* Opened read-only after all (a read-only filesystem or file):
+	 * nothing could be recorded. */
+	if (!why && sqlite3_db_readonly(m->db, "main") == 1)
+		why = strerror(EROFS);
+	if (!why && sqlite3_exec(m->db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL",
+				 NULL, NULL, NULL) != SQLITE_OK) {
+		snprintf(text, len, "%s", sqlite3_errmsg(m->db));
+		why = text;
+	}
+	/* A damaged file is not written into (that could spread the damage)
+	 * nor trusted: one read of it all, before anything is copied. */
+	if (!why)
+		why = damaged(m, text, len);
+	if (!why && want_known && (rc = load(m)) != SQLITE_OK) {
+		snprintf(text, len, "%s", sqlite3_errstr(rc));
+		why = text;
+	}
+	return why;
+}
+
 /* Open and check; the hashes read in when want_known. NULL after saying
  * why not. */
 static struct fcp_manifest *manifest_open(struct fcp_job *job, const char *path, bool want_known)
@@ -460,24 +487,18 @@ static struct fcp_manifest *manifest_open(struct fcp_job *job, const char *path,
 	if (!why) {
 		sqlite3_busy_timeout(m->db, 30000);
 		sqlite3_extended_result_codes(m->db, 0);
-		why = identify(m, text, sizeof(text));
 	}
-	/* Opened read-only after all (a read-only filesystem or file):
-	 * nothing could be recorded. */
-	if (!why && sqlite3_db_readonly(m->db, "main") == 1)
-		why = strerror(EROFS);
-	if (!why && sqlite3_exec(m->db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL",
-				 NULL, NULL, NULL) != SQLITE_OK) {
-		snprintf(text, sizeof(text), "%s", sqlite3_errmsg(m->db));
-		why = text;
-	}
-	/* A damaged file is not written into (that could spread the damage)
-	 * nor trusted: one read of it all, before anything is copied. */
-	if (!why)
-		why = damaged(m, text, sizeof(text));
-	if (!why && want_known && (rc = load(m)) != SQLITE_OK) {
-		snprintf(text, sizeof(text), "%s", sqlite3_errstr(rc));
-		why = text;
+	/* Two processes opening one new manifest at once: some steps (the
+	 * switch to WAL, a read turned write) answer "locked" at once instead
+	 * of waiting; each step is safe to repeat, so the set is tried again
+	 * for as long as the busy timeout would wait. */
+	for (int tries = 0; !why; tries++) {
+		why = setup(m, want_known, text, sizeof(text));
+		if (!why || tries >= 600 || (sqlite3_errcode(m->db) != SQLITE_BUSY &&
+					     sqlite3_errcode(m->db) != SQLITE_LOCKED))
+			break;
+		why = NULL;
+		usleep(50000);
 	}
 	if (why) {
 		fcp_report_errorf(job, "cannot use manifest '%s': %s; not used, nothing done", path,
