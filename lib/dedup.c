@@ -336,17 +336,8 @@ ssize_t fcp_dedup_clone(struct fcp_entry *e, int out, bool *cloned)
 static void restart(struct fcp_worker *w, struct dd_waiter *wt)
 {
 	for (struct dd_waiter *next; wt; wt = next) {
-		/* The waiter's count on its directory passes to the item. */
-		struct fcp_item *it = fcp_item_new(FCP_ITEM_ENTRY, wt->dir, wt->name, wt->dst_name,
-						   DT_REG);
 		next = wt->next;
-		if (it) {
-			fcp_sched_push(w, it);
-		} else {
-			fcp_report_failed_in(fcp_worker_job(w), "out of memory at", wt->dir, wt->name,
-					     false, -ENOMEM);
-			fcp_dir_release(w, wt->dir);
-		}
+		fcp_entry_requeue(w, wt->dir, wt->name, wt->dst_name, DT_REG);
 		free(wt);
 	}
 }

@@ -510,3 +510,16 @@ void fcp_entry_copy(struct fcp_worker *w, struct fcp_item *it)
 	free(r);
 	free(it);
 }
+
+void fcp_entry_requeue(struct fcp_worker *w, struct fcp_dir *d, const char *name,
+		       const char *dst_name, unsigned char d_type)
+{
+	struct fcp_item *it = fcp_item_new(FCP_ITEM_ENTRY, d, name, dst_name, d_type);
+
+	if (it) {
+		fcp_sched_push(w, it);
+		return;
+	}
+	fcp_report_failed_in(fcp_worker_job(w), "out of memory at", d, name, false, -ENOMEM);
+	fcp_dir_release(w, d);
+}

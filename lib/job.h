@@ -282,6 +282,11 @@ void fcp_dir_budget(struct fcp_job *job, int *threads, int *max, int dir_roots);
 
 /* entry.c: copy one entry of an open directory (ENTRY item). */
 void fcp_entry_copy(struct fcp_worker *w, struct fcp_item *it);
+/* A name that waited behind another's copy (a hard link, a duplicate)
+ * is copied on its own after all, as an ENTRY item: the caller's count on
+ * d passes to the item; out of memory, the name fails and the count goes. */
+void fcp_entry_requeue(struct fcp_worker *w, struct fcp_dir *d, const char *name,
+		       const char *dst_name, unsigned char d_type);
 /* The same for an entry named directly; used for what a batch hands back. */
 void fcp_entry_copy_name(struct fcp_worker *w, struct fcp_dir *d, const char *name,
 			 unsigned char d_type);

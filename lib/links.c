@@ -236,17 +236,8 @@ static void hl_forget(struct fcp_worker *w, struct fcp_hl_entry *e, struct hl_wa
 	free(e->name);
 	free(e);
 	for (struct hl_waiter *next; wt; wt = next) {
-		/* The waiter's count on its directory passes to the item. */
-		struct fcp_item *it = fcp_item_new(FCP_ITEM_ENTRY, wt->dir, wt->name, wt->dst_name,
-						   DT_UNKNOWN);
 		next = wt->next;
-		if (it) {
-			fcp_sched_push(w, it);
-		} else {
-			fcp_report_failed_in(fcp_worker_job(w), "out of memory at", wt->dir, wt->name,
-					     false, -ENOMEM);
-			fcp_dir_release(w, wt->dir);
-		}
+		fcp_entry_requeue(w, wt->dir, wt->name, wt->dst_name, DT_UNKNOWN);
 		free(wt);
 	}
 }
