@@ -41,8 +41,7 @@ struct fcp_xfer {
 	/* Reads around the page cache (direct.c): 0 not decided yet, 1 on,
 	 * -1 off (chunks of a large file: always off). */
 	int direct;
-	const struct fcp_engine *used; /* the engine that moved data last (--debug) */
-	const char *engine; /* the engine that wrote the data (observers) */
+	const struct fcp_engine *used; /* the engine that moved data last (--debug, events) */
 	/* --verify: the hash of the bytes read, fed in offset order by the
 	 * engines that read (verify.h); NULL otherwise. */
 	struct fcp_vstream *vs;

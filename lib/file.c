@@ -268,7 +268,7 @@ void fcp_file_copy(struct fcp_entry *e)
 			atomic_fetch_add(&e->job->c.holes, (unsigned long long)(x.size - r));
 	}
 	e->xfer = &x;
-	e->engine = x.engine;
+	e->engine = x.used ? x.used->name : NULL;
 	fcp_file_finish(e, hl, out, &tmp, r < 0 ? (int)r : 0,
 			e->job->o->reflink == FCP_REFLINK_ALWAYS ? "cannot clone" : "cannot copy");
 	fcp_vsum_free(&sum);

@@ -127,7 +127,6 @@ static ssize_t copy_stream(struct fcp_xfer *x)
 		x->used = &fcp_engine_rw;
 		FCP_XFER_BYTES(x, n);
 		total += n;
-		x->engine = "read/write";
 	}
 }
 
@@ -177,7 +176,6 @@ static ssize_t copy_span(struct fcp_xfer *x, const struct fcp_engine **list, int
 		r = copy_extent(x, list, n, i, data, hole - data);
 		if (r < 0)
 			return r;
-		x->engine = list[*i]->name;
 		total += r;
 		if (r < hole - data) {
 			/* The source shrank under us: the copy ends where it did. */
@@ -261,7 +259,6 @@ ssize_t fcp_data_clone(struct fcp_xfer *x, bool *cloned)
 		FCP_XFER_BYTES(x, r);
 		*cloned = true;
 		x->used = list[0];
-		x->engine = list[0]->name;
 		return r;
 	}
 	if (!fcp_engine_fallback_err((int)r) || n == 1)
