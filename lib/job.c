@@ -336,7 +336,7 @@ static struct fcp_item *prepare(struct fcp_job *job, const struct fcp_operand *o
 	/* --parents: this operand's own parent, below DEST. */
 	if (job->o->parents) {
 		char *path = fcp_parents_path(src);
-		r = path ? fcp_parents_make(job, *dfd, src, path, &t->parents) : -ENOMEM;
+		r = path ? fcp_parents_make(job, *dfd, dst, src, path, &t->parents) : -ENOMEM;
 		free(path);
 		if (r < 0)
 			goto out;

@@ -8,9 +8,11 @@
  */
 #include "dest.h"
 #include "parents.h"
+#include "plan.h"
 #include "sys.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -86,14 +88,55 @@ static int remember(struct fcp_parents *p, int fd, const struct statx *st)
 	return 0;
 }
 
-int fcp_parents_make(struct fcp_job *job, int destfd, const char *src, const char *path,
-		     struct fcp_parents *p)
+/* --dry-run: the directories of path are opened where they exist and
+ * named where they would be made, never made; p->fd stays -1 from the
+ * first one missing (everything below it would be new). */
+static int parents_look(struct fcp_job *job, int destfd, const char *dest, const char *path,
+			size_t end, struct fcp_parents *p)
+{
+	int fd = fcp_sys_dup(destfd);
+
+	for (size_t at = 0; at < end; ) {
+		size_t n = strcspn(path + at, "/");
+		char *name = strndup(path + at, n);
+		int next = -ENOENT;
+
+		if (!name) {
+			if (fd >= 0)
+				close(fd);
+			return -ENOMEM;
+		}
+		if (fd >= 0)
+			next = fcp_sys_openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW, 0);
+		if (next < 0) {
+			char *part = strndup(path, at + n);
+			char *where = part ? fcp_path_join(dest, part) : NULL;
+
+			fcp_report_plan(job, fcp_plan_verb(FCP_ACT_COPY), where ? where : path);
+			free(where);
+			free(part);
+		}
+		free(name);
+		if (fd >= 0)
+			close(fd);
+		fd = next < 0 ? -1 : next;
+		at += n + 1;
+	}
+	p->fd = fd;
+	return 0;
+}
+
+int fcp_parents_make(struct fcp_job *job, int destfd, const char *dest, const char *src,
+		     const char *path, struct fcp_parents *p)
 {
 	const char *slash = strrchr(path, '/');
 	size_t end = slash ? (size_t)(slash - path) : 0;
-	int fd = fcp_sys_dup(destfd), r = 0;
+	int fd, r = 0;
 
 	memset(p, 0, sizeof(*p));
+	if (job->o->dry_run)
+		return parents_look(job, destfd, dest, path, end, p);
+	fd = fcp_sys_dup(destfd);
 	for (size_t at = 0; fd >= 0 && at < end; ) {
 		size_t n = strcspn(path + at, "/");
 		char *name = strndup(path + at, n);

@@ -21,11 +21,13 @@ struct fcp_parents {
 char *fcp_parents_path(const char *src);
 
 /* Open (making what is missing, never following a symlink) the
- * directories of path (fcp_parents_path) below destfd, each one made
- * given the mode and owner of the source directory of the same path in
- * src. Returns 0 (p->fd open) or -errno after reporting which failed. */
-int fcp_parents_make(struct fcp_job *job, int destfd, const char *src, const char *path,
-		     struct fcp_parents *p);
+ * directories of path (fcp_parents_path) below destfd (the directory
+ * dest), each one made given the mode and owner of the source directory
+ * of the same path in src. Returns 0 (p->fd open) or -errno after
+ * reporting which failed. --dry-run makes nothing: it names each one it
+ * would make, and p->fd is -1 when one is missing. */
+int fcp_parents_make(struct fcp_job *job, int destfd, const char *dest, const char *src,
+		     const char *path, struct fcp_parents *p);
 
 /* After the copy: the times of the directories made (their sources'),
  * then everything closed. */

@@ -2,21 +2,24 @@
 # The tables of issue 19 (verify, check, manifest, dedup), as root: cold,
 # a fresh XFS loopback filesystem for the destination of every run, the
 # sources on an XFS loopback filesystem of their own.
-#   verify-W     fastcp against fastcp --verify (the read-back's cost), on
-#                large (4 x 256 MiB) and mixed (the page's mixed tree)
-#   check-W      fastcp --check against diff -r over an up-to-date copy
+#   verify-W-sK  fastcp against fastcp --verify (the read-back's cost), on
+#                large (4 x 512 MiB at scale 1) and mixed (1.15 GB at scale 1,
+#                the size of scripts/benchmarks.sh's mixed)
+#   check-W-sK   fastcp --check against diff -r over an up-to-date copy
 #                (prepared by cp -a, untimed), on small and mixed
-#   manifest     fastcp against fastcp --manifest on small
+#   manifest-sK  fastcp against fastcp --manifest on small
 #   breakeven-T  4 x 128 MiB unique files and the dupes tree at the write
 #                limits T = 30M, 100M and none: cp -a, fastcp, fastcp
 #                --verify and fastcp --dedup=reflink (when built)
 #   sh scripts/bench-trust.sh [RESULTS_DIR]
 # Environment: ROUNDS=3, TABLES="verify check manifest breakeven",
+# SCALES="1" (the scales K of the verify, check and manifest tables),
 # BENCH_TRUST_DIR=/tmp/fcp-bench-trust (where the source filesystem is).
 set -eu
 . "$(dirname "$0")/bench-common.sh"
 rounds=${ROUNDS:-3}
 tables=${TABLES:-verify check manifest breakeven}
+scales=${SCALES:-1}
 base=${BENCH_TRUST_DIR:-/tmp/fcp-bench-trust}
 mkdir -p "$out" "$base/src" "$base/work"
 out=$(cd "$out" && pwd)
@@ -51,27 +54,32 @@ table() { # NAME SRC [compare options] -- COMMANDS...
 	echo "$name: $(grep -c '^| [0-9]' "$out/$name.md") rows, $out/$name.md"
 }
 has() { case " $tables " in *" $1 "*) return 0 ;; esac; return 1; }
+at_scale() { awk "BEGIN { print $1 * $2 }"; } # the gen scale of a workload at scale K
 # A manifest outside the copy (the copy is compared with the source), new
 # for every run.
 man=$base/work/manifest.db
 
-if has verify; then
-	for w in "large 0.5" "mixed 0.1"; do
-		src=$(tree $w)
-		table "verify-${w%% *}" "$src" "$src" -- "$F {src} {dst}" "$F --verify {src} {dst}"
-	done
-fi
-if has check; then
-	for w in "small 1" "mixed 0.1"; do
-		src=$(tree $w)
-		table "check-${w%% *}" "$src" --prepare 'cp -a {src}/. {dst}' "$src" -- \
-			"$F --check -T {src} {dst}" "diff -r {src} {dst}"
-	done
-fi
-if has manifest; then
-	src=$(tree small 1)
-	table manifest "$src" "$src" -- "$F {src} {dst}" "rm -f $man*; $F --manifest $man {src} {dst}"
-fi
+for k in $scales; do
+	if has verify; then
+		for w in "large 1" "mixed 0.1"; do
+			set -- $w
+			src=$(tree "$1" "$(at_scale "$2" "$k")")
+			table "verify-$1-s$k" "$src" "$src" -- "$F {src} {dst}" "$F --verify {src} {dst}"
+		done
+	fi
+	if has check; then
+		for w in "small 1" "mixed 0.1"; do
+			set -- $w
+			src=$(tree "$1" "$(at_scale "$2" "$k")")
+			table "check-$1-s$k" "$src" --prepare 'cp -a {src}/. {dst}' "$src" -- \
+				"$F --check -T {src} {dst}" "diff -r {src} {dst}"
+		done
+	fi
+	if has manifest; then
+		src=$(tree small "$k")
+		table "manifest-s$k" "$src" "$src" -- "$F {src} {dst}" "rm -f $man*; $F --manifest $man {src} {dst}"
+	fi
+done
 if has breakeven; then
 	dedup=
 	"$F" --help | grep -q -- --dedup && dedup="$F --dedup=reflink {src} {dst}"

@@ -41,4 +41,14 @@ cd "$T/fcp/a" && run_fcp --parents ../top b && cd "$T"
 check_rc 1
 check_absent "$T/fcp/a/top"
 check_grep "'..' in its path" "$T/err"
+
+# --dry-run makes none of the path's directories: it names them.
+cp_twins setup
+cd "$T/fcp" && run_fcp --dry-run --parents a/b/c/f x/y/h out && cd "$T"
+check_rc 0
+check_absent "$T/fcp/out/a/b" "--dry-run made a directory of the path"
+check_absent "$T/fcp/out/x" "--dry-run made a directory of the path"
+check_grep "copy 'out/a/b'" "$T/out"
+check_grep "copy 'out/x/y'" "$T/out"
+check_grep "copy 'out/a/b/c/f'" "$T/out"
 echo PASS
