@@ -274,6 +274,23 @@ void fcp_obs_failed(struct fcp_job *job, const char *path, const char *what, con
 	free(reason);
 }
 
+void fcp_obs_plan(struct fcp_job *job, const char *verb, const char *path)
+{
+	struct fcp_json j;
+	size_t n = strlen(verb);
+	char what[160];
+
+	if (!job->obs || job->obs->events_fd < 0)
+		return;
+	/* --check's words end in a colon before the path of its line. */
+	snprintf(what, sizeof(what), "%.*s", (int)(n && verb[n - 1] == ':' ? n - 1 : n), verb);
+	event_begin(job->obs, &j, job->o->check ? "difference" : "plan");
+	fcp_json_str(&j, job->o->check ? "what" : "action", what);
+	fcp_json_str(&j, "path", path);
+	fcp_json_close(&j);
+	send_json(job->obs, &j);
+}
+
 static void totals_json(struct fcp_json *j, const struct fcp_totals *t)
 {
 	fcp_json_bool(j, "counting", t->counting);

@@ -41,6 +41,10 @@ static inline void fcp_obs_entry(struct fcp_job *job, enum fcp_obs_action a, mod
 /* A failed item (report.c): what failed and why. */
 void fcp_obs_failed(struct fcp_job *job, const char *path, const char *what, const char *why);
 
+/* A line of --dry-run ("plan": its action and path) or of --check (a
+ * "difference": what differs, and the path), as an event. */
+void fcp_obs_plan(struct fcp_job *job, const char *verb, const char *path);
+
 /* The totals the status line shows, for the periodic progress events. */
 struct fcp_totals {
 	double elapsed;

@@ -259,6 +259,7 @@ void fcp_report_plan(struct fcp_job *job, const char *verb, const char *path)
 	put_path(m.f, path ? path : "?");
 	fputs("'\n", m.f);
 	msg_send(job, &m, job->o->out ? job->o->out : stdout, false, NULL, NULL, 0);
+	fcp_obs_plan(job, verb, path ? path : "?");
 }
 
 void fcp_report_leftover(struct fcp_job *job, const char *path, bool dir)

@@ -128,6 +128,22 @@ done
 run_fcp --check dst
 check_rc 2 "one operand without --manifest"
 
+# The differences as events too, one each, beside the lines; --dry-run's
+# lines as plan events.
+rm -rf ev ev/dst && mkdir -p ev/src ev/dst
+echo a >ev/src/same; echo a >ev/dst/same; echo b >ev/src/f; echo c >ev/dst/f; echo g >ev/src/g
+touch -r ev/src/same ev/dst/same
+run_fcp --check --events "$T/events" -T ev/src ev/dst
+check_rc 1 "check with differences, events"
+check_grep "^{\"event\":\"difference\",.*\"what\":\"content differs\",\"path\":\"ev/dst/f\"}" "$T/events"
+check_grep "^{\"event\":\"difference\",.*\"what\":\"missing in DEST\",\"path\":\"ev/dst/g\"}" "$T/events"
+check_eq "$(grep -c '"event":"difference"' "$T/events")" "$(wc -l <"$T/out")" "one event per line printed"
+run_fcp --dry-run --events "$T/events" -T ev/src ev/new
+check_rc 0 "dry run, events"
+check_grep "^{\"event\":\"plan\",.*\"action\":\"copy\",\"path\":\"ev/new/g\"}" "$T/events"
+check_eq "$(grep -c '"event":"plan"' "$T/events")" "$(wc -l <"$T/out")" "one plan event per line printed"
+check_absent ev/new
+
 # An unreadable source file: an error with its path, exit 1.
 rm -rf dst
 run_fcp -T src dst
