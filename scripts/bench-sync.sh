@@ -3,7 +3,9 @@
 # filesystem for the destination of every run, source on an XFS loopback
 # filesystem, the small workload at every scale of SCALES (50,000 files at 1):
 #   unchanged  the destination is an up-to-date copy (prepared by cp -a):
-#              fastcp --sync against rsync -a, rclone copy (and dsync);
+#              fastcp --sync against rsync -a, rclone copy (and dsync),
+#              and the floor of every tool that stats both sides: two
+#              finds in parallel that stat every name and compare nothing;
 #   changed    the same, then one destination file rewritten (same size,
 #              other bytes, a new mtime), which must be copied again;
 #   mirror     the source is the workload with every tenth file deleted
@@ -82,6 +84,9 @@ table() {
 		{ echo "bench-sync.sh: a run changed the source $src" >&2; rc=1; }
 }
 
+# Not a copier: the lstat of every name of both trees, at once.
+floor="find {src} -printf '%s %T@\\n' >/dev/null & find {dst} -printf '%s %T@\\n' >/dev/null; wait"
+
 rc=0
 for scale in $scales; do
 	full=$base/src/small-s$scale minus=$base/src/small-s$scale-minus10
@@ -103,7 +108,7 @@ for scale in $scales; do
 
 	table unchanged "$full" --prepare 'cp -a {src}/. {dst}' "$full" -- \
 		"$sync_cmd" 'rsync -a {src}/ {dst}/' 'rclone copy --links {src} {dst}' \
-		${dsync:+"$dsync {src} {dst}"}
+		${dsync:+"$dsync {src} {dst}"} "$floor"
 	table changed "$full" --prepare 'cp -a {src}/. {dst}' \
 		--mutate "printf CHANGED! | dd of={dst}/$f conv=notrunc status=none" "$full" -- \
 		"$sync_cmd" 'rsync -a {src}/ {dst}/' 'rclone copy --links {src} {dst}' \

@@ -36,6 +36,7 @@ done
 # the unchanged tree: a quick check by size is enough, nothing to do
 check_grep '^\| 1 \| `rsync -a --size-only \{src\}/ \{dst\}/` \| 1/1 \| [0-9.]+ ' "$r/sync-unchanged-s0.02.md"
 check_grep "prepared by \`cp -a \{src\}/. \{dst\}\`;" "$r/sync-unchanged-s0.02.md"
+check_grep '^\| 4 \| `find \{src\} .* & find \{dst\} .*; wait` \| 1/1 \| [0-9.]+ ' "$r/sync-unchanged-s0.02.md" "the floor's row"
 # one changed file (same size): missed by the size-only stand-in
 check_grep '^\| 1 \| .* \| 0/1 \| FAILED' "$r/sync-changed-s0.02.md" "the changed file was not checked"
 check_grep "FAILED: command 1, round 1: wrong copy: 'g000/d00000/f0000000.dat': content differs" \
@@ -54,7 +55,7 @@ for t, n in (("unchanged", 1000), ("changed", 1000), ("mirror", 900)):
     assert d["source"]["files"] == n, (t, d["source"])
     assert d["prepare"].startswith("cp -a ") and d["prepare"].endswith("/. {dst}"), d["prepare"]
     assert (d["mutate"] is not None) == (t == "changed"), d["mutate"]
-    assert len(d["commands"]) == 3, d["commands"]
+    assert len(d["commands"]) == (4 if t == "unchanged" else 3), d["commands"]
 PY
 
 # the right stand-ins pass every table
