@@ -6,14 +6,14 @@
 #   sh scripts/benchmarks.sh [RESULTS_DIR] [WORKLOADS...]
 # ROUNDS=N sets the timed rounds of each table (default 3), MODES the cache
 # modes (default "cold warm").
-# With CORE=1, only warm tables against cp, rsync and the tar pipe
-# (files WORKLOAD-warm-core.*): a check of the warm tables without rclone,
-# after which the next run was seen to be slow whoever it was.
 # SCALE=K multiplies every workload's size below (default 1; the trees of
 # another scale are generated beside the others as WORKLOAD-xK); a larger
 # tree outgrows the page cache's dirty limits, where a gain may vanish.
 # PEERS=DIR adds mpiFileUtils' dcp (DIR/bin/dcp, DIR/lib; built outside the
 # repository, see its peers' notes), run by mpirun on 2 ranks.
+# TOOLS="..." chooses the commands of the tables, by these names (default
+# all but fastcp-mpi): fastcp fastcp-j8 cp rsync tar fpsync rclone dcp
+# (with PEERS) fastcp-mpi (build/fastcp-mpi by mpirun on 2 ranks).
 # Needs root (loop devices, cache drops), ~16 GB free in /tmp, fpart and rclone
 # (apt-get install fpart rclone) for the last two peers.
 set -eu
@@ -47,22 +47,31 @@ if [ -n "${PEERS:-}" ]; then
 	dcp="LD_LIBRARY_PATH=$PEERS/lib mpirun --allow-run-as-root --oversubscribe --bind-to none"
 	dcp="$dcp -np 2 -x LD_LIBRARY_PATH $PEERS/bin/dcp -p {src} {dst}"
 fi
+mpi="mpirun --allow-run-as-root --oversubscribe --bind-to none -np 2"
+tools=${TOOLS:-fastcp fastcp-j8 cp rsync tar fpsync rclone dcp}
+set --
+for t in $tools; do
+	case $t in
+	fastcp) set -- "$@" "$F {src} {dst}" ;;
+	fastcp-j8) set -- "$@" "$F -j 8 {src} {dst}" ;;
+	cp) set -- "$@" 'cp -a {src} {dst}' ;;
+	rsync) set -- "$@" 'rsync -a {src}/ {dst}/' ;;
+	tar) set -- "$@" 'mkdir {dst} && tar -C {src} -cf - . | tar -C {dst} -xf -' ;;
+	fpsync) set -- "$@" 'fpsync -n 2 {src}/ {dst}/' ;;
+	rclone) set -- "$@" 'rclone copy --links {src} {dst}' ;;
+	dcp) [ -z "$dcp" ] || set -- "$@" "$dcp" ;;
+	fastcp-mpi)
+		[ -x "$top/build/fastcp-mpi" ] || { echo "benchmarks.sh: no build/fastcp-mpi" >&2; exit 2; }
+		cp "$top/build/fastcp-mpi" "$bin/"
+		set -- "$@" "$mpi $bin/fastcp-mpi {src} {dst}" ;;
+	*) echo "benchmarks.sh: unknown tool '$t'" >&2; exit 2 ;;
+	esac
+done
 for w0 in $workloads; do
 	w=$w0$sfx
-	if [ "${CORE:-}" = 1 ]; then
-		$B compare --rounds "$rounds" --warmup 1 --warm --fresh-fs xfs --fs-size "$fs_size" --work-dir "$base/work" \
-			--json "$out/$w-warm-core.json" "$base/src/$w" -- \
-			"$F {src} {dst}" "$F -j 8 {src} {dst}" 'cp -a {src} {dst}' 'rsync -a {src}/ {dst}/' \
-			'mkdir {dst} && tar -C {src} -cf - . | tar -C {dst} -xf -' \
-			> "$out/$w-warm-core.md" 2> "$out/$w-warm-core.err"
-		continue
-	fi
 	for mode in $modes; do
 		$B compare --rounds "$rounds" --warmup 1 --$mode --fresh-fs xfs --fs-size "$fs_size" --work-dir "$base/work" \
 			--json "$out/$w-$mode.json" --svg "$out/$w-$mode.svg" "$base/src/$w" -- \
-			"$F {src} {dst}" "$F -j 8 {src} {dst}" 'cp -a {src} {dst}' 'rsync -a {src}/ {dst}/' \
-			'mkdir {dst} && tar -C {src} -cf - . | tar -C {dst} -xf -' \
-			'fpsync -n 2 {src}/ {dst}/' 'rclone copy --links {src} {dst}' ${dcp:+"$dcp"} \
-			> "$out/$w-$mode.md" 2> "$out/$w-$mode.err"
+			"$@" > "$out/$w-$mode.md" 2> "$out/$w-$mode.err"
 	done
 done
