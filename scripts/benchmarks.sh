@@ -14,6 +14,7 @@
 # TOOLS="..." chooses the commands of the tables, by these names (default
 # all but fastcp-mpi): fastcp fastcp-j8 cp rsync tar fpsync rclone dcp
 # (with PEERS) fastcp-mpi (build/fastcp-mpi by mpirun on 2 ranks).
+# SRC_FS_SIZE (default 24G, sparse) sizes the sources' filesystem image.
 # Needs root (loop devices, cache drops), ~16 GB free in /tmp, fpart and rclone
 # (apt-get install fpart rclone) for the last two peers.
 set -eu
@@ -26,7 +27,7 @@ base=/tmp/fcp-bench
 mkdir -p "$out" "$base/src" "$base/work"
 out=$(cd "$out" && pwd) # the runs below happen in another directory
 if ! mountpoint -q "$base/src"; then
-	truncate -s 12G "$base/src.img"
+	truncate -s "${SRC_FS_SIZE:-24G}" "$base/src.img"
 	mkfs.xfs -q -f -m reflink=1 "$base/src.img"
 	mount -o loop "$base/src.img" "$base/src"
 fi
