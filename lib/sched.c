@@ -8,15 +8,15 @@
  * lock; the only shared lock is the idle lock, taken only by a worker that
  * found nothing to do, and by a pusher when someone is asleep.
  *
- * The pool is elastic when the user did not choose -j: a governor thread
- * adds workers while the run shows that they wait, not work (its workers
- * off the CPU most of the time, yet not stalled on a block device, and
- * items queued that no worker takes up), as on a source
- * behind a slow link, where each lookup, open or read is a round trip and
- * only more of them in flight at once make the copy faster. It doubles the
- * pool at most every GOV_PERIOD_MS, and stops growing for good once a
- * doubling did not raise the rate at which items are done: a device that
- * is already as busy as it gets gains nothing from more waiters.
+ * The pool is elastic when the user did not choose -j and a source or
+ * DEST is served over a link (job.c): a governor thread adds workers while
+ * the run shows that they wait, not work (its workers off the CPU most of
+ * the time, the process short of saturating its CPUs, and items queued
+ * that no worker takes up), as on a source behind a slow link, where each
+ * lookup, open or read is a round trip and only more of them in flight at
+ * once make the copy faster. It grows the pool GOV_FACTOR times at most
+ * every few GOV_PERIOD_MS, and stops growing for good once a growth did
+ * not raise the rate at which entries are done.
  */
 #include "engine.h"
 #include "job.h"
@@ -61,6 +61,7 @@ struct fcp_sched {
 	int started;              /* threads started, worker 0 included */
 	struct fcp_worker *w;     /* max of them */
 	atomic_ulong done;        /* items processed */
+	atomic_llong item_ns;     /* the time they took, summed */
 	pthread_t gov;
 	bool gov_stop;
 	pthread_mutex_t gov_lock;
@@ -353,7 +354,10 @@ static void *worker_main(void *arg)
 				break;
 			continue;
 		}
+		long long t0 = fcp_now_ns();
+
 		process(w, it);
+		atomic_fetch_add_explicit(&s->item_ns, fcp_now_ns() - t0, memory_order_relaxed);
 		atomic_fetch_add_explicit(&s->done, 1, memory_order_relaxed);
 		if (atomic_fetch_sub(&s->outstanding, 1) == 1) {
 			pthread_mutex_lock(&s->idle_lock);
@@ -366,7 +370,10 @@ static void *worker_main(void *arg)
 
 #define GOV_PERIOD_MS 50
 #define GOV_BUSY 0.5     /* grow while workers run less than this share */
-#define GOV_GAIN 1.1     /* a doubling must raise the rate this much */
+#define GOV_CPU 0.8      /* and the process uses less than this share of its CPUs */
+#define GOV_GAIN 1.1     /* a growth must raise the rate this much */
+#define GOV_WINDOW 2     /* periods a rate is measured over, against lumps */
+#define GOV_FACTOR 4     /* the pool's growth at a time */
 
 static double seconds(clockid_t clock)
 {
@@ -388,48 +395,72 @@ static void start_workers(struct fcp_sched *s, int want)
 	}
 }
 
-/*
- * Microseconds the machine's tasks have stalled on block I/O ("some" of
- * /proc/pressure/io), or -1 without PSI. A device that is the bottleneck
- * gains nothing from more waiters: a cold local copy of small files with
- * 12 workers took 1.5 times the time it took with 6. A round trip to a
- * FUSE or network server is no I/O stall.
- */
-static long long io_stall_us(void)
-{
-	char buf[256], *t;
-	int fd = fcp_sys_openat(AT_FDCWD, "/proc/pressure/io", O_RDONLY, 0);
-	ssize_t n = fd < 0 ? -1 : fcp_sys_pread(fd, buf, sizeof(buf) - 1, 0);
-
-	if (fd >= 0)
-		fcp_sys_close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	t = strstr(buf, "total=");
-	return t ? strtoll(t + 6, NULL, 10) : -1;
-}
-
-/* Entries done so far: the governor's measure of progress (items are
- * too coarse: one batch holds many files). */
+/* Entries other than directories done so far: the governor's measure of
+ * progress. Items are too coarse (one batch holds many files), and the
+ * directories come in a burst at the start, while the walk makes them
+ * and before the files flow: a rate measured then looked like a loss. */
 static unsigned long long entries_done(const struct fcp_job *job)
 {
-	return atomic_load(&job->c.files) + atomic_load(&job->c.dirs) +
-	       atomic_load(&job->c.symlinks) + atomic_load(&job->c.unchanged) +
-	       atomic_load(&job->c.hardlinks) + atomic_load(&job->c.failed);
+	return atomic_load(&job->c.files) + atomic_load(&job->c.symlinks) +
+	       atomic_load(&job->c.unchanged) + atomic_load(&job->c.hardlinks) +
+	       atomic_load(&job->c.failed);
 }
+
+/* One period as the governor saw it. */
+struct gov_period {
+	double rate;    /* entries done per second */
+	double running; /* the share of the time a worker was on a CPU */
+	double cpu;     /* the share of the process's CPUs it used */
+};
+
+/* Whether the pool should grow after period p: its workers wait rather
+ * than work, the process leaves CPU time unused (a machine whose CPUs it
+ * saturates gains nothing from more threads, and only pays for their
+ * switches), and there is work that no worker takes up. */
+static bool gov_wants_more(struct fcp_sched *s, const struct gov_period *p, int n)
+{
+	return p->running < GOV_BUSY && p->cpu < GOV_CPU && atomic_load(&s->queued) > 0 &&
+	       atomic_load(&s->sleepers) == 0 && n < s->max;
+}
+
+/* Seconds an item has taken on average so far: a worker started now
+ * finishes its first one about that much later. */
+static double item_seconds(struct fcp_sched *s)
+{
+	unsigned long items = atomic_load(&s->done);
+
+	return items ? atomic_load(&s->item_ns) * 1e-9 / items : 0;
+}
+
+/* The rate between the progress samples (t, d) and now's. */
+#define RATE(t, d, t1, d1) ((t1) > (t) ? ((d1) - (d)) / ((t1) - (t)) : 0)
+
+/*
+ * Grow, then look: a growth is kept, and may be followed by the next,
+ * when the rate after it beats the rate before it. The new workers first
+ * get as long as an item takes (each finishes nothing before), then the
+ * rate is measured over twice that, at least GOV_WINDOW periods, and
+ * compared with the rate over as long before the growth: shorter windows
+ * were too lumpy to compare (one batch finishes many files at once; at
+ * 1 ms a round trip, a batch took 50 to 100 ms, at 10 ms half a second).
+ * The first growth that did not raise the rate ends the growing for good:
+ * a source or device that is as busy as it gets gains nothing from more
+ * waiters. The machine-wide I/O stall (PSI) that decided before was
+ * another job's as often as this one's on a shared machine.
+ */
+#define GOV_HIST 64
 
 static void *governor(void *arg)
 {
 	struct fcp_sched *s = arg;
 	struct fcp_job *job = s->w[0].job;
 	double wall = seconds(CLOCK_MONOTONIC), cpu = seconds(CLOCK_PROCESS_CPUTIME_ID);
-	long long stall = io_stall_us();
-	double rate_before = 0, rate_prev = 0;
-	unsigned long long done = entries_done(job);
-	int since_growth = -1; /* periods since the last doubling; -1: none */
+	double ht[GOV_HIST], hd[GOV_HIST];  /* progress samples, a ring */
+	double rate_before = 0, settled = 0, since = 0, window = 0, d_settled = 0;
+	int nh = 0;
 	struct timespec until;
 
+	ht[0] = wall, hd[0] = entries_done(job), nh = 1;
 	pthread_mutex_lock(&s->gov_lock);
 	while (!s->gov_stop) {
 		clock_gettime(CLOCK_REALTIME, &until);
@@ -439,32 +470,36 @@ static void *governor(void *arg)
 		if (pthread_cond_timedwait(&s->gov_cond, &s->gov_lock, &until) != ETIMEDOUT)
 			continue;
 		double w1 = seconds(CLOCK_MONOTONIC), c1 = seconds(CLOCK_PROCESS_CPUTIME_ID);
-		long long stall1 = io_stall_us();
-		unsigned long long d1 = entries_done(job);
-		int n = atomic_load(&s->n);
-		double rate = (d1 - done) / (w1 - wall), running = (c1 - cpu) / ((w1 - wall) * n);
-		/* Without PSI, no growth: it could not tell a slow disk. */
-		bool stalled = stall < 0 || stall1 < 0 || (stall1 - stall) * 1e-6 > (w1 - wall) / 2;
+		double d1 = entries_done(job);
+		int n = atomic_load(&s->n), k;
+		struct gov_period p = {
+			.running = (c1 - cpu) / ((w1 - wall) * n),
+			.cpu = (c1 - cpu) / ((w1 - wall) * job->cpus),
+		};
 
-		wall = w1, cpu = c1, stall = stall1, done = d1;
-		/* The new workers had one period to get going; the next one
-		 * tells whether they made the copy faster. */
-		if (since_growth >= 0 && ++since_growth < 2) {
-			rate_prev = rate;
-			continue;
+		wall = w1, cpu = c1;
+		ht[nh % GOV_HIST] = w1, hd[nh % GOV_HIST] = d1, nh++;
+		if (since > 0) { /* a growth is being judged */
+			if (!settled && w1 >= since + item_seconds(s))
+				settled = w1, d_settled = d1;
+			if (!settled || w1 < settled + window)
+				continue;
+			p.rate = RATE(settled, d_settled, w1, d1);
+			if (p.rate < rate_before * GOV_GAIN)
+				break;
+			since = 0;
 		}
-		if (since_growth >= 2 && rate < rate_before * GOV_GAIN)
-			break; /* more waiters did not help: as many as it takes */
-		if (running < GOV_BUSY && !stalled && atomic_load(&s->queued) > 0 && atomic_load(&s->sleepers) == 0 &&
-		    n < s->max) {
-			/* the rate of the two periods before, against noise */
-			rate_before = (rate + rate_prev) / 2;
-			since_growth = 0;
-			start_workers(s, n + (n < s->max - n ? n : s->max - n));
-		} else {
-			since_growth = -1;
+		window = 2 * item_seconds(s);
+		if (window < GOV_WINDOW * GOV_PERIOD_MS * 1e-3)
+			window = GOV_WINDOW * GOV_PERIOD_MS * 1e-3;
+		/* the newest sample at least a window old, else the oldest */
+		for (k = nh - 1; k > 0 && k > nh - GOV_HIST && ht[k % GOV_HIST] > w1 - window; k--) {}
+		if (w1 - ht[k % GOV_HIST] >= window && gov_wants_more(s, &p, n)) {
+			rate_before = RATE(ht[k % GOV_HIST], hd[k % GOV_HIST], w1, d1);
+			since = w1;
+			settled = 0;
+			start_workers(s, n * GOV_FACTOR < s->max ? n * GOV_FACTOR : s->max);
 		}
-		rate_prev = rate;
 	}
 	pthread_mutex_unlock(&s->gov_lock);
 	return NULL;

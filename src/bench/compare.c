@@ -57,7 +57,9 @@ static void compare_usage(FILE *f)
 		"  --write-limit RATE  the fresh filesystem's device written at most RATE bytes/s\n"
 		"                      (K, M, G: binary), e.g. 30M, 100M\n"
 		"  --source-latency MS the commands read SRC through a FUSE passthrough that\n"
-		"                      waits MS milliseconds in every round trip (0: its own cost)\n"
+		"                      waits MS milliseconds in every round trip; {rawsrc} names\n"
+		"                      SRC itself (its own cost: MS 0, the same command with\n"
+		"                      {src} and with {rawsrc})\n"
 		"  --fs-size SIZE      size of that filesystem (default: from the source)\n"
 		"  --work-dir DIR      where destinations are made (default: SRC's parent)\n"
 		"  --json FILE         all figures, machine-readable\n"
@@ -74,22 +76,27 @@ static bool shell_safe(const char *s)
 	return true;
 }
 
-/* Replace every {src} and {dst}; paths are shell_safe, so no quoting. */
-static char *expand(const char *tmpl, const char *src, const char *dst)
+/* Replace every {src}, {rawsrc} and {dst}; paths are shell_safe, so no
+ * quoting. {rawsrc} is SRC itself also where {src} is the latency
+ * passthrough's mount: a command reading it, beside one reading {src},
+ * shows what the passthrough costs (--source-latency 0). */
+static char *expand(const char *tmpl, const char *src, const char *raw, const char *dst)
 {
 	size_t cap = strlen(tmpl) + 1, n = 0;
 	char *out;
 
 	for (const char *p = tmpl; (p = strchr(p, '{')); p++)
-		cap += strlen(src) + strlen(dst);
+		cap += strlen(src) + strlen(raw) + strlen(dst);
 	out = bench_xmalloc(cap);
 	for (const char *p = tmpl; *p;) {
+		size_t len = !strncmp(p, "{rawsrc}", 8) ? 8 : 5;
 		const char *with = !strncmp(p, "{src}", 5) ? src :
+				   len == 8 ? raw :
 				   !strncmp(p, "{dst}", 5) ? dst : NULL;
 
 		if (with) {
 			n += sprintf(out + n, "%s", with);
-			p += 5;
+			p += len;
 		} else {
 			out[n++] = *p++;
 		}
@@ -103,7 +110,7 @@ static int check_commands(const struct cmp *c)
 	for (int i = 0; i < c->ncmd; i++) {
 		const char *t = c->cmds[i].tmpl;
 
-		if (!strstr(t, "{src}") || !strstr(t, "{dst}")) {
+		if ((!strstr(t, "{src}") && !strstr(t, "{rawsrc}")) || !strstr(t, "{dst}")) {
 			bench_err("command %d '%s' has no %s placeholder", i + 1, t,
 				  strstr(t, "{src}") ? "{dst}" : "{src}");
 			return -EINVAL;
@@ -157,7 +164,7 @@ static int setup(struct cmp *c, struct cmp_run *run, const char *dst)
 
 		if (!tmpl[i])
 			continue;
-		line = expand(tmpl[i], c->src, dst);
+		line = expand(tmpl[i], c->src, c->src, dst);
 		ret = bench_run_shell(line, &p);
 		free(line);
 		if (ret < 0)
@@ -299,7 +306,7 @@ static int run_once(struct cmp *c, struct cmp_cmd *cmd, struct freshfs *fs, bool
 	if (ret >= 0)
 		ret = prepare(c, run, parent, dev);
 	if (ret >= 0 && !bench_interrupted) {
-		line = expand(cmd->tmpl, c->cmd_src, dst);
+		line = expand(cmd->tmpl, c->cmd_src, c->src, dst);
 		/* a failed --prepare or --mutate (ret 1) is the run's FAILED */
 		ret = ret ? 0 : time_and_verify(c, run, line, parent, dst, loop_dev(fs));
 		if (timed)

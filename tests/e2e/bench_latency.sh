@@ -46,6 +46,21 @@ assert writer["failed_runs"] == 1, writer
 PY
 [ -e src/new ] && fail "a command wrote into the served source"
 
+# {rawsrc} is the source itself, not the mount: with 0 ms, the same
+# command through both shows the passthrough's own cost; the raw reader
+# makes no round trips.
+"$B" compare --rounds 1 --cold --source-latency 0 --json r0.json src -- \
+	"cp -a {src} {dst}" "cp -a {rawsrc} {dst}" >report0 2>progress0 ||
+	{ cat report0 progress0; fail "compare with {rawsrc}"; }
+python3 - "$files" <<'PY' || fail "{rawsrc} read through the passthrough"
+import json, sys
+files = int(sys.argv[1])
+served, raw = json.load(open("r0.json"))["commands"]
+assert served["ok_runs"] == 1 and raw["ok_runs"] == 1, (served, raw)
+assert served["round_trips"] >= 2 * files, served["round_trips"]
+assert raw["round_trips"] == 0, raw["round_trips"]
+PY
+
 # SIGINT during a run: the server is unmounted and reaped.
 "$B" compare --rounds 3 --cold --source-latency 20 src -- "cp -a {src} {dst}" >/dev/null 2>&1 &
 pid=$!
