@@ -143,6 +143,10 @@ struct fcp_options {
 	/* One copy made by several processes (fastcp-mpi), or NULL: this
 	 * process alone (below). */
 	const struct fcp_dist *dist;
+	int cpu_share;          /* processes of the job that share this one's
+				   CPUs (its ranks on one node): without -j,
+				   each starts that share of the workers; 0, 1:
+				   alone */
 };
 
 struct fcp_filter;

@@ -505,6 +505,9 @@ static void push(struct fcp_job *job, struct fcp_item *it, struct fcp_dir *d, co
 		return;
 	}
 	fcp_report_failed_in(job, "out of memory at", d, name, false, -ENOMEM);
+	/* Nothing of it done here: finishing it only closes it (and so
+	 * needs no worker of its own: this may be the balancing thread). */
+	d->elsewhere = true;
 	fcp_dir_release(fcp_sched_worker(job, 0), d);
 }
 
@@ -580,6 +583,16 @@ struct give {
 	int err;
 };
 
+/* Work below d goes to another rank or phase: the metadata of d and of
+ * the directories above it waits until every rank is done (a directory
+ * whose whole subtree stayed here is finished post-order, as alone).
+ * They are alive: the work holds a count of each. */
+static void wait_for_all(struct fcp_dir *d)
+{
+	for (; d && !d->is_top && !atomic_load(&d->meta_later); d = d->parent)
+		atomic_store(&d->meta_later, true);
+}
+
 /* fcp_sched_give's callback: pack a queued SCAN or BATCH, mark it moved. */
 static bool give_one(struct fcp_item *it, void *arg)
 {
@@ -605,6 +618,7 @@ static bool give_one(struct fcp_item *it, void *arg)
 	if (it->kind == FCP_ITEM_SCAN)
 		d->elsewhere = true;
 	it->moved = true;
+	wait_for_all(it->kind == FCP_ITEM_SCAN ? d->parent : d);
 	return true;
 }
 
@@ -661,6 +675,8 @@ bool fcp_dist_defer_link(struct fcp_entry *e)
 		   strlen(e->name) + 1, 1);
 	pthread_mutex_unlock(&ds->lock);
 	free(rel);
+	if (err == 0)
+		wait_for_all(e->d);
 	return err == 0;
 }
 

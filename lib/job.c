@@ -104,6 +104,14 @@ static int default_threads(int cpus)
 	return n < THREADS_MAX ? n : THREADS_MAX;
 }
 
+/* Workers for a process that shares its CPUs with share - 1 others of
+ * the same job: its part of n, so that the machine runs the number that
+ * suits it (more cost a local copy time: sched.c). */
+static int shared(int n, int share)
+{
+	return share > 1 ? (n + share - 1) / share : n;
+}
+
 void fcp_describe(FILE *f)
 {
 	const char *why = fcp_uring_available();
@@ -717,8 +725,9 @@ static int run(const struct fcp_options *o, char *const *srcs, int nsrc, const c
 	job.umask = umask(022);
 	umask(job.umask);
 	job.cpus = usable_cpus();
-	threads = o->threads > 0 ? o->threads : default_threads(job.cpus);
-	max_threads = o->threads > 0 || !any_remote(srcs, nsrc, dst) ? threads : THREADS_ELASTIC_MAX;
+	threads = o->threads > 0 ? o->threads : shared(default_threads(job.cpus), o->cpu_share);
+	max_threads = o->threads > 0 || !any_remote(srcs, nsrc, dst)
+			      ? threads : shared(THREADS_ELASTIC_MAX, o->cpu_share);
 	if (fcp_dist_init(&job) < 0) {
 		fcp_report_errorf(&job, "out of memory");
 		return FCP_EXIT_PARTIAL;

@@ -77,6 +77,8 @@ struct fcp_dir {
 	bool elsewhere;           /* read, tidied and given its metadata by another
 				     rank or phase (dist.c): finishing it here only
 				     closes it */
+	atomic_bool meta_later;   /* work below it went to another rank or phase
+				     (dist.c): its metadata waits for them all */
 	atomic_bool failed_in;    /* an item in it (or below) failed: its
 				     extras are not deleted (--delete) */
 	struct fcp_names *seen;   /* the source names its scan met (--delete) */

@@ -293,7 +293,7 @@ static void dir_finish(struct fcp_worker *w, struct fcp_dir *d)
 		struct fcp_at dst = FCP_AT_FD(d->dst_fd);
 		/* Other ranks may still be copying into it: its metadata is
 		 * set once they all finished (dist.c), the root's last. */
-		bool later = job->dist && d->depth > 0 && d->root->dist;
+		bool later = d->depth > 0 && atomic_load(&d->meta_later);
 		dst.inherited = d->created && d->parent->gives_acl;
 		dst.existed = fcp_dir_existed(d);
 		/* Extras go first: removing them moves the directory's mtime. */

@@ -95,6 +95,7 @@ int main(int argc, char **argv)
 	/* A status line per rank would overwrite the others'. */
 	if (dist.size > 1)
 		o.progress = FCP_PROGRESS_NONE;
+	o.cpu_share = fcp_mpi_cpu_share(MPI_COMM_WORLD);
 	o.dist = &dist;
 	r = fcp_job_run(&o, srcs, nsrc, dst, &s);
 	fcp_options_release(&o);

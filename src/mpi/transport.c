@@ -6,6 +6,7 @@
 #include "transport.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -126,4 +127,22 @@ void fcp_mpi_dist_release(struct fcp_dist *d)
 {
 	free(d->ctx);
 	d->ctx = NULL;
+}
+
+int fcp_mpi_cpu_share(MPI_Comm comm)
+{
+	MPI_Comm node;
+	cpu_set_t mine, all;
+	int sum, n = 0;
+
+	if (sched_getaffinity(0, sizeof(mine), &mine) < 0)
+		return 1;
+	n = CPU_COUNT(&mine);
+	if (MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) != MPI_SUCCESS)
+		return 1;
+	MPI_Allreduce(&mine, &all, sizeof(mine), MPI_BYTE, MPI_BOR, node);
+	MPI_Allreduce(&n, &sum, 1, MPI_INT, MPI_SUM, node);
+	MPI_Comm_free(&node);
+	/* Ranks bound to CPUs of their own share nothing: sum == union. */
+	return CPU_COUNT(&all) > 0 ? (sum + CPU_COUNT(&all) / 2) / CPU_COUNT(&all) : 1;
 }

@@ -15,6 +15,11 @@
 int fcp_mpi_dist_init(struct fcp_dist *d, MPI_Comm comm);
 void fcp_mpi_dist_release(struct fcp_dist *d);
 
+/* Collective: how many ranks share this one's CPUs, on average (its node's
+ * ranks, unless mpirun bound them to CPUs of their own): fcp_options'
+ * cpu_share. */
+int fcp_mpi_cpu_share(MPI_Comm comm);
+
 /* The stats of every rank summed on each (times and peaks: the largest). */
 void fcp_mpi_stats_reduce(struct fcp_stats *s, MPI_Comm comm);
 
