@@ -143,10 +143,15 @@ need_mpi() {
 # machine (more ranks than CPUs allowed; as root too, as the tests run).
 # MPIRUN_OPTS: more options for mpirun (--tag-output: "[job,rank]" lines).
 run_mpi() {
-	local n=$1
-	shift
+	run_mpi_as "" "$@"
+}
+# run_mpi_as WRAP N ARGS...: the same, mpirun run by the command prefix WRAP
+# (e.g. setpriv to run as another user).
+run_mpi_as() {
+	local wrap=$1 n=$2
+	shift 2
 	# shellcheck disable=SC2086
-	timeout -k 5 "${FCP_TIMEOUT:-120}" mpirun --allow-run-as-root --oversubscribe \
+	timeout -k 5 "${FCP_TIMEOUT:-120}" $wrap mpirun --allow-run-as-root --oversubscribe \
 		--bind-to none ${MPIRUN_OPTS:-} -np "$n" "$FASTCP_MPI" "$@" >"$T/out" 2>"$T/err"
 	RC=$?
 	cat "$T/out" "$T/err" >"$T/all"
