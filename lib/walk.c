@@ -298,12 +298,13 @@ static void dir_finish(struct fcp_worker *w, struct fcp_dir *d)
 		dst.existed = fcp_dir_existed(d);
 		/* Extras go first: removing them moves the directory's mtime. */
 		fcp_delete_extras(w, d);
-		if (fcp_plan_dir_meta(job, d, &dst)) {
-			if (later)
-				fcp_dist_dir_done(job, d, dst);
-			else
-				fcp_meta_copy(job, FCP_AT_FD(d->src_fd), dst, &d->st, d, NULL);
-		}
+		bool apply = fcp_plan_dir_meta(job, d, &dst);
+		/* (Set later even where the plan found it up to date: the
+		 * other ranks' files may yet move its times.) */
+		if (later && !job->o->dry_run && !job->o->check)
+			fcp_dist_dir_done(job, d, dst);
+		else if (apply)
+			fcp_meta_copy(job, FCP_AT_FD(d->src_fd), dst, &d->st, d, NULL);
 		int r = job->o->fsync && !later ? fcp_sys_fsync(d->dst_fd) : 0;
 		if (r < 0)
 			fcp_report_failed_in(job, "cannot sync directory", d->parent, d->dst_name,
