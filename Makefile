@@ -40,6 +40,12 @@ ifeq ($(FUSE_LIBS),)
 TOOL_BIN := $(filter-out build/tests/lib/faultfs,$(TOOL_BIN))
 endif
 
+# fastcp-mpi only where the probe found mpicc (MPICC in config.mk): its
+# own sources are compiled by the wrapper; libfastcp knows no MPI.
+MPI_SRC := $(wildcard src/mpi/*.c)
+MPI_OBJ := $(MPI_SRC:%.c=build/%.o)
+MPI_BIN := $(if $(MPICC),build/fastcp-mpi)
+
 # The fuzz target of the pattern matchers (libFuzzer, clang): built with
 # the rest where clang is installed; tests/e2e/filter_fuzz.sh runs it for
 # 10 s in make check, make fuzz for FUZZ_SECONDS.
@@ -48,10 +54,10 @@ FUZZ_SECONDS ?= 60
 FUZZ_BIN := $(if $(CLANG),build/fuzz/filter)
 
 .PHONY: all programs deps demo check test install uninstall clean fuzz
-all: build/fastcp build/fastcp-bench $(UNIT_BIN) $(TOOL_BIN) $(FUZZ_BIN)
+all: build/fastcp build/fastcp-bench $(MPI_BIN) $(UNIT_BIN) $(TOOL_BIN) $(FUZZ_BIN)
 	@cat build/config.txt
 
-programs: build/fastcp build/fastcp-bench
+programs: build/fastcp build/fastcp-bench $(MPI_BIN)
 	@cat build/config.txt
 
 build/%.o: %.c build/config.h $(wildcard include/*.h lib/*.h src/bench/*.h tests/lib/*.h)
@@ -66,6 +72,13 @@ build/fastcp: build/src/fastcp.o build/libfastcp.a build/config.mk
 
 build/fastcp-bench: $(BENCH_OBJ) build/libfastcp.a build/config.mk
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter %.o %.a,$^) $(LIBS) $(FUSE_LIBS) -lm
+
+build/src/mpi/%.o: src/mpi/%.c build/config.h $(wildcard include/*.h src/mpi/*.h)
+	@mkdir -p $(dir $@)
+	$(MPICC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+
+build/fastcp-mpi: $(MPI_OBJ) build/libfastcp.a build/config.mk
+	$(MPICC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter %.o %.a,$^) $(LIBS)
 
 # compare --source-latency serves the source through libfuse3 (latfs.c).
 build/src/bench/latfs.o: CFLAGS += $(FUSE_CFLAGS)
@@ -113,16 +126,18 @@ check-sanitize: all
 
 # DESTDIR and PREFIX as usual (make install PREFIX=/usr DESTDIR=/tmp/stage).
 # bash-completion loads a command's file by its name: one for each program.
-install: build/fastcp build/fastcp-bench
+install: build/fastcp build/fastcp-bench $(MPI_BIN)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
-	install -m 755 build/fastcp build/fastcp-bench $(DESTDIR)$(BINDIR)/
-	install -m 644 man/fastcp.1 man/fastcp-bench.1 $(DESTDIR)$(MANDIR)/man1/
+	install -m 755 build/fastcp build/fastcp-bench $(MPI_BIN) $(DESTDIR)$(BINDIR)/
+	install -m 644 man/fastcp.1 man/fastcp-bench.1 $(if $(MPI_BIN),man/fastcp-mpi.1) \
+		$(DESTDIR)$(MANDIR)/man1/
 	install -D -m 644 completions/fastcp.bash $(DESTDIR)$(BASHCOMPDIR)/fastcp
 	install -D -m 644 completions/fastcp.bash $(DESTDIR)$(BASHCOMPDIR)/fastcp-bench
 	install -D -m 644 completions/_fastcp $(DESTDIR)$(ZSHCOMPDIR)/_fastcp
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/fastcp $(DESTDIR)$(BINDIR)/fastcp-bench \
+	      $(DESTDIR)$(BINDIR)/fastcp-mpi $(DESTDIR)$(MANDIR)/man1/fastcp-mpi.1 \
 	      $(DESTDIR)$(MANDIR)/man1/fastcp.1 $(DESTDIR)$(MANDIR)/man1/fastcp-bench.1 \
 	      $(DESTDIR)$(BASHCOMPDIR)/fastcp $(DESTDIR)$(BASHCOMPDIR)/fastcp-bench \
 	      $(DESTDIR)$(ZSHCOMPDIR)/_fastcp

@@ -140,6 +140,13 @@ struct fcp_options {
 	double retry_wait;      /* seconds before each retry (default 1) */
 	uint64_t bwlimit;       /* bytes read from sources per second; 0 none */
 	uint64_t iolimit;       /* I/O operations per second; 0 none */
+	/* One copy made by several processes (fastcp-mpi), or NULL: this
+	 * process alone (below). */
+	const struct fcp_dist *dist;
+	int cpu_share;          /* processes of the job that share this one's
+				   CPUs (its ranks on one node): without -j,
+				   each starts that share of the workers; 0, 1:
+				   alone */
 };
 
 struct fcp_filter;
@@ -248,6 +255,53 @@ void fcp_stats_print_json(const struct fcp_stats *s, FILE *f);
 void fcp_stats_print_problems(const struct fcp_stats *s, FILE *f);
 
 const char *fcp_version(void);
+
+/*
+ * One copy made by several processes ("ranks"), each running the same job
+ * with the same options and operands (fastcp-mpi). Rank 0 places the
+ * copies and makes their roots; directories to read and batches of files
+ * move between ranks while the copy runs, named by their path below the
+ * root copy (lib/dist.c). The library knows no message library: the
+ * program gives it this table of calls. Every call marked collective is
+ * made by every rank, in the same order.
+ */
+struct fcp_job;
+struct fcp_dist_ops {
+	/* collective: rank 0's len bytes at buf, to every rank */
+	void (*bcast)(void *ctx, void *buf, size_t len);
+	/* collective: v[0..n) summed (or the maximum taken) over the ranks,
+	 * in place */
+	void (*reduce)(void *ctx, uint64_t *v, int n, bool max);
+	/* collective: send[r] (slen[r] bytes) goes to rank r; what every rank
+	 * sent this one arrives in *recv (malloc'd, *rlen bytes). 0 or -errno */
+	int (*exchange)(void *ctx, char *const *send, const size_t *slen, char **recv,
+			size_t *rlen);
+	/* collective: start moving work while the workers run (a thread of
+	 * the program's: it calls fcp_dist_idle, fcp_dist_give, fcp_dist_take,
+	 * and fcp_dist_end once every rank is idle); on failure it stops every
+	 * rank, as a rank that dies does */
+	void (*balance)(void *ctx, struct fcp_job *job);
+	/* wait for that thread, after fcp_dist_end */
+	void (*balance_join)(void *ctx);
+};
+
+struct fcp_dist {
+	int rank, size;
+	const struct fcp_dist_ops *ops;
+	void *ctx;
+};
+
+/* For the program's balancing thread, while a phase runs. Has this rank
+ * nothing left to do (until it is given more)? */
+bool fcp_dist_idle(struct fcp_job *job);
+/* Take up to max units of queued work (directories to read, batches of
+ * files) away from this rank, packed into *buf (malloc'd, *len bytes) for
+ * another: how many (0: none to give). */
+int fcp_dist_give(struct fcp_job *job, int max, char **buf, size_t *len);
+/* Queue here the units another rank gave; 0 or -errno. */
+int fcp_dist_take(struct fcp_job *job, const char *buf, size_t len);
+/* Every rank is idle: this rank's workers finish the phase. */
+void fcp_dist_end(struct fcp_job *job);
 
 /* Describe this build and machine: default threads, engines, whether
  * io_uring is built in and usable here (for --version --verbose). */

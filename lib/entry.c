@@ -9,6 +9,7 @@
 #include "check.h"
 #include "debug.h"
 #include "dest.h"
+#include "dist.h"
 #include "entry.h"
 #include "limiter.h"
 #include "links.h"
@@ -54,7 +55,9 @@ static const char *cycle(const struct fcp_dir *d, const struct statx *st,
 	const char *why = NULL;
 
 	*ancestor = NULL;
-	for (; d && !d->is_top; d = d->parent) {
+	/* (A directory given by another rank hangs below a top of depth 0
+	 * that stands for the root copy: the root is looked at too.) */
+	for (; d && (!d->is_top || d->depth == 0); d = d->parent) {
 		if (fcp_statx_same_inode(&d->st, st)) {
 			*ancestor = d;
 			return "symlink loop at";
@@ -233,6 +236,9 @@ static void copy_dir(struct fcp_entry *e)
 	if (nd->depth == 0 && nd->root->dst_fd < 0 && dfd >= 0 &&
 	    (nd->root->dst_fd = fcp_sys_dup(dfd)) < 0)
 		fcp_entry_fail(e, "cannot keep open the copy of", nd->root->dst_fd);
+	/* Several ranks: the root copy is finished when they all are. */
+	if (nd->depth == 0 && e->job->dist && dfd >= 0)
+		fcp_dist_root_made(e->job, nd);
 	/* One that was there and is planned counts as unchanged or
 	 * updated when it is finished (plan.c). */
 	if (!e->job->o->dry_run && (created || !fcp_plan_decides(e->job, e->d))) {
@@ -259,6 +265,10 @@ bool fcp_entry_hardlink(struct fcp_entry *e, struct fcp_hl_entry **hl)
 	*hl = NULL;
 	if (!(e->job->o->preserve & FCP_PRESERVE_LINKS) || e->st.stx_nlink < 2)
 		return false;
+	/* Several ranks: its other names may be found by another; one rank
+	 * copies them all once the tree is done (dist.c). */
+	if (fcp_dist_defer_link(e))
+		return true;
 	s = fcp_hl_claim(e->job, &e->st, e->d, e->name, e->dst_name, hl);
 	if (s == FCP_HL_FIRST)
 		return false;

@@ -10,6 +10,7 @@
 #include "check.h"
 #include "dedup.h"
 #include "dest.h"
+#include "dist.h"
 #include "engine.h"
 #include "filter.h"
 #include "job.h"
@@ -101,6 +102,14 @@ static int default_threads(int cpus)
 	int n = THREADS_PER_CPU * cpus;
 
 	return n < THREADS_MAX ? n : THREADS_MAX;
+}
+
+/* Workers for a process that shares its CPUs with share - 1 others of
+ * the same job: its part of n, so that the machine runs the number that
+ * suits it (more cost a local copy time: sched.c). */
+static int shared(int n, int share)
+{
+	return share > 1 ? (n + share - 1) / share : n;
 }
 
 void fcp_describe(FILE *f)
@@ -546,9 +555,12 @@ static bool after_unfinished(struct fcp_job *job, const struct fcp_operand *ops,
 static int run_round(struct fcp_job *job, const struct fcp_operand *ops, int nsrc,
 		     const char *dst, bool into, struct top *tops, int round, int *dfd)
 {
-	for (int i = 0; i < nsrc; i++) {
+	/* Several ranks: rank 0 places and starts every copy, the others
+	 * are given their work while it runs (dist.c). */
+	for (int i = 0; i < nsrc && fcp_dist_leader(job); i++) {
 		struct fcp_item *it;
 
+		tops[i].root.id = i;
 		if (ops[i].repeat || ops[i].round != round)
 			continue;
 		if (atomic_load(&job->stop)) { /* a signal, a full DEST */
@@ -567,9 +579,9 @@ static int run_round(struct fcp_job *job, const struct fcp_operand *ops, int nsr
 	 * so none of this job's root copies exists yet (and its own names,
 	 * tmp_prefix, are left out anyway): only earlier runs' leftovers are
 	 * found. */
-	if (round == 0)
+	if (round == 0 && fcp_dist_leader(job))
 		find_leftovers(job, tops, nsrc);
-	return fcp_sched_run(job);
+	return job->dist ? fcp_dist_run(job, nsrc) : fcp_sched_run(job);
 }
 
 /* Decide "copy into DEST" or "DEST is the copy"; -1 after a message. */
@@ -713,19 +725,29 @@ static int run(const struct fcp_options *o, char *const *srcs, int nsrc, const c
 	job.umask = umask(022);
 	umask(job.umask);
 	job.cpus = usable_cpus();
-	threads = o->threads > 0 ? o->threads : default_threads(job.cpus);
-	max_threads = o->threads > 0 || !any_remote(srcs, nsrc, dst) ? threads : THREADS_ELASTIC_MAX;
-	into = decide_into(&job, nsrc, dst);
-	if (into < 0)
+	threads = o->threads > 0 ? o->threads : shared(default_threads(job.cpus), o->cpu_share);
+	max_threads = o->threads > 0 || !any_remote(srcs, nsrc, dst)
+			      ? threads : shared(THREADS_ELASTIC_MAX, o->cpu_share);
+	if (fcp_dist_init(&job) < 0) {
+		fcp_report_errorf(&job, "out of memory");
+		return FCP_EXIT_PARTIAL;
+	}
+	/* Where the copies go is rank 0's to say (several ranks). */
+	into = fcp_dist_share(&job, fcp_dist_leader(&job) ? decide_into(&job, nsrc, dst) : 0);
+	if (into < 0) {
+		fcp_dist_free(&job);
 		return into == -2 ? FCP_EXIT_USAGE : FCP_EXIT_PARTIAL;
+	}
 	tops = calloc(nsrc, sizeof(*tops));
 	ops = calloc(nsrc, sizeof(*ops));
-	last = tops && ops ? plan(&job, ops, srcs, nsrc, dst, into) : -ENOMEM;
+	last = !tops || !ops ? -ENOMEM : fcp_dist_leader(&job) ? plan(&job, ops, srcs, nsrc, dst, into) : 0;
+	last = fcp_dist_share(&job, last);
 	if (last >= 0)
 		fcp_dir_budget(&job, &threads, &max_threads, dir_roots(ops, nsrc));
 	if (last >= 0 && o->manifest && fcp_manifest_open(&job, o->manifest) < 0) {
 		free_operands(ops, nsrc);
 		free(tops);
+		fcp_dist_free(&job);
 		return FCP_EXIT_USAGE;
 	}
 	if (last < 0 || fcp_sched_create(&job, threads, max_threads) < 0 || fcp_hl_init(&job) < 0 ||
@@ -735,6 +757,7 @@ static int run(const struct fcp_options *o, char *const *srcs, int nsrc, const c
 		free(tops);
 		fcp_sched_destroy(&job);
 		fcp_manifest_close(&job);
+		fcp_dist_free(&job);
 		return FCP_EXIT_PARTIAL;
 	}
 	fcp_sys_reads_noatime(o->check);
@@ -777,6 +800,7 @@ static int run(const struct fcp_options *o, char *const *srcs, int nsrc, const c
 	stats->io_path = atomic_load(&job.uring_used) ? "io_uring" : "sync";
 	fcp_hl_free(&job);
 	fcp_dd_free(&job);
+	fcp_dist_free(&job);
 	fcp_sched_destroy(&job);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	stats->seconds = (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;

@@ -25,6 +25,8 @@ struct fcp_hlmap;
 struct fcp_ddmap;
 struct fcp_names;
 struct fcp_worker;
+struct fcp_dist_state;
+struct fcp_dist_root;
 
 /* One top-level SOURCE and where it goes. */
 struct fcp_root {
@@ -42,6 +44,8 @@ struct fcp_root {
 	char *adopt_name;       /* and its temporary name */
 	bool adopted;           /* the copy is that one: its files under final
 				   names may be a killed run's (resume.c) */
+	int id;                 /* its operand's index: one root on every rank */
+	struct fcp_dist_root *dist; /* where other ranks open it (dist.c), or NULL */
 };
 
 struct fcp_dir {
@@ -70,6 +74,11 @@ struct fcp_dir {
 	bool no_special;          /* read before its children started: no FIFO,
 				     device or socket in it to refuse (dest.c) */
 	bool failed_meta;
+	bool elsewhere;           /* read, tidied and given its metadata by another
+				     rank or phase (dist.c): finishing it here only
+				     closes it */
+	atomic_bool meta_later;   /* work below it went to another rank or phase
+				     (dist.c): its metadata waits for them all */
 	atomic_bool failed_in;    /* an item in it (or below) failed: its
 				     extras are not deleted (--delete) */
 	struct fcp_names *seen;   /* the source names its scan met (--delete) */
@@ -111,6 +120,8 @@ struct fcp_item {
 	struct fcp_dir *dir;      /* parent dir (ENTRY) or the dir to scan (SCAN) */
 	char *dst_name;           /* NULL = same as name */
 	unsigned char d_type;     /* from getdents, DT_UNKNOWN if not known */
+	bool moved;               /* SCAN, BATCH: given to another rank while
+				     queued (dist.c): only its count of dir goes */
 	int count;                /* BATCH: number of NUL-separated names;
 	                             WRITEBACK: the chunk */
 	void *ctx;                /* CHUNK, WRITEBACK: the file in flight;
@@ -159,6 +170,9 @@ struct fcp_job {
 	struct fcp_sched *sched;
 	struct fcp_hlmap *hl;
 	struct fcp_ddmap *dd;        /* --dedup's content map (dedup.c), or NULL */
+	struct fcp_dist_state *dist; /* one of several ranks (dist.c), or NULL */
+	unsigned tmp_rank;           /* in every temporary name: the ranks share
+					tmp_prefix */
 	/* Engines that answered "not between these filesystems": a key of the
 	 * pair of devices is remembered (one atomic word, so it is never half
 	 * written) and the next file does not ask again. */
@@ -230,6 +244,18 @@ void fcp_sched_push_delayed(struct fcp_worker *w, struct fcp_item *it, long long
 /* Run the pool until no work is left; returns the number of workers. */
 int fcp_sched_run(struct fcp_job *job);
 int fcp_sched_threads(const struct fcp_job *job);
+/* Another rank may still give work (dist.c): the run does not end when
+ * the queues are empty, only once unheld. */
+void fcp_sched_hold(struct fcp_job *job);
+void fcp_sched_unhold(struct fcp_job *job);
+/* Nothing queued or in work but the hold. */
+bool fcp_sched_idle(struct fcp_job *job);
+/* Offer queued items of kind, oldest first (the biggest pieces), to fn
+ * until it has taken max or says no (false). An item fn takes must be
+ * marked moved by it; it stays queued until a worker drops it. Returns
+ * how many were taken. fn runs under a deque's lock. */
+int fcp_sched_give(struct fcp_job *job, enum fcp_item_kind kind, int max,
+		   bool (*fn)(struct fcp_item *it, void *arg), void *arg);
 void fcp_sched_destroy(struct fcp_job *job);
 struct fcp_job *fcp_worker_job(struct fcp_worker *w);
 struct fcp_worker *fcp_sched_worker(struct fcp_job *job, int i);

@@ -12,6 +12,7 @@
 #include "check.h"
 #include "debug.h"
 #include "dedup.h"
+#include "dist.h"
 #include "delete.h"
 #include "filter.h"
 #include "hash.h"
@@ -297,6 +298,10 @@ static bool link_settled(struct fcp_entry *e, enum fcp_action a)
 	if (!(e->job->o->preserve & FCP_PRESERVE_LINKS) || e->st.stx_nlink < 2 ||
 	    !S_ISREG(e->st.stx_mode) || (!dry && !up))
 		return false;
+	/* Several ranks: its other names may be another's; the inode's
+	 * owner plans them all once the tree is done (dist.c). */
+	if (fcp_dist_defer_link(e))
+		return true;
 	switch (fcp_hl_claim(e->job, &e->st, e->d, e->name, e->dst_name, &hl)) {
 	case FCP_HL_FIRST:
 		fcp_hl_found(e->w, hl, up ? e->dst_ino : 0);

@@ -122,7 +122,8 @@ void fcp_worker_tmpname(struct fcp_worker *w, char *buf, size_t len)
 	 * the source: walk.c refuses source names with this prefix). Every
 	 * temporary name is made exclusively (O_EXCL, mkdir, link), so even
 	 * a collision only costs an EEXIST and a retry (fcp_dest_make). */
-	snprintf(buf, len, "%s%x-%lx", w->job->tmp_prefix, (unsigned)w->id, w->tmp_seq++);
+	snprintf(buf, len, "%s%x-%lx", w->job->tmp_prefix, w->job->tmp_rank << 8 | (unsigned)w->id,
+		 w->tmp_seq++);
 }
 
 int fcp_sched_create(struct fcp_job *job, int threads, int max)
@@ -321,6 +322,12 @@ static bool wait_for_work(struct fcp_sched *s)
 
 static void process(struct fcp_worker *w, struct fcp_item *it)
 {
+	/* Another rank reads it or copies its files (dist.c). */
+	if (it->moved) {
+		fcp_dir_release(w, it->dir);
+		free(it);
+		return;
+	}
 	switch (it->kind) {
 	case FCP_ITEM_SCAN:
 		fcp_walk_scan(w, it->dir);
@@ -539,6 +546,51 @@ int fcp_sched_run(struct fcp_job *job)
 	/* The next round starts from the size this one reached. */
 	atomic_store(&s->n, used);
 	return used;
+}
+
+void fcp_sched_hold(struct fcp_job *job)
+{
+	atomic_fetch_add(&job->sched->outstanding, 1);
+}
+
+void fcp_sched_unhold(struct fcp_job *job)
+{
+	struct fcp_sched *s = job->sched;
+
+	if (atomic_fetch_sub(&s->outstanding, 1) == 1) {
+		pthread_mutex_lock(&s->idle_lock);
+		pthread_cond_broadcast(&s->idle_cond);
+		pthread_mutex_unlock(&s->idle_lock);
+	}
+}
+
+bool fcp_sched_idle(struct fcp_job *job)
+{
+	return atomic_load(&job->sched->outstanding) <= 1;
+}
+
+int fcp_sched_give(struct fcp_job *job, enum fcp_item_kind kind, int max,
+		   bool (*fn)(struct fcp_item *it, void *arg), void *arg)
+{
+	struct fcp_sched *s = job->sched;
+	int n = atomic_load(&s->n), taken = 0;
+	bool more = true;
+
+	for (int i = 0; i < n && more && taken < max; i++) {
+		struct fcp_worker *w = &s->w[i];
+
+		pthread_mutex_lock(&w->lock);
+		for (size_t k = 0; k < w->count && more && taken < max; k++) {
+			struct fcp_item *it = w->ring[(w->head + k) % w->cap];
+
+			if (it->kind != kind || it->moved)
+				continue;
+			more = fn(it, arg);
+			taken += it->moved;
+		}
+		pthread_mutex_unlock(&w->lock);
+	}
+	return taken;
 }
 
 int fcp_sched_threads(const struct fcp_job *job)

@@ -135,8 +135,33 @@ static int openat2_beneath(int dirfd, const char *relpath, const struct open_how
 	RET_FD(syscall(SYS_openat2, dirfd, relpath, how, sizeof(*how)));
 }
 
+/* A path longer than the kernel takes in one call is opened a piece at a
+ * time, each piece cut at a '/' and opened beneath the last. */
+static int open_beneath_long(int dirfd, const char *relpath, int flags, mode_t mode)
+{
+	size_t cut = PATH_MAX - 1;
+	char *head;
+	int at, r;
+
+	while (cut > 0 && relpath[cut] != '/')
+		cut--;
+	if (cut == 0)
+		return -ENAMETOOLONG; /* one name longer than PATH_MAX */
+	if (!(head = strndup(relpath, cut)))
+		return -ENOMEM;
+	at = fcp_sys_open_beneath(dirfd, head, O_PATH | O_DIRECTORY, 0);
+	free(head);
+	if (at < 0)
+		return at;
+	r = fcp_sys_open_beneath(at, relpath + cut + 1, flags, mode);
+	close(at);
+	return r;
+}
+
 int fcp_sys_open_beneath(int dirfd, const char *relpath, int flags, mode_t mode)
 {
+	if (strlen(relpath) >= PATH_MAX)
+		return open_beneath_long(dirfd, relpath, flags, mode);
 	struct open_how how = {
 		.flags = (uint64_t)(flags | O_CLOEXEC),
 		.mode = (flags & (O_CREAT | O_TMPFILE)) ? mode : 0,

@@ -10,6 +10,7 @@
 #include "dest.h"
 #include "job.h"
 #include "delete.h"
+#include "dist.h"
 #include "meta.h"
 #include "plan.h"
 #include "sys.h"
@@ -32,6 +33,7 @@ struct fcp_item *fcp_item_new(enum fcp_item_kind kind, struct fcp_dir *d, const 
 	it->kind = kind;
 	it->dir = d;
 	it->d_type = d_type;
+	it->moved = false;
 	it->count = 0;
 	it->ctx = NULL;
 	memcpy(it->name, name, n);
@@ -287,15 +289,23 @@ static void dir_finish(struct fcp_worker *w, struct fcp_dir *d)
 	if (d->is_top)
 		return;
 	/* Given back while its subdirectories were copied: open it again. */
-	if (fcp_dir_pin(job, d) == 0 && d->dst_fd >= 0) {
+	if (!d->elsewhere && fcp_dir_pin(job, d) == 0 && d->dst_fd >= 0) {
 		struct fcp_at dst = FCP_AT_FD(d->dst_fd);
+		/* Other ranks may still be copying into it: its metadata is
+		 * set once they all finished (dist.c), the root's last. */
+		bool later = d->depth > 0 && atomic_load(&d->meta_later);
 		dst.inherited = d->created && d->parent->gives_acl;
 		dst.existed = fcp_dir_existed(d);
 		/* Extras go first: removing them moves the directory's mtime. */
 		fcp_delete_extras(w, d);
-		if (fcp_plan_dir_meta(job, d, &dst))
+		bool apply = fcp_plan_dir_meta(job, d, &dst);
+		/* (Set later even where the plan found it up to date: the
+		 * other ranks' files may yet move its times.) */
+		if (later && !job->o->dry_run && !job->o->check)
+			fcp_dist_dir_done(job, d, dst);
+		else if (apply)
 			fcp_meta_copy(job, FCP_AT_FD(d->src_fd), dst, &d->st, d, NULL);
-		int r = job->o->fsync ? fcp_sys_fsync(d->dst_fd) : 0;
+		int r = job->o->fsync && !later ? fcp_sys_fsync(d->dst_fd) : 0;
 		if (r < 0)
 			fcp_report_failed_in(job, "cannot sync directory", d->parent, d->dst_name,
 					     true, r);

@@ -35,6 +35,16 @@ else
 	echo "/* #undef HAVE_FUSE3 */" >> "$h"
 	without="$without, the faultfs test tool (libfuse3-dev not installed; its tests skip)"
 fi
+# fastcp-mpi: built where Open MPI's compiler wrapper answers (mpicc from
+# libopenmpi-dev; mpirun from openmpi-bin runs it). libfastcp never links MPI.
+if command -v mpicc >/dev/null 2>&1 && mpicc --showme:compile >/dev/null 2>&1; then
+	echo "#define HAVE_MPI 1" >> "$h"
+	echo "MPICC := $(command -v mpicc)" >> "$m"
+	with="$with, MPI (fastcp-mpi)"
+else
+	echo "/* #undef HAVE_MPI */" >> "$h"
+	without="$without, fastcp-mpi (libopenmpi-dev not installed)"
+fi
 
 line="fastcp: built"
 [ -n "$with" ] && line="$line with ${with#, }"

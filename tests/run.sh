@@ -6,7 +6,7 @@
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 1
 b=${BUILD:-build}; case $b in /*) ;; *) b=$top/$b ;; esac
-export FASTCP="$b/fastcp" FASTCP_BENCH="$b/fastcp-bench"
+export FASTCP="$b/fastcp" FASTCP_BENCH="$b/fastcp-bench" FASTCP_MPI="$b/fastcp-mpi"
 export TREECMP="$b/tests/lib/treecmp" TESTLIB="$top/tests/lib"
 export TOOLS="$b/tests/lib"
 logdir="$b/test-logs"

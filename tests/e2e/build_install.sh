@@ -14,6 +14,11 @@ for f in bin/fastcp bin/fastcp-bench share/man/man1/fastcp.1 share/man/man1/fast
 	share/zsh/vendor-completions/_fastcp; do
 	check_file "$T/stage/opt/fcp/$f"
 done
+# fastcp-mpi and its man page, where it is built (Open MPI installed).
+if [ -x "$top_/build/fastcp-mpi" ]; then
+	check_file "$T/stage/opt/fcp/bin/fastcp-mpi"
+	check_file "$T/stage/opt/fcp/share/man/man1/fastcp-mpi.1"
+fi
 [ -x "$T/stage/opt/fcp/bin/fastcp" ] || fail "fastcp not executable"
 "$T/stage/opt/fcp/bin/fastcp" --version > "$T/v" || fail "installed fastcp --version"
 check_grep "^fastcp [0-9]" "$T/v"

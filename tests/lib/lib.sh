@@ -14,7 +14,7 @@
 top_=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 : "${FASTCP:=$top_/build/fastcp}" "${TREECMP:=$top_/build/tests/lib/treecmp}"
 : "${TESTLIB:=$top_/tests/lib}" "${TOOLS:=$top_/build/tests/lib}"
-: "${FASTCP_BENCH:=$top_/build/fastcp-bench}"
+: "${FASTCP_BENCH:=$top_/build/fastcp-bench}" "${FASTCP_MPI:=$top_/build/fastcp-mpi}"
 set -u
 export LC_ALL=C
 # make check-sanitize: LeakSanitizer cannot work under ptrace, so a test
@@ -133,6 +133,34 @@ run_fcp() {
 	return 0
 }
 check_rc() { [ "$RC" = "$1" ] || fail "${2:-fastcp exit status} $RC, want $1"; }
+
+# need_mpi: mpirun and fastcp-mpi (built where mpicc is: libopenmpi-dev).
+need_mpi() {
+	command -v mpirun >/dev/null 2>&1 || skip "mpirun not installed (openmpi-bin)"
+	[ -x "$FASTCP_MPI" ] || skip "fastcp-mpi not built (libopenmpi-dev not installed)"
+}
+# run_mpi N ARGS...: run_fcp's contract for fastcp-mpi on N ranks of this
+# machine (more ranks than CPUs allowed; as root too, as the tests run).
+# MPIRUN_OPTS: more options for mpirun (--tag-output: "[job,rank]" lines).
+run_mpi() {
+	run_mpi_as "" "$@"
+}
+# run_mpi_as WRAP N ARGS...: the same, mpirun run by the command prefix WRAP
+# (e.g. setpriv to run as another user).
+run_mpi_as() {
+	local wrap=$1 n=$2
+	shift 2
+	# shellcheck disable=SC2086
+	timeout -k 5 "${FCP_TIMEOUT:-120}" $wrap mpirun --allow-run-as-root --oversubscribe \
+		--bind-to none ${MPIRUN_OPTS:-} -np "$n" "$FASTCP_MPI" "$@" >"$T/out" 2>"$T/err"
+	RC=$?
+	cat "$T/out" "$T/err" >"$T/all"
+	echo "\$ mpirun -np $n fastcp-mpi $* -> exit $RC"
+	head -c 3000 "$T/out" | sed 's/^/  out| /'
+	head -c 3000 "$T/err" | sed 's/^/  err| /'
+	[ "$RC" = 124 ] || [ "$RC" = 137 ] && fail "fastcp-mpi timed out: $*"
+	return 0
+}
 
 # kill_fcp_after MS ARGS...: for the kill loops. Run fastcp with ARGS
 # (stderr in $T/err) and SIGKILL it after MS ms; rc is then its exit

@@ -1,0 +1,113 @@
+/*
+ * fastcp-mpi - fastcp's copy made by several processes, started by an MPI
+ * launcher: mpirun -np N fastcp-mpi [fastcp's options] SOURCE... DEST.
+ * main() parses fastcp's command line on every rank, refuses what cannot
+ * be shared between ranks, runs the one job, and prints one summary on
+ * rank 0; the exit status is the worst of all ranks. All the work is in
+ * libfastcp (lib/dist.c); this program adds the transport (transport.c).
+ */
+#include "transport.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <unistd.h>
+
+/* The ranks run one command line: only rank 0 says what is wrong with it
+ * (and prints --help), or N ranks would say it N times. */
+static int parse(int rank, int argc, char **argv, struct fcp_options *o, char ***srcs,
+		 int *nsrc, char **dst)
+{
+	int null = rank ? open("/dev/null", O_WRONLY) : -1, out = -1, err = -1, r;
+
+	if (null >= 0) {
+		fflush(stdout);
+		out = dup(STDOUT_FILENO);
+		err = dup(STDERR_FILENO);
+		dup2(null, STDOUT_FILENO);
+		dup2(null, STDERR_FILENO);
+		close(null);
+	}
+	r = fcp_cli_parse(argc, argv, o, srcs, nsrc, dst);
+	if (out >= 0) {
+		fflush(stdout);
+		dup2(out, STDOUT_FILENO);
+		dup2(err, STDERR_FILENO);
+		close(out);
+		close(err);
+	}
+	return r;
+}
+
+/* Options whose output is one file or one database: every rank would
+ * write it at once. */
+static const char *unshared(const struct fcp_options *o)
+{
+	return o->manifest ? "--manifest" : o->events ? "--events" : o->log ? "--log" :
+	       o->check ? "--check" : NULL;
+}
+
+static void summary(const struct fcp_options *o, struct fcp_stats *s)
+{
+	if (o->json) {
+		fcp_stats_print_json(s, stdout);
+	} else if (!o->quiet && (o->verbose || o->stats || isatty(STDERR_FILENO))) {
+		if (!isatty(STDERR_FILENO))
+			s->errors[0][0] = 0;
+		fcp_stats_print(s, stderr);
+	}
+	fcp_stats_print_problems(s, stderr);
+}
+
+int main(int argc, char **argv)
+{
+	struct fcp_options o;
+	struct fcp_stats s;
+	struct fcp_dist dist;
+	char **srcs, *dst;
+	const char *bad;
+	int nsrc, r, provided, rank;
+
+	MPI_Init_thread(&argc, &argv, MPI_THREAD_SERIALIZED, &provided);
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	if (provided < MPI_THREAD_SERIALIZED) {
+		if (rank == 0)
+			fprintf(stderr, "fastcp-mpi: this MPI library cannot be called from a "
+				"thread of the program's (MPI_THREAD_SERIALIZED)\n");
+		MPI_Finalize();
+		return FCP_EXIT_USAGE;
+	}
+	fcp_options_init(&o);
+	r = parse(rank, argc, argv, &o, &srcs, &nsrc, &dst);
+	if (!r && fcp_mpi_dist_init(&dist, MPI_COMM_WORLD) < 0)
+		MPI_Abort(MPI_COMM_WORLD, FCP_EXIT_PARTIAL);
+	if (!r && dist.size > 1 && (bad = unshared(&o))) {
+		if (rank == 0)
+			fprintf(stderr, "fastcp-mpi: %s is not available across ranks; "
+				"run fastcp on one node for it\n", bad);
+		r = FCP_EXIT_USAGE;
+	}
+	if (r) {
+		fcp_options_release(&o);
+		MPI_Finalize();
+		return r < 0 ? FCP_EXIT_OK : r;
+	}
+	/* A status line per rank would overwrite the others'. */
+	if (dist.size > 1)
+		o.progress = FCP_PROGRESS_NONE;
+	o.cpu_share = fcp_mpi_cpu_share(MPI_COMM_WORLD);
+	o.dist = &dist;
+	r = fcp_job_run(&o, srcs, nsrc, dst, &s);
+	fcp_options_release(&o);
+	MPI_Allreduce(MPI_IN_PLACE, &r, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+	fcp_mpi_stats_reduce(&s, MPI_COMM_WORLD);
+	if (rank == 0)
+		summary(&o, &s);
+	fcp_mpi_dist_release(&dist);
+	MPI_Finalize();
+	if (s.signal) { /* die of it, as the caller of an interrupted copy expects */
+		signal(s.signal, SIG_DFL);
+		raise(s.signal);
+	}
+	return r;
+}

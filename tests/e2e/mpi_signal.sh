@@ -1,0 +1,56 @@
+#!/bin/bash
+# fastcp-mpi: SIGTERM to mpirun in the middle of a copy on 2 ranks. mpirun
+# passes it to every rank, each stops cleanly (nothing new started, what
+# is in flight landed or removed); the job fails, rank 0 names the copy
+# left under its temporary name, and nothing has a final name. Run again
+# with --sync, the copy is finished, exact.
+. "${TESTLIB:-$(dirname "$0")/../lib}/lib.sh" || exit 1
+t_init
+need_mpi
+need_treecmp
+
+mkdir "$T/src"
+for d in $(seq 1 30); do
+	mkdir "$T/src/d$d"
+	for i in $(seq 1 300); do head -c 4096 /dev/urandom >"$T/src/d$d/f$i"; done
+done
+
+stopped=0 delay=500
+for attempt in 1 2 3 4 5 6; do
+	rm -rf "$T/dst" && mkdir "$T/dst"
+	mpirun --allow-run-as-root --oversubscribe --bind-to none -np 2 "$FASTCP_MPI" \
+		"$T/src" "$T/dst/" >"$T/out" 2>"$T/err" &
+	mp=$!
+	sleep "0.$delay"
+	kill -TERM "$mp"
+	rc=0
+	timeout 60 tail --pid="$mp" -f /dev/null || fail "mpirun did not end after SIGTERM"
+	wait "$mp" || rc=$?
+	# Whatever the moment, a copy under its final name is whole (the
+	# signal may come as the ranks end, after rank 0 named it).
+	if [ -e "$T/dst/src" ]; then
+		check_tree "$T/src" "$T/dst/src"
+	elif [ "$rc" != 0 ]; then
+		stopped=1
+		break
+	fi
+	note "attempt $attempt: the copy ended first (exit $rc); stopping sooner"
+	delay=$(printf '%03d' $((10#$delay / 2)))
+done
+[ "$stopped" = 1 ] || skip "the copy always finished before the signal"
+note "mpirun exit $rc"
+cat "$T/err"
+left=$(find "$T/dst" -mindepth 1 -maxdepth 1 ! -name '.fcp-*')
+[ -z "$left" ] || fail "a stopped job left names in DEST: $left"
+check_absent "$T/dst/src"
+# Stopped by the signal, not killed: rank 0 said where the copy is.
+if grep -q 'interrupted by signal' "$T/err"; then
+	check_grep "is left as '$T/dst/.fcp-" "$T/err"
+else
+	note "mpirun ended the ranks before they could report"
+fi
+
+FCP_TIMEOUT=120 run_mpi 2 --sync "$T/src" "$T/dst/"
+check_rc 0 "fastcp-mpi --sync after the signal"
+check_tree "$T/src" "$T/dst/src"
+check_no_temp "$T/dst"
