@@ -23,7 +23,7 @@
 # disk's busy time and its seeks per run, which do not depend on how noisy
 # the machine is.
 #   bash scripts/bench-rotational.sh [RESULTS_DIR]
-# Result in RESULTS_DIR/rotational-FSTYPE-KIND-sSCALE.{md,json,svg}, the
+# Result in RESULTS_DIR/rotational-FSTYPE-KIND-sSCALE-ageAGE.{md,json,svg}, the
 # order of the runs in .err. Environment:
 #   KIND=small SCALE=0.1   the workload (fastcp-bench gen KIND --scale SCALE)
 #   AGE=1        lay the tree out aged: each directory's files created in a
@@ -52,7 +52,7 @@ esac
 mkdir -p "$out" "$base/build" "$base/disk" "$base/src" "$base/work"
 out=$(cd "$out" && pwd)
 base=$(cd "$base" && pwd)
-name=rotational-$fstype-$kind-s$scale
+name=rotational-$fstype-$kind-s$scale-age$age
 image=$base/$fstype-$kind-s$scale-age$age-$size.img
 
 build_loop= build_mnt= server= loop= src_mnt= compare=

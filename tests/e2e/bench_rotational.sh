@@ -74,7 +74,7 @@ rc=$?
 cat out
 check_eq "$rc" 0 "exit status of bench-rotational.sh"
 check_eq "$(leftovers)" "" "left mounted, attached or running"
-md=$T/r/rotational-xfs-small-s0.002.md
+md=$T/r/rotational-xfs-small-s0.002-age1.md
 check_grep '^\| 1 \| `[^`]*/fastcp-physical \{src\} \{dst\}` \| 1/1 \| [0-9.]+ ' "$md" "the physical row"
 check_grep '^\| 2 \| `[^`]*/fastcp-walk \{src\} \{dst\}` \| 1/1 \| [0-9.]+ ' "$md" "the walk row"
 check_grep 'page cache dropped before each run \(cold\).*a fresh xfs loopback filesystem' "$md"
