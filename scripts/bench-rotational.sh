@@ -15,9 +15,10 @@
 #   walk      the same fastcp with the loop marked non-rotational: it reads
 #             in readdir order. The flag is read by nothing else in fastcp
 #             (the worker count, the engines and the read sizes do not
-#             depend on it), and by nothing in the kernel that a read-only
-#             loop device over a file uses: the two runs differ in the
-#             order of the reads alone.
+#             depend on it), nor on this path in the kernel (the loop
+#             device has no I/O scheduler, the read-only filesystem
+#             allocates nothing): the two runs differ in the order of the
+#             reads alone.
 # Each command is a small wrapper that sets the flag and records what the
 # modelled disk did in its run: the table's wall times are followed by the
 # disk's busy time and its seeks per run, which do not depend on how noisy

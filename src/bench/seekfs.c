@@ -40,6 +40,13 @@
 
 #define FUSE_SUPER_MAGIC 0x65735546
 
+#if HAVE_FUSE3
+#define FUSE_USE_VERSION 35
+#include <fuse.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+
 struct seek_model {
 	double settle_s, stroke_s, half_turn_s, rate; /* rate: bytes/s */
 	uint64_t span;                                 /* bytes of a full stroke */
@@ -62,14 +69,6 @@ static double seek_cost(const struct seek_model *m, uint64_t head, uint64_t off)
 		s = (double)d / m->rate; /* reading on past the gap is quicker */
 	return s;
 }
-
-#if HAVE_FUSE3
-#define FUSE_USE_VERSION 35
-#include <fcntl.h>
-#include <fuse.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <sys/statvfs.h>
 
 static struct {
 	struct seek_model m;
@@ -280,7 +279,6 @@ int bench_seekfs_main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
-	struct seek_model m = { 0 };
 	double seek_ms = 15, settle_ms = 1, rpm = 7200;
 	uint64_t rate = 150 * BENCH_MiB, span = 0;
 	struct stat st;
@@ -308,7 +306,6 @@ int bench_seekfs_main(int argc, char **argv)
 		seekfs_usage(stderr);
 		return FCP_EXIT_USAGE;
 	}
-	m = (struct seek_model){ settle_ms / 1e3, seek_ms / 1e3, 30.0 / rpm, (double)rate, span };
 	if (stat(argv[optind], &st) < 0)
 		return bench_syserr(-errno, "stat", argv[optind]);
 	if (!S_ISREG(st.st_mode)) {
@@ -316,7 +313,7 @@ int bench_seekfs_main(int argc, char **argv)
 		return FCP_EXIT_USAGE;
 	}
 #if HAVE_FUSE3
-	sk.m = m;
+	sk.m = (struct seek_model){ settle_ms / 1e3, seek_ms / 1e3, 30.0 / rpm, (double)rate, span };
 #endif
 	if (map_image(argv[optind]))
 		return 1;
