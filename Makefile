@@ -82,6 +82,8 @@ build/fastcp-mpi: $(MPI_OBJ) build/libfastcp.a build/config.mk
 
 # compare --source-latency serves the source through libfuse3 (latfs.c).
 build/src/bench/latfs.o: CFLAGS += $(FUSE_CFLAGS)
+# seekfs serves a disk image through it as a seeking disk would (seekfs.c).
+build/src/bench/seekfs.o: CFLAGS += $(FUSE_CFLAGS)
 
 build/tests/unit/%: tests/unit/%.c build/libfastcp.a build/config.h
 	@mkdir -p $(dir $@)

@@ -32,7 +32,7 @@ _fastcp_complete()
 	# fastcp-bench MODE: the mode first, then its own options
 	if [[ $prog == fastcp-bench ]]; then
 		if ((COMP_CWORD == 1)); then
-			COMPREPLY=($(compgen -W 'gen compare disk floor files --help --version' -- "$cur"))
+			COMPREPLY=($(compgen -W 'gen compare disk floor files seekfs --help --version' -- "$cur"))
 			return
 		fi
 		cmd+=("${COMP_WORDS[1]}")

@@ -1,7 +1,7 @@
 /*
  * bench.h - what the fastcp-bench modules share.
  *
- * fastcp-bench has five modes (gen, compare, disk, files, floor); each lives in its
+ * fastcp-bench has six modes (gen, compare, disk, files, floor, seekfs); each lives in its
  * own file and exposes one bench_<mode>_main(). The helpers below are the
  * small vocabulary they have in common: error messages in the project's
  * style, size parsing, directory listing and safe tree removal. Functions
@@ -30,6 +30,7 @@ int bench_compare_main(int argc, char **argv);
 int bench_disk_main(int argc, char **argv);
 int bench_files_main(int argc, char **argv);
 int bench_floor_main(int argc, char **argv);
+int bench_seekfs_main(int argc, char **argv);
 
 /* "fastcp-bench: <message>" on stderr. */
 void bench_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -21,6 +21,7 @@ static const struct {
 	{ "disk", bench_disk_main, "PATH           block-size disk benchmark (DiskGraf-style)" },
 	{ "floor", bench_floor_main, "SRC DST       the least time writing SRC's tree to DST takes" },
 	{ "files", bench_files_main, "PATH          large and small file benchmark (CDDVDSpd-style)" },
+	{ "seekfs", bench_seekfs_main, "IMAGE MNT    serve IMAGE through FUSE as a seeking disk would" },
 };
 #define NMODES (int)(sizeof(modes) / sizeof(modes[0]))
 
