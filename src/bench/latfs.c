@@ -266,7 +266,7 @@ bool latfs_available(void)
 	return HAVE_FUSE3 && access("/dev/fuse", R_OK | W_OK) == 0;
 }
 
-static bool mounted(const char *mnt)
+bool latfs_mounted(const char *mnt)
 {
 	struct statfs sf;
 
@@ -296,7 +296,7 @@ int latfs_start(struct latfs *l, const char *src, const char *mnt, double ms)
 	for (int i = 0; i < 500; i++) { /* 5 s */
 		int status;
 
-		if (mounted(mnt))
+		if (latfs_mounted(mnt))
 			return 0;
 		if (waitpid(l->pid, &status, WNOHANG) == l->pid) {
 			l->pid = 0;

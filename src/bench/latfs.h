@@ -30,6 +30,8 @@ struct latfs_sample {
 
 /* Built with libfuse3 and /dev/fuse usable. */
 bool latfs_available(void);
+/* Is a FUSE filesystem mounted at mnt (the server is up)? */
+bool latfs_mounted(const char *mnt);
 
 /* Serve the tree src at mnt (an empty directory) with ms milliseconds in
  * every round trip; returns once it is mounted. 0 or -errno. */

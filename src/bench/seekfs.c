@@ -31,14 +31,13 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/statfs.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "config.h"
-
-#define FUSE_SUPER_MAGIC 0x65735546
+#include "latfs.h"
+#include "timing.h"
 
 #if HAVE_FUSE3
 #define FUSE_USE_VERSION 35
@@ -79,14 +78,6 @@ static struct {
 	uint64_t reads, bytes, seeks;
 	double seek_s, busy_s;
 } sk;
-
-static double mono(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec + t.tv_nsec / 1e9;
-}
 
 static void wait_until(double at)
 {
@@ -161,7 +152,7 @@ static int fs_read(const char *path, char *buf, size_t size, off_t off,
 	if (size > sk.size - (uint64_t)off)
 		size = (size_t)(sk.size - (uint64_t)off);
 	seek = seek_cost(&sk.m, sk.head, (uint64_t)off);
-	now = mono();
+	now = bench_now();
 	if (sk.free_at < now)
 		sk.free_at = now;
 	sk.free_at += seek + (double)size / sk.m.rate;
@@ -261,13 +252,6 @@ static void seekfs_usage(FILE *f)
 		"  --span SIZE    the distance of a full stroke (default: IMAGE's size)\n");
 }
 
-static bool mounted(const char *mnt)
-{
-	struct statfs sf;
-
-	return statfs(mnt, &sf) == 0 && sf.f_type == FUSE_SUPER_MAGIC;
-}
-
 int bench_seekfs_main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -328,7 +312,7 @@ int bench_seekfs_main(int argc, char **argv)
 	for (int i = 0; i < 1000; i++) { /* 10 s */
 		int status;
 
-		if (mounted(argv[optind + 1])) {
+		if (latfs_mounted(argv[optind + 1])) {
 			printf("%d\n", (int)pid);
 			return FCP_EXIT_OK;
 		}

@@ -9,18 +9,8 @@ t_init
 need_mpi
 need_treecmp
 
-mkdir "$T/src"
-for d in $(seq 1 30); do
-	mkdir "$T/src/d$d"
-	for i in $(seq 1 300); do head -c 4096 /dev/urandom >"$T/src/d$d/f$i"; done
-done
+t_mkflat "$T/src" 30 300
 ln "$T/src/d1/f1" "$T/src/d29/linked"
-
-mpirun_bg() { # the job in the background: $mp its pid
-	mpirun --allow-run-as-root --oversubscribe --bind-to none -np 2 "$FASTCP_MPI" "$@" \
-		>"$T/out" 2>"$T/err" &
-	mp=$!
-}
 
 now_ms() { echo $(($(date +%s%N) / 1000000)); }
 
@@ -28,7 +18,7 @@ now_ms() { echo $(($(date +%s%N) / 1000000)); }
 # some land while one rank is done with its share and another is not.
 rm -rf "$T/dst" && mkdir "$T/dst"
 t0=$(now_ms)
-mpirun_bg "$T/src" "$T/dst/"
+mpi_bg 2 "$T/src" "$T/dst/"
 wait "$mp" || fail "the copy without a kill failed"
 span=$(($(now_ms) - t0))
 check_tree "$T/src" "$T/dst/src"
@@ -37,7 +27,7 @@ note "a whole copy takes ${span} ms"
 killed=0
 for pct in 10 25 40 55 70 85; do
 	rm -rf "$T/dst" && mkdir "$T/dst"
-	mpirun_bg "$T/src" "$T/dst/"
+	mpi_bg 2 "$T/src" "$T/dst/"
 	ms=$((span * pct / 100))
 	sleep "$((ms / 1000)).$(printf '%03d' $((ms % 1000)))"
 	victim=$(pgrep -P "$mp" | tail -n 1)
@@ -61,7 +51,7 @@ done
 # The last kill may have come after the end: kill once more, early.
 if [ -e "$T/dst/src" ]; then
 	rm -rf "$T/dst" && mkdir "$T/dst"
-	mpirun_bg "$T/src" "$T/dst/"
+	mpi_bg 2 "$T/src" "$T/dst/"
 	sleep 0.2
 	victim=$(pgrep -P "$mp" | tail -n 1)
 	[ -n "$victim" ] && kill -KILL "$victim"

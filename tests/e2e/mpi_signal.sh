@@ -9,18 +9,12 @@ t_init
 need_mpi
 need_treecmp
 
-mkdir "$T/src"
-for d in $(seq 1 30); do
-	mkdir "$T/src/d$d"
-	for i in $(seq 1 300); do head -c 4096 /dev/urandom >"$T/src/d$d/f$i"; done
-done
+t_mkflat "$T/src" 30 300
 
 stopped=0 delay=500
 for attempt in 1 2 3 4 5 6; do
 	rm -rf "$T/dst" && mkdir "$T/dst"
-	mpirun --allow-run-as-root --oversubscribe --bind-to none -np 2 "$FASTCP_MPI" \
-		"$T/src" "$T/dst/" >"$T/out" 2>"$T/err" &
-	mp=$!
+	mpi_bg 2 "$T/src" "$T/dst/"
 	sleep "0.$delay"
 	kill -TERM "$mp"
 	rc=0

@@ -124,12 +124,17 @@ RC=
 run_fcp() {
 	# shellcheck disable=SC2086
 	timeout -k 5 "${FCP_TIMEOUT:-60}" ${FCP_WRAP:-} "$FASTCP" "$@" >"$T/out" 2>"$T/err"
-	RC=$?
+	ran_ $? fastcp "$*"
+}
+# ran_ STATUS NAME ARGS: record and show a run whose output is in $T/out
+# and $T/err (run_fcp's contract).
+ran_() {
+	RC=$1
 	cat "$T/out" "$T/err" >"$T/all"
-	echo "\$ fastcp $* -> exit $RC"
+	echo "\$ $2 $3 -> exit $RC"
 	head -c 3000 "$T/out" | sed 's/^/  out| /'
 	head -c 3000 "$T/err" | sed 's/^/  err| /'
-	[ "$RC" = 124 ] || [ "$RC" = 137 ] && fail "fastcp timed out: $*"
+	[ "$RC" = 124 ] || [ "$RC" = 137 ] && fail "$2 timed out: $3"
 	return 0
 }
 check_rc() { [ "$RC" = "$1" ] || fail "${2:-fastcp exit status} $RC, want $1"; }
@@ -151,15 +156,27 @@ run_mpi_as() {
 	local wrap=$1 n=$2
 	shift 2
 	# shellcheck disable=SC2086
-	timeout -k 5 "${FCP_TIMEOUT:-120}" $wrap mpirun --allow-run-as-root --oversubscribe \
-		--bind-to none ${MPIRUN_OPTS:-} -np "$n" "$FASTCP_MPI" "$@" >"$T/out" 2>"$T/err"
-	RC=$?
-	cat "$T/out" "$T/err" >"$T/all"
-	echo "\$ mpirun -np $n fastcp-mpi $* -> exit $RC"
-	head -c 3000 "$T/out" | sed 's/^/  out| /'
-	head -c 3000 "$T/err" | sed 's/^/  err| /'
-	[ "$RC" = 124 ] || [ "$RC" = 137 ] && fail "fastcp-mpi timed out: $*"
-	return 0
+	timeout -k 5 "${FCP_TIMEOUT:-120}" $wrap $MPIRUN_ ${MPIRUN_OPTS:-} -np "$n" "$FASTCP_MPI" "$@" \
+		>"$T/out" 2>"$T/err"
+	ran_ $? "mpirun -np $n fastcp-mpi" "$*"
+}
+# mpi_bg N ARGS...: fastcp-mpi on N ranks in the background, its output in
+# $T/out and $T/err; $mp is mpirun's pid.
+mpi_bg() {
+	local n=$1
+	shift
+	$MPIRUN_ -np "$n" "$FASTCP_MPI" "$@" >"$T/out" 2>"$T/err" &
+	mp=$!
+}
+MPIRUN_="mpirun --allow-run-as-root --oversubscribe --bind-to none"
+# t_mkflat DIR DIRS FILES: DIR/d1..dDIRS, each with f1..fFILES of 4 KiB of
+# random bytes: a tree that takes a while to copy, for the interruptions.
+t_mkflat() {
+	mkdir "$1"
+	for d in $(seq 1 "$2"); do
+		mkdir "$1/d$d"
+		for i in $(seq 1 "$3"); do head -c 4096 /dev/urandom >"$1/d$d/f$i"; done
+	done
 }
 
 # kill_fcp_after MS ARGS...: for the kill loops. Run fastcp with ARGS
