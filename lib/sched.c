@@ -61,7 +61,8 @@ struct fcp_sched {
 	int started;              /* threads started, worker 0 included */
 	struct fcp_worker *w;     /* max of them */
 	atomic_ulong done;        /* items processed */
-	atomic_llong item_ns;     /* the time they took, summed */
+	atomic_llong item_ns;     /* the time they took, summed (elastic only) */
+	bool elastic;             /* max > the first n: a governor may grow it */
 	pthread_t gov;
 	bool gov_stop;
 	pthread_mutex_t gov_lock;
@@ -134,6 +135,7 @@ int fcp_sched_create(struct fcp_job *job, int threads, int max)
 		return -ENOMEM;
 	atomic_init(&s->n, threads > 0 ? threads : 1);
 	s->max = max > s->n ? max : s->n;
+	s->elastic = s->max > s->n;
 	s->w = calloc(s->max, sizeof(*s->w));
 	if (!s->w) {
 		free(s);
@@ -361,10 +363,14 @@ static void *worker_main(void *arg)
 				break;
 			continue;
 		}
-		long long t0 = fcp_now_ns();
+		/* Only the governor reads the items' times: a fixed pool
+		 * takes no clock per item. */
+		long long t0 = s->elastic ? fcp_now_ns() : 0;
 
 		process(w, it);
-		atomic_fetch_add_explicit(&s->item_ns, fcp_now_ns() - t0, memory_order_relaxed);
+		if (s->elastic)
+			atomic_fetch_add_explicit(&s->item_ns, fcp_now_ns() - t0,
+						  memory_order_relaxed);
 		atomic_fetch_add_explicit(&s->done, 1, memory_order_relaxed);
 		if (atomic_fetch_sub(&s->outstanding, 1) == 1) {
 			pthread_mutex_lock(&s->idle_lock);
@@ -522,7 +528,7 @@ int fcp_sched_run(struct fcp_job *job)
 	s->started = 1;
 	s->gov_stop = false;
 	start_workers(s, want);
-	gov = s->max > atomic_load(&s->n) && !pthread_create(&s->gov, NULL, governor, s);
+	gov = s->elastic && !pthread_create(&s->gov, NULL, governor, s);
 	worker_main(&s->w[0]);
 	/* No work is left: stop the governor before joining, so that no
 	 * worker is started behind the joins. */
