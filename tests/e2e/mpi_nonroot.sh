@@ -28,6 +28,11 @@ chmod go+rx src/ro src/ro/d*/sub
 mkdir dst && chown 65534:65534 dst
 mkdir tmp && chown 65534:65534 tmp
 
+# mpirun's daemon checks as nobody that it may run the program: the
+# build may be under a directory only root can enter (a clone in a
+# mktemp -d), so nobody runs a copy of it in $T.
+mkdir "$T/bin" && cp "$FASTCP_MPI" "$T/bin/" && chmod 755 "$T/bin" "$T/bin/fastcp-mpi"
+FASTCP_MPI=$T/bin/fastcp-mpi
 # mpirun keeps its session files under TMPDIR: one nobody may write.
 TMPDIR=$T/tmp HOME=$T/tmp FCP_TIMEOUT=180 \
 	MPIRUN_OPTS= run_mpi_as "setpriv --reuid=65534 --regid=65534 --clear-groups" 3 src dst/
