@@ -167,8 +167,8 @@ say "as root: $cmd1"
 in_chroot root "$cmd1" > "$root/cmd1.out" 2>&1 || { cat "$root/cmd1.out" >> "$log"; fail "'$cmd1' failed"; }
 cat "$root/cmd1.out" >> "$log"
 grep '^fastcp: built' "$root/cmd1.out" | sed 's/^/  | /'
-grep -q '^fastcp: built with io_uring, xxHash, SQLite$' "$root/cmd1.out" ||
-	fail "the build lacks io_uring, xxHash or SQLite"
+grep -q '^fastcp: built with io_uring, xxHash, SQLite, MPI (fastcp-mpi)$' "$root/cmd1.out" ||
+	fail "the build lacks io_uring, xxHash, SQLite or MPI"
 grep '^small files go through' "$root/cmd1.out" | sed 's/^/  | /'
 in_chroot root "build/fastcp --version --verbose" > "$root/version.out" 2>&1
 sed 's/^/  | /' "$root/version.out"
