@@ -363,11 +363,11 @@ void fcp_dist_queue(struct fcp_job *job, struct fcp_dir *d, const struct unit *u
 
 /* A unit's work of pending items not done here: its root copy is not
  * whole (counted in it, so that rank 0 keeps the temporary name). */
-void fcp_dist_lost(struct fcp_job *job, struct droot *r, int pending)
+void fcp_dist_lost(struct fcp_job *job, struct droot *r, int items)
 {
 	if (r && r->broken)
 		atomic_fetch_add(&r->own.failed, 1);
-	atomic_fetch_add(&job->c.not_copied, pending);
+	atomic_fetch_add(&job->c.not_copied, items);
 }
 
 int fcp_dist_take(struct fcp_job *job, const char *buf, size_t len)
@@ -382,15 +382,15 @@ int fcp_dist_take(struct fcp_job *job, const char *buf, size_t len)
 
 		if (!fcp_unit_unpack(buf, len, &off, &u))
 			return -EINVAL; /* not from this build: nothing to trust */
-		if (fcp_unit_pending(&u) < 1)
+		if (fcp_unit_items(&u) < 1)
 			continue;
 		pthread_mutex_lock(&ds->lock);
 		r = fcp_dist_root_open(job, &u);
 		pthread_mutex_unlock(&ds->lock);
-		if (r && !r->broken && (d = fcp_dist_dir_open(job, r, &u, fcp_unit_pending(&u))))
+		if (r && !r->broken && (d = fcp_dist_dir_open(job, r, &u, fcp_unit_refs(&u))))
 			fcp_dist_queue(job, d, &u);
 		else
-			fcp_dist_lost(job, r, fcp_unit_pending(&u));
+			fcp_dist_lost(job, r, fcp_unit_items(&u));
 	}
 	return 0;
 }

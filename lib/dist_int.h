@@ -90,8 +90,10 @@ int fcp_unit_pack(struct buf *b, enum unit_kind kind, const struct fcp_dir *d, c
 		  const char *names, size_t names_len, uint32_t count);
 /* The unit at *off in buf, checked to lie within it; advances *off. */
 bool fcp_unit_unpack(const char *buf, size_t len, size_t *off, struct unit *u);
-/* How many counts of its directory unit u's work holds. */
-int fcp_unit_pending(const struct unit *u);
+/* How many items of work unit u is (what is not copied when it is lost). */
+int fcp_unit_items(const struct unit *u);
+/* How many counts of its directory unit u's work holds once queued. */
+int fcp_unit_refs(const struct unit *u);
 
 /* dist.c: the root copy unit u names, opened here the first time a unit
  * names it (under ds->lock); one that cannot be opened is reported once
@@ -107,7 +109,7 @@ int fcp_dist_open_rel(int fd, const char *rel, uint64_t ino, struct statx *st);
 /* Queue unit u's work on d (its pending counts taken). */
 void fcp_dist_queue(struct fcp_job *job, struct fcp_dir *d, const struct unit *u);
 /* A unit's work of pending items not done here (r broken, or NULL). */
-void fcp_dist_lost(struct fcp_job *job, struct droot *r, int pending);
+void fcp_dist_lost(struct fcp_job *job, struct droot *r, int items);
 /* Work below d went to another rank or phase: the metadata of d and of
  * the directories above it waits for every rank. */
 void fcp_dist_wait_for_all(struct fcp_dir *d);

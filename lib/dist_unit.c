@@ -103,8 +103,16 @@ bool fcp_unit_unpack(const char *buf, size_t len, size_t *off, struct unit *u)
 	return true;
 }
 
-/* How many counts of its directory unit u's work holds. */
-int fcp_unit_pending(const struct unit *u)
+/* How many items of work unit u is: a directory to read, or its names. */
+int fcp_unit_items(const struct unit *u)
 {
 	return u->h.kind == UNIT_SCAN ? 1 : (int)u->h.count;
+}
+
+/* How many counts of its directory unit u's work holds: one a queued item
+ * (a scan, a batch of names), so one a name only when each name is an
+ * item of its own. */
+int fcp_unit_refs(const struct unit *u)
+{
+	return u->h.kind == UNIT_NAMES ? (int)u->h.count : 1;
 }

@@ -171,7 +171,8 @@ static void take_names(struct fcp_job *job, const char *buf, size_t len)
 			break; /* not from this build: nothing to trust */
 		n++;
 	}
-	qsort(v, n, sizeof(*v), by_dir);
+	if (n > 1)
+		qsort(v, n, sizeof(*v), by_dir);
 	for (size_t i = 0, j; i < n; i = j) {
 		struct droot *r;
 		struct fcp_dir *d;

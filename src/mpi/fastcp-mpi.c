@@ -63,7 +63,7 @@ int main(int argc, char **argv)
 {
 	struct fcp_options o;
 	struct fcp_stats s;
-	struct fcp_dist dist;
+	struct fcp_dist dist = { 0 };
 	char **srcs, *dst;
 	const char *bad;
 	int nsrc, r, provided, rank;
@@ -89,6 +89,7 @@ int main(int argc, char **argv)
 	}
 	if (r) {
 		fcp_options_release(&o);
+		fcp_mpi_dist_release(&dist);
 		MPI_Finalize();
 		return r < 0 ? FCP_EXIT_OK : r;
 	}
