@@ -27,6 +27,25 @@ for variant in "-j 1" "-j 4" "-j 8 --reflink=never" "-j 3 --no-io-uring" "-j 2 -
 	check cmp s/sparse d/sparse
 	check_no_temp d
 done
+# More large files than CPUs, all in chunks at once: each lands whole,
+# with its own metadata, and the directory's metadata comes after all
+# of them.
+mkdir m
+for i in 1 2 3 4 5; do
+	head -c $((65 * 1024 * 1024 + i)) /dev/urandom > m/big$i
+	touch -d "2001-02-0$i 03:04:05.$i" m/big$i
+done
+cp --reflink=never s/sparse m/sparse
+touch -d '2000-01-01 00:00:00.25' m
+for variant in "-j 8" "-j 3 --reflink=never" "-j 8 --verify"; do
+	rm -rf d
+	# shellcheck disable=SC2086
+	run_fcp $variant m d
+	check_rc 0 "fastcp $variant, six large files"
+	check_tree m d
+	check_no_temp d
+done
+
 # The copy of a sparse file is small on disk, not 300 MiB.
 used=$(du -k d/sparse | cut -f1)
 [ "$used" -lt 1024 ] || fail "sparse copy uses $used KiB"
