@@ -411,35 +411,24 @@ void fcp_dist_wait_for_all(struct fcp_dir *d)
 		atomic_store(&d->meta_later, true);
 }
 
-/* fcp_sched_give's callback: pack a queued SCAN, BATCH or ENTRY, mark it
- * moved. An entry goes as a name (a file, or a directory to make and
- * read), unless it carries state of this rank's: a retry's count, a
- * destination name of its own. */
+/* fcp_sched_give's callback: pack a queued SCAN or BATCH, mark it moved. */
 static bool give_one(struct fcp_item *it, void *arg)
 {
 	struct give *g = arg;
 	struct fcp_dir *d = it->dir;
 	size_t names_len = 0;
-	int count = 0;
 	char *rel;
 
 	/* A root copy is read where it was made (its finish is rank 0's). */
 	if (d->is_top || !d->root->dist || (it->kind == FCP_ITEM_SCAN && d->depth <= 0))
 		return true;
-	if (it->kind == FCP_ITEM_ENTRY && (it->ctx || it->dst_name))
-		return true;
 	if (!(rel = fcp_dir_rel_path(d)))
 		return false;
 	if (it->kind == FCP_ITEM_BATCH)
-		for (count = 0; count < it->count; count++)
+		for (int i = 0; i < it->count; i++)
 			names_len += strlen(it->name + names_len) + 1;
-	if (it->kind == FCP_ITEM_ENTRY) {
-		names_len = strlen(it->name) + 1;
-		count = 1;
-	}
-	g->err = fcp_unit_pack(&g->b, it->kind == FCP_ITEM_SCAN ? UNIT_SCAN :
-			       it->kind == FCP_ITEM_BATCH ? UNIT_BATCH : UNIT_NAMES, d, rel,
-			       it->name, names_len, count);
+	g->err = fcp_unit_pack(&g->b, it->kind == FCP_ITEM_SCAN ? UNIT_SCAN : UNIT_BATCH, d, rel,
+		      it->name, names_len, it->kind == FCP_ITEM_BATCH ? it->count : 0);
 	free(rel);
 	if (g->err)
 		return false;
@@ -461,15 +450,10 @@ int fcp_dist_give(struct fcp_job *job, int max, char **buf, size_t *len)
 	if (!job->dist || !job->dist->may_give || job->dist->phase != PHASE_TREE ||
 	    atomic_load(&job->stop))
 		return 0;
-	/* Directories first: each is a whole subtree of work; then batches
-	 * of small files; then single names (files too large for a batch,
-	 * directories not made yet), which a tree of few directories and
-	 * many medium files is made of. */
+	/* Directories first: each is a whole subtree of work. */
 	n = fcp_sched_give(job, FCP_ITEM_SCAN, max, give_one, &g);
 	if (n == 0)
 		n = fcp_sched_give(job, FCP_ITEM_BATCH, max, give_one, &g);
-	if (n == 0)
-		n = fcp_sched_give(job, FCP_ITEM_ENTRY, max, give_one, &g);
 	*buf = g.b.p;
 	*len = g.b.len;
 	return n;

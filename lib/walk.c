@@ -390,12 +390,8 @@ char *fcp_dir_rel_path(const struct fcp_dir *d)
 		return NULL;
 	end = p + len - 1;
 	*end = 0;
-	/* An empty name (a root copy's directory given to another rank,
-	 * dist.c) adds nothing, not a '/'. */
 	for (x = d; x && x->depth > 0; x = x->parent) {
 		size_t n = strlen(x->name);
-		if (!n)
-			continue;
 		if (*end)
 			*--end = '/';
 		end -= n;
