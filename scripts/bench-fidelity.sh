@@ -31,6 +31,10 @@ t_mktree "$T/fs/src"
 mpi="mpirun --allow-run-as-root --oversubscribe --bind-to none -np $np"
 tools=${TOOLS:-fastcp fastcp-mpi cp rsync}
 [ -n "${PEERS:-}" ] && tools="$tools dcp"
+case " $tools " in *" fastcp-mpi "*)
+	[ -x "$top/build/fastcp-mpi" ] ||
+		{ echo "bench-fidelity: build/fastcp-mpi missing (libopenmpi-dev; or leave it out of TOOLS)" >&2; exit 2; } ;;
+esac
 declare -A cmd
 cmd[fastcp]="$FASTCP SRC DST"
 cmd[fastcp-mpi]="$mpi $top/build/fastcp-mpi SRC DST"

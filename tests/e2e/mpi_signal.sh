@@ -15,6 +15,7 @@ stopped=0 delay=500
 for attempt in 1 2 3 4 5 6; do
 	rm -rf "$T/dst" && mkdir "$T/dst"
 	mpi_bg 2 "$T/src" "$T/dst/"
+	mpi_started "$T/dst"
 	sleep "0.$delay"
 	kill -TERM "$mp"
 	rc=0

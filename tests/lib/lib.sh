@@ -185,6 +185,19 @@ mpi_bg() {
 	$MPIRUN_ -np "$n" "$FASTCP_MPI" "$@" >"$T/out" 2>"$T/err" &
 	mp=$!
 }
+# mpi_started DIR: wait until the copy of mpi_bg has begun in DIR (rank 0
+# made the root copy there, under whatever name) or mpirun ($mp) ended.
+# A rank signalled or killed inside MPI_Init is Open MPI's matter, not the
+# copy's: there the launcher was seen to wait for it for good.
+mpi_started() {
+	local i
+	for ((i = 0; i < 2000; i++)); do
+		[ -n "$(ls -A "$1")" ] && return 0
+		kill -0 "$mp" 2>/dev/null || return 0
+		sleep 0.005
+	done
+	fail "the copy did not start in 10 s"
+}
 MPIRUN_="mpirun --allow-run-as-root --oversubscribe --bind-to none"
 # t_mkflat DIR DIRS FILES: DIR/d1..dDIRS, each with f1..fFILES of 4 KiB of
 # random bytes: a tree that takes a while to copy, for the interruptions.
