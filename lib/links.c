@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 char *fcp_path_normalize(const char *path)
 {
@@ -147,6 +148,7 @@ struct fcp_hl_entry {
 
 struct fcp_hlmap {
 	pthread_mutex_t lock;
+	unsigned first_delay_us; /* a test hook: see fcp_hl_init */
 	struct fcp_hl_entry *b[HL_BUCKETS];
 };
 
@@ -161,6 +163,12 @@ int fcp_hl_init(struct fcp_job *job)
 	if (!job->hl)
 		return -ENOMEM;
 	pthread_mutex_init(&job->hl->lock, NULL);
+	/* For the tests: FCP_TEST_HL_FIRST_DELAY=US holds each first name
+	 * that long after its claim, so that other names of its inode are
+	 * claimed meanwhile, as a busy machine does now and then. Read once
+	 * here; only inodes of several names pay a test of it. */
+	const char *delay = getenv("FCP_TEST_HL_FIRST_DELAY");
+	job->hl->first_delay_us = delay ? (unsigned)strtoul(delay, NULL, 10) : 0;
 	return 0;
 }
 
@@ -181,8 +189,13 @@ void fcp_hl_free(struct fcp_job *job)
 	job->hl = NULL;
 }
 
-enum fcp_hl_state fcp_hl_claim(struct fcp_job *job, const struct statx *st, struct fcp_dir *d,
-			       const char *name, const char *dst_name, struct fcp_hl_entry **out)
+/* state: of a new entry, 0 (its first name is being copied) or 1 (done:
+ * found up to date as copy_ino, or a dry run's "would copy"). Set in the
+ * same critical section that makes the entry, so no later name can queue
+ * behind a first name that needs no copy: it would be linked again. */
+static enum fcp_hl_state claim(struct fcp_job *job, const struct statx *st, struct fcp_dir *d,
+			       const char *name, const char *dst_name, int state,
+			       uint64_t copy_ino, struct fcp_hl_entry **out)
 {
 	uint64_t dev = fcp_statx_dev(st);
 	size_t h = hl_bucket(dev, st->stx_ino);
@@ -202,6 +215,8 @@ enum fcp_hl_state fcp_hl_claim(struct fcp_job *job, const struct statx *st, stru
 			e->base_fd = d->is_top ? d->dst_fd : d->root->dst_fd;
 			e->rel_dir = fcp_dir_rel_path(d);
 			e->name = strdup(dst_name);
+			e->state = state;
+			e->copy_ino = copy_ino;
 			e->next = m->b[h];
 			m->b[h] = e;
 		}
@@ -223,6 +238,8 @@ enum fcp_hl_state fcp_hl_claim(struct fcp_job *job, const struct statx *st, stru
 		s = FCP_HL_LINK;
 	}
 	pthread_mutex_unlock(&m->lock);
+	if (s == FCP_HL_FIRST && m->first_delay_us)
+		usleep(m->first_delay_us);
 	*out = e;
 	return s;
 }
@@ -287,12 +304,17 @@ void fcp_hl_done(struct fcp_worker *w, struct fcp_hl_entry *e, bool ok)
 	}
 }
 
-void fcp_hl_found(struct fcp_worker *w, struct fcp_hl_entry *e, uint64_t dst_ino)
+enum fcp_hl_state fcp_hl_claim(struct fcp_job *job, const struct statx *st, struct fcp_dir *d,
+			       const char *name, const char *dst_name, struct fcp_hl_entry **out)
 {
-	if (!e)
-		return;
-	e->copy_ino = dst_ino; /* seen by later names under the map's lock */
-	fcp_hl_done(w, e, true);
+	return claim(job, st, d, name, dst_name, 0, 0, out);
+}
+
+enum fcp_hl_state fcp_hl_claim_found(struct fcp_job *job, const struct statx *st,
+				     struct fcp_dir *d, const char *name, const char *dst_name,
+				     uint64_t dst_ino, struct fcp_hl_entry **out)
+{
+	return claim(job, st, d, name, dst_name, 1, dst_ino, out);
 }
 
 uint64_t fcp_hl_copy_ino(const struct fcp_hl_entry *e)

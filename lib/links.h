@@ -52,9 +52,13 @@ enum fcp_hl_state fcp_hl_claim(struct fcp_job *job, const struct statx *st, stru
  * queued names are copied again, the first of them as the new first. */
 void fcp_hl_done(struct fcp_worker *w, struct fcp_hl_entry *e, bool ok);
 
-/* The first name of e needs no copy: the destination has it up to date
- * as inode dst_ino (--sync), which the other names must be too. Done. */
-void fcp_hl_found(struct fcp_worker *w, struct fcp_hl_entry *e, uint64_t dst_ino);
+/* As fcp_hl_claim, for a name that needs no copy: the destination has it
+ * up to date as inode dst_ino (--sync), which the other names must be too
+ * (0: a dry run's copy). FCP_HL_FIRST makes the entry done at once, with
+ * nothing to call after; the other two states are as above. */
+enum fcp_hl_state fcp_hl_claim_found(struct fcp_job *job, const struct statx *st,
+				     struct fcp_dir *d, const char *name, const char *dst_name,
+				     uint64_t dst_ino, struct fcp_hl_entry **e);
 
 /* The destination inode of e's first name when it was found up to date,
  * or 0 when this job made the copy. */

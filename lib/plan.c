@@ -302,9 +302,9 @@ static bool link_settled(struct fcp_entry *e, enum fcp_action a)
 	 * owner plans them all once the tree is done (dist.c). */
 	if (fcp_dist_defer_link(e))
 		return true;
-	switch (fcp_hl_claim(e->job, &e->st, e->d, e->name, e->dst_name, &hl)) {
+	switch (fcp_hl_claim_found(e->job, &e->st, e->d, e->name, e->dst_name, up ? e->dst_ino : 0,
+				   &hl)) {
 	case FCP_HL_FIRST:
-		fcp_hl_found(e->w, hl, up ? e->dst_ino : 0);
 		return false;
 	case FCP_HL_QUEUED:
 		return true; /* linked, or said, when the first name is done */

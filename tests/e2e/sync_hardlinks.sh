@@ -64,4 +64,24 @@ check_rc 0 "--sync after a change"
 check_tree src dst
 check_grep "^fastcp: copied 1 file .* 2 hard links" "$T/err"
 check_eq "$(inos dst/a dst/b dst/x/c)" 1 "names of one inode after a change"
+
+# Names of one inode planned by several workers at once: a name claimed
+# while the first name is being found up to date is up to date too, not
+# linked again (FCP_TEST_HL_FIRST_DELAY holds each first name after its
+# claim, so that the other workers claim theirs meanwhile).
+mkdir -p src/wide/d1
+for f in 1 2 3 4; do echo "$f" >src/wide/d1/f$f; done
+for d in $(seq 2 24); do
+	mkdir src/wide/d$d
+	for f in 1 2 3 4; do ln src/wide/d1/f$f src/wide/d$d/f$f; done
+done
+run_fcp --sync -T src dst
+check_rc 0 "copy of the wide linked tree"
+snap >before
+FCP_TEST_HL_FIRST_DELAY=20000 run_fcp -v -j 8 --sync -T src dst
+check_rc 0 "unchanged re-run, first names held"
+check_grep "^fastcp: copied 0 files \(0 B\), 0 directories, 0 symlinks, 0 hard links," "$T/err"
+snap >after
+diff before after >/dev/null || { diff before after | head; fail "an unchanged re-run relinked names"; }
+check_tree src dst
 echo PASS
