@@ -4,6 +4,7 @@
 #include "config.h"
 #include "hash.h"
 #include "job.h"
+#include "limiter.h"
 #include "sys.h"
 
 #include <errno.h>
@@ -16,7 +17,8 @@ bool fcp_hash_available(void)
 	return true;
 }
 
-int fcp_hash_fd(int fd, uint64_t len, void *buf, size_t cap, struct fcp_hash *out)
+int fcp_hash_fd(const struct fcp_job *job, int fd, uint64_t len, void *buf, size_t cap,
+		struct fcp_hash *out)
 {
 	XXH3_state_t *st = XXH3_createState();
 	uint64_t off = 0;
@@ -27,6 +29,13 @@ int fcp_hash_fd(int fd, uint64_t len, void *buf, size_t cap, struct fcp_hash *ou
 	XXH3_128bits_reset(st);
 	while (off < len) {
 		size_t want = len - off < cap ? (size_t)(len - off) : cap;
+
+		/* Reads to compare are reads all the same: --bwlimit and
+		 * --iolimit hold for --check, --checksum and --dedup too. */
+		if (job) {
+			want = fcp_limit_step(job, want);
+			fcp_limit_take(job, want, 1);
+		}
 		/* A full read or the end of the file: a short count is never
 		 * taken for the end (sys.c). */
 		ssize_t n = fcp_sys_pread_full(fd, buf, want, (off_t)off);
@@ -50,9 +59,10 @@ bool fcp_hash_available(void)
 	return false;
 }
 
-int fcp_hash_fd(int fd, uint64_t len, void *buf, size_t cap, struct fcp_hash *out)
+int fcp_hash_fd(const struct fcp_job *job, int fd, uint64_t len, void *buf, size_t cap,
+		struct fcp_hash *out)
 {
-	(void)fd, (void)len, (void)buf, (void)cap;
+	(void)job, (void)fd, (void)len, (void)buf, (void)cap;
 	out->lo = out->hi = 0;
 	return -ENOSYS;
 }

@@ -19,12 +19,16 @@ struct fcp_hash {
 /* Whether this build can hash at all (was built with libxxhash). */
 bool fcp_hash_available(void);
 
+struct fcp_job;
+
 /*
  * Hash the first len bytes of fd, read from offset 0 with pread through
- * buf (cap bytes). Returns 0, -ENOSYS without libxxhash, -ENOMEM, a read
- * error, or FCP_ESHRANK (job.h) when the file ends before len.
+ * buf (cap bytes), each read within job's --bwlimit and --iolimit (job
+ * may be NULL: no limits). Returns 0, -ENOSYS without libxxhash, -ENOMEM,
+ * a read error, or FCP_ESHRANK (job.h) when the file ends before len.
  */
-int fcp_hash_fd(int fd, uint64_t len, void *buf, size_t cap, struct fcp_hash *out);
+int fcp_hash_fd(const struct fcp_job *job, int fd, uint64_t len, void *buf, size_t cap,
+		struct fcp_hash *out);
 
 static inline bool fcp_hash_equal(const struct fcp_hash *a, const struct fcp_hash *b)
 {

@@ -605,7 +605,7 @@ static void verify_one(struct fcp_job *job, int dfd, const char *dest, const str
 	else if (st.stx_size != r->size)
 		fcp_check_say(job, p, "size %llu != %llu", (unsigned long long)r->size,
 			      (unsigned long long)st.stx_size);
-	else if ((e = fcp_hash_fd(fd, st.stx_size, buf, cap, &h)) < 0)
+	else if ((e = fcp_hash_fd(job, fd, st.stx_size, buf, cap, &h)) < 0)
 		fcp_report_failed(job, "cannot read", p, e);
 	else if (r->has_hash && !fcp_hash_equal(&h, &r->h))
 		fcp_check_say(job, p, "content differs");

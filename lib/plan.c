@@ -115,7 +115,7 @@ static int side_hash(struct fcp_entry *e, bool src, const struct statx *st, stru
 	r = fd >= 0 ? 0 : (fd = fcp_sys_openat(src ? e->d->src_fd : e->d->dst_fd,
 					      src ? e->name : e->dst_name, flags, 0));
 	if (r >= 0)
-		r = fcp_hash_fd(fd, st->stx_size, buf, cap, h);
+		r = fcp_hash_fd(e->job, fd, st->stx_size, buf, cap, h);
 	if (r == 0 && key)
 		fcp_manifest_record(e->job, src, key, st, h);
 	if (r < 0 && e->job->o->check)

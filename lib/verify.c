@@ -4,6 +4,7 @@
  */
 #include "config.h"
 #include "verify.h"
+#include "limiter.h"
 #include "sys.h"
 
 #include <errno.h>
@@ -174,10 +175,11 @@ int fcp_vsum_of_buf(const void *buf, size_t len, struct fcp_vsum *sum)
  * The windows of fd's first size bytes, read with buf (cap bytes, aligned).
  * direct: fd reads with O_DIRECT, so each read asks for whole blocks; a
  * count short of a whole block is the end of the file. A file that ends
- * before size is FCP_ESHRANK.
+ * before size is FCP_ESHRANK. Each read is within job's --bwlimit and
+ * --iolimit: a read-back is a read like any other.
  */
-static int read_windows(int fd, char *buf, size_t cap, bool direct, uint64_t size,
-			struct fcp_vsum *sum)
+static int read_windows(const struct fcp_job *job, int fd, char *buf, size_t cap, bool direct,
+			uint64_t size, struct fcp_vsum *sum)
 {
 	struct fcp_vstream v;
 	uint64_t off = 0;
@@ -187,7 +189,11 @@ static int read_windows(int fd, char *buf, size_t cap, bool direct, uint64_t siz
 		return r;
 	fcp_vstream_begin(&v, sum, 0);
 	while (off < size && !v.err) {
-		size_t want = size - off < cap ? (size_t)(size - off) : cap;
+		size_t want = fcp_limit_step(job, size - off < cap ? (size_t)(size - off) : cap);
+
+		if (direct && want < size - off) /* a step of whole blocks */
+			want &= ~(size_t)(DIRECT_ALIGN - 1);
+		fcp_limit_take(job, want, 1);
 		size_t len = direct ? (want + DIRECT_ALIGN - 1) & ~(size_t)(DIRECT_ALIGN - 1) : want;
 		ssize_t n = direct ? fcp_sys_pread(fd, buf, len, (off_t)off)
 				   : fcp_sys_pread_full(fd, buf, len, (off_t)off);
@@ -209,7 +215,7 @@ int fcp_vsum_of_fd(struct fcp_worker *w, int fd, uint64_t len, struct fcp_vsum *
 	size_t cap;
 	char *buf = fcp_worker_buf(w, &cap);
 
-	return buf ? read_windows(fd, buf, cap, false, len, sum) : -ENOMEM;
+	return buf ? read_windows(fcp_worker_job(w), fd, buf, cap, false, len, sum) : -ENOMEM;
 }
 
 /* Once per job: the destination serves reads from its cache only after
@@ -267,7 +273,7 @@ static int read_back(struct fcp_worker *w, const struct fcp_dir *d, int out, str
 	if ((r = fcp_verify_prepare(w, out)) < 0)
 		return r;
 	if (r == 1) {
-		r = read_windows(out, buf, cap, true, st.stx_size, got);
+		r = read_windows(job, out, buf, cap, true, st.stx_size, got);
 		fcp_sys_set_direct(out, false);
 		if (r != -EINVAL)
 			return r;
@@ -280,7 +286,7 @@ static int read_back(struct fcp_worker *w, const struct fcp_dir *d, int out, str
 	if ((r = fcp_sys_fdatasync(out)) < 0)
 		return r;
 	(void)fcp_sys_posix_fadvise(out, 0, 0, POSIX_FADV_DONTNEED);
-	return read_windows(out, buf, cap, false, st.stx_size, got);
+	return read_windows(job, out, buf, cap, false, st.stx_size, got);
 }
 
 int fcp_verify_readback(struct fcp_worker *w, const struct fcp_dir *d, int out,

@@ -6,6 +6,10 @@
 #     of the destination's allocated bytes is within 10% of 100 MiB/s
 #     (3 s, so that a loaded machine's sparser samples still make windows).
 #   - Small files (the io_uring batch): 24 MiB at --bwlimit 8M, >= 2.4 s.
+#   - The reads made to compare are limited too: --check of two 4 MiB
+#     files (8 MiB read) and a --verify copy of one (4 MiB read, 4 MiB read
+#     back) at --bwlimit 4M take >= 1.6 s each (without the limit on
+#     them, a moment).
 #   - --iolimit 100 on a read/write copy (128 KiB reads and writes): no 1 s
 #     window of samples of /proc/PID/io (syscr + syscw) holds more than 110
 #     operations, and the 256 of them take at least 2.2 s.
@@ -80,6 +84,25 @@ check_tree src/small dst/small
 el=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')
 echo "24 MiB of small files at --bwlimit 8M: $el s"
 awk -v e="$el" 'BEGIN { exit !(e >= 2.4) }' || fail "24 MiB at --bwlimit 8M took $el s, under 2.4 s"
+
+# --check and --verify: their reads count (4 MiB/s: 8 MiB is 2 s).
+mkdir src/cmp
+head -c $((4 << 20)) /dev/urandom >src/cmp/f
+cp -a src/cmp dst/cmp
+limited() { # WHAT ARGS...: fastcp ARGS at --bwlimit 4M takes >= 1.6 s
+	local what=$1 t0 t1 el
+	shift
+	t0=$(now)
+	run_fcp --bwlimit 4M "$@"
+	t1=$(now)
+	check_rc 0 "$what at --bwlimit 4M"
+	el=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')
+	echo "$what of 8 MiB at --bwlimit 4M: $el s"
+	awk -v e="$el" 'BEGIN { exit !(e >= 1.6) }' || fail "$what at --bwlimit 4M took $el s, under 1.6 s"
+}
+limited "--check" --check -T src/cmp dst/cmp
+limited "--verify" --verify --reflink=never src/cmp/f dst/cmp/g
+check cmp src/cmp/f dst/cmp/g
 
 # --iolimit: read/write with the 128 KiB buffer (no copy_file_range, no
 # O_DIRECT's larger reads): 128 reads and 128 writes.
