@@ -19,7 +19,8 @@
 
 struct fcp_obs {
 	int events_fd, log_fd;  /* -1: not asked for */
-	bool verbose;           /* -v lines on stdout */
+	bool verbose;           /* -v lines ... */
+	int verbose_fd;         /* ... on stdout, or stderr under --json */
 	struct timespec t0;
 };
 
@@ -149,6 +150,7 @@ int fcp_obs_open(struct fcp_job *job, char *const *srcs, int nsrc, const char *d
 	obs->events_fd = efd;
 	obs->log_fd = lfd;
 	obs->verbose = verbose;
+	obs->verbose_fd = o->json ? STDERR_FILENO : STDOUT_FILENO;
 	clock_gettime(CLOCK_MONOTONIC, &obs->t0);
 	job->obs = obs;
 	job->obs_items = true;
@@ -218,7 +220,7 @@ static void text_lines(struct fcp_obs *obs, enum fcp_obs_action a, const char *p
 	if (!p)
 		return;
 	if (obs->verbose && (n = asprintf(&line, "%s '%s'\n", action_name[a], p)) > 0) {
-		write_line(STDOUT_FILENO, line, (size_t)n);
+		write_line(obs->verbose_fd, line, (size_t)n);
 		free(line);
 	}
 	if (obs->log_fd >= 0 &&

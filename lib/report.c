@@ -258,7 +258,9 @@ void fcp_report_plan(struct fcp_job *job, const char *verb, const char *path)
 	fprintf(m.f, "%s '", verb);
 	put_path(m.f, path ? path : "?");
 	fputs("'\n", m.f);
-	msg_send(job, &m, job->o->out ? job->o->out : stdout, false, NULL, NULL, 0);
+	/* --json: stdout is the one JSON object, and nothing else. */
+	msg_send(job, &m, job->o->out ? job->o->out : job->o->json ? stderr : stdout, false, NULL,
+		 NULL, 0);
 	fcp_obs_plan(job, verb, path ? path : "?");
 }
 

@@ -143,6 +143,17 @@ check_rc 0 "dry run, events"
 check_grep "^{\"event\":\"plan\",.*\"action\":\"copy\",\"path\":\"ev/new/g\"}" "$T/events"
 check_eq "$(grep -c '"event":"plan"' "$T/events")" "$(wc -l <"$T/out")" "one plan event per line printed"
 check_absent ev/new
+# --json: stdout is the JSON object alone; the lines go to stderr.
+run_fcp --check --json -T ev/src ev/dst
+check_rc 1 "check with differences, --json"
+check_eq "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["differences"])' "$T/out")" 2 \
+	"--check --json: stdout is one JSON object"
+check_grep "^content differs: 'ev/dst/f'" "$T/err"
+run_fcp --dry-run -v --json -T ev/src ev/new
+check_rc 0 "dry run, --json"
+python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$T/out" || fail "--dry-run --json: stdout is not one JSON object"
+check_grep "^copy 'ev/new/g'" "$T/err"
+check_absent ev/new
 
 # An unreadable source file: an error with its path, exit 1.
 rm -rf dst
