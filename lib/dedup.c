@@ -286,7 +286,7 @@ bool fcp_dedup_settled(struct fcp_entry *e, struct fcp_hl_entry *hl)
 	if (!m || e->st.stx_size == 0 || fcp_resume_wanted(e))
 		return false;
 	buf = fcp_worker_buf(e->w, &cap);
-	if (fcp_hash_fd(e->job, e->src_fd, e->st.stx_size, buf, cap, &h) < 0)
+	if (fcp_hash_fd(e->job, e->src_fd, e->st.stx_size, buf, cap, false, &h) < 0)
 		return false; /* the copy meets the error and reports it */
 	if (m->collide)
 		h = (struct fcp_hash){ 0, 0 };
@@ -388,7 +388,7 @@ const char *fcp_dedup_dry_verb(struct fcp_entry *e)
 		return NULL;
 	buf = fcp_worker_buf(e->w, &cap);
 	/* Size and hash only: no first copy exists to compare bytes with. */
-	if (fcp_hash_fd(e->job, fd, e->st.stx_size, buf, cap, &h) == 0) {
+	if (fcp_hash_fd(e->job, fd, e->st.stx_size, buf, cap, false, &h) == 0) {
 		pthread_mutex_lock(&m->lock);
 		lookup(m, e->st.stx_size, &h, e, &found);
 		pthread_mutex_unlock(&m->lock);

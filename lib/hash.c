@@ -17,8 +17,10 @@ bool fcp_hash_available(void)
 	return true;
 }
 
+#define DIRECT_ALIGN 4096
+
 int fcp_hash_fd(const struct fcp_job *job, int fd, uint64_t len, void *buf, size_t cap,
-		struct fcp_hash *out)
+		bool direct, struct fcp_hash *out)
 {
 	XXH3_state_t *st = XXH3_createState();
 	uint64_t off = 0;
@@ -29,21 +31,33 @@ int fcp_hash_fd(const struct fcp_job *job, int fd, uint64_t len, void *buf, size
 	XXH3_128bits_reset(st);
 	while (off < len) {
 		size_t want = len - off < cap ? (size_t)(len - off) : cap;
+		ssize_t n;
 
 		/* Reads to compare are reads all the same: --bwlimit and
 		 * --iolimit hold for --check, --checksum and --dedup too. */
 		if (job) {
 			want = fcp_limit_step(job, want);
+			if (direct && want < len - off) /* a step of whole blocks */
+				want &= ~(size_t)(DIRECT_ALIGN - 1);
 			fcp_limit_take(job, want, 1);
 		}
 		/* A full read or the end of the file: a short count is never
-		 * taken for the end (sys.c). */
-		ssize_t n = fcp_sys_pread_full(fd, buf, want, (off_t)off);
-
+		 * taken for the end (sys.c); a direct one asks for whole
+		 * blocks and may be short only there. */
+		n = direct ? fcp_sys_pread(fd, buf, (want + DIRECT_ALIGN - 1) &
+						     ~(size_t)(DIRECT_ALIGN - 1), (off_t)off)
+			   : fcp_sys_pread_full(fd, buf, want, (off_t)off);
+		if (n == -EINVAL && direct) {
+			direct = false;
+			fcp_sys_set_direct(fd, false);
+			continue;
+		}
 		if (n < 0 || n == 0) {
 			r = n < 0 ? (int)n : FCP_ESHRANK;
 			break;
 		}
+		if ((size_t)n > want)
+			n = (ssize_t)want; /* it grew meanwhile: len is what counts */
 		XXH3_128bits_update(st, buf, (size_t)n);
 		off += (uint64_t)n;
 	}
@@ -60,9 +74,9 @@ bool fcp_hash_available(void)
 }
 
 int fcp_hash_fd(const struct fcp_job *job, int fd, uint64_t len, void *buf, size_t cap,
-		struct fcp_hash *out)
+		bool direct, struct fcp_hash *out)
 {
-	(void)job, (void)fd, (void)len, (void)buf, (void)cap;
+	(void)job, (void)direct, (void)fd, (void)len, (void)buf, (void)cap;
 	out->lo = out->hi = 0;
 	return -ENOSYS;
 }

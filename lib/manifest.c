@@ -613,7 +613,8 @@ static void verify_one(struct fcp_job *job, int dfd, const char *dest, const str
 	else if (st.stx_size != r->size)
 		fcp_check_say(job, p, "size %llu != %llu", (unsigned long long)r->size,
 			      (unsigned long long)st.stx_size);
-	else if ((e = fcp_hash_fd(job, fd, st.stx_size, buf, cap, &h)) < 0)
+	else if ((e = fcp_hash_fd(job, fd, st.stx_size, buf, cap,
+				  fcp_sys_set_direct(fd, true) == 0, &h)) < 0)
 		fcp_report_failed(job, "cannot read", p, e);
 	else if (r->has_hash && !fcp_hash_equal(&h, &r->h))
 		fcp_check_say(job, p, "content differs");
@@ -643,7 +644,7 @@ static void *verify_worker(void *arg)
 {
 	struct verify *x = arg;
 	size_t cap = 1 << 20, i;
-	void *buf = malloc(cap);
+	void *buf = aligned_alloc(4096, cap); /* O_DIRECT's reads (verify_one) */
 	uint64_t unhashed = 0;
 
 	while (buf && (i = atomic_fetch_add(&x->next, 1)) < x->n)

@@ -94,6 +94,25 @@ static bool meta_same(const struct fcp_job *job, const struct statx *st, struct 
 	return fcp_plan_meta_diff(job, st, sat, dst, dat) == 0;
 }
 
+/*
+ * Read around the page cache? --check reads DEST from its storage (O_DIRECT),
+ * as --verify does: a copy checked right after it was made would otherwise
+ * be compared as its cached pages hold it, not as the disk does. A source,
+ * and both sides of --checksum, only when none of the file is cached (the
+ * cache is then no help, and filling it for bytes read once costs more
+ * than the read), as the copy reads medium files (direct.c).
+ */
+static bool side_direct(const struct fcp_job *job, bool src, int fd)
+{
+	uint64_t cached;
+
+	if (job->o->direct_read == FCP_DIRECT_NEVER)
+		return false;
+	if ((!src && job->o->check) || job->o->direct_read == FCP_DIRECT_ALWAYS)
+		return true;
+	return fcp_sys_cached_pages(fd, 0, 0, &cached) == 0 && cached == 0;
+}
+
 /* The XXH3-128 of one side of e (st: that side's inode): the manifest's
  * while the file is unchanged, else read whole (and recorded). Reading
  * errors are --check's to report; the copy meets a source error itself. */
@@ -104,6 +123,7 @@ static int side_hash(struct fcp_entry *e, bool src, const struct statx *st, stru
 	int fd = -1, r;
 	size_t cap;
 	void *buf = fcp_worker_buf(e->w, &cap);
+	bool direct = false;
 
 	if (key && fcp_manifest_lookup(e->job, src, key, st, h)) {
 		free(key);
@@ -114,8 +134,18 @@ static int side_hash(struct fcp_entry *e, bool src, const struct statx *st, stru
 		fd = e->src_fd;
 	r = fd >= 0 ? 0 : (fd = fcp_sys_openat(src ? e->d->src_fd : e->d->dst_fd,
 					      src ? e->name : e->dst_name, flags, 0));
+	if (r >= 0 && st->stx_size > 0 && side_direct(e->job, src, fd)) {
+		void *dbuf = fcp_worker_direct_buf(e->w, &cap);
+
+		if (dbuf && fcp_sys_set_direct(fd, true) == 0)
+			direct = true, buf = dbuf;
+		else
+			buf = fcp_worker_buf(e->w, &cap);
+	}
 	if (r >= 0)
-		r = fcp_hash_fd(e->job, fd, st->stx_size, buf, cap, h);
+		r = fcp_hash_fd(e->job, fd, st->stx_size, buf, cap, direct, h);
+	if (direct && fd == e->src_fd) /* the batch's: the copy reads it next */
+		fcp_sys_set_direct(fd, false);
 	if (r == 0 && key)
 		fcp_manifest_record(e->job, src, key, st, h);
 	if (r < 0 && e->job->o->check)

@@ -6,7 +6,8 @@
 # opens). A read-back through the cache would see a good copy.
 #   - Without --verify the copy "succeeds" (exit 0) and is wrong on the
 #     backing store, while a read through the mount still shows the good
-#     bytes: only a read that bypasses the cache can tell.
+#     bytes: only a read that bypasses the cache can tell. --check, which
+#     reads DEST from storage, finds each bad copy.
 #   - With --verify, on every data path (small files in the io_uring batch,
 #     the same with --no-io-uring, a medium file, a sparse one, a large one
 #     in chunks): each file is copied twice (the retry), then reported with
@@ -47,6 +48,13 @@ for i in 1 2 3; do
 	! cmp -s "$S/small/s$i" "$B/plain/s$i" || fail "faultfs did not corrupt s$i: the test proves nothing"
 	cmp "$S/small/s$i" "$M/plain/s$i" ||
 		fail "s$i read through the mount is bad too: a cached read-back would also catch it, the test cannot tell"
+done
+# --check reads DEST from storage too: each bad copy is found, though the
+# page cache still holds its good bytes (a cached read said "equal").
+run_fcp --check -T "$S/small" "$M/plain"
+check_rc 1 "--check of copies bad in storage, good in the page cache"
+for i in 1 2 3; do
+	check_grep "^content differs: '$M/plain/s$i'\$" "$T/out"
 done
 
 # check_verify_failed DIR FILE...: each FILE (under $S/DIR) reported as not
