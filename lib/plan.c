@@ -97,20 +97,16 @@ static bool meta_same(const struct fcp_job *job, const struct statx *st, struct 
 /*
  * Read around the page cache? --check reads DEST from its storage (O_DIRECT),
  * as --verify does: a copy checked right after it was made would otherwise
- * be compared as its cached pages hold it, not as the disk does. A source,
- * and both sides of --checksum, only when none of the file is cached (the
- * cache is then no help, and filling it for bytes read once costs more
- * than the read), as the copy reads medium files (direct.c).
+ * be compared as its cached pages hold it, not as the disk does. In 8 MiB
+ * reads, --verify's buffer: a direct read has no read-ahead behind it.
+ * Sources, and --checksum's reads, go through the cache (the kernel's
+ * read-ahead), unless --direct-read=always.
  */
-static bool side_direct(const struct fcp_job *job, bool src, int fd)
+static bool side_direct(const struct fcp_job *job, bool src)
 {
-	uint64_t cached;
-
 	if (job->o->direct_read == FCP_DIRECT_NEVER)
 		return false;
-	if ((!src && job->o->check) || job->o->direct_read == FCP_DIRECT_ALWAYS)
-		return true;
-	return fcp_sys_cached_pages(fd, 0, 0, &cached) == 0 && cached == 0;
+	return (!src && job->o->check) || job->o->direct_read == FCP_DIRECT_ALWAYS;
 }
 
 /* The XXH3-128 of one side of e (st: that side's inode): the manifest's
@@ -134,8 +130,8 @@ static int side_hash(struct fcp_entry *e, bool src, const struct statx *st, stru
 		fd = e->src_fd;
 	r = fd >= 0 ? 0 : (fd = fcp_sys_openat(src ? e->d->src_fd : e->d->dst_fd,
 					      src ? e->name : e->dst_name, flags, 0));
-	if (r >= 0 && st->stx_size > 0 && side_direct(e->job, src, fd)) {
-		void *dbuf = fcp_worker_direct_buf(e->w, &cap);
+	if (r >= 0 && st->stx_size > 0 && side_direct(e->job, src)) {
+		void *dbuf = fcp_worker_verify_buf(e->w, &cap);
 
 		if (dbuf && fcp_sys_set_direct(fd, true) == 0)
 			direct = true, buf = dbuf;
