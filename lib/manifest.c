@@ -36,16 +36,8 @@ char *fcp_manifest_key(const struct fcp_dir *d, const char *name, bool src)
 
 #define APP_ID 0x66637031 /* "fcp1" */
 #define SCHEMA 1
-/*
- * A transaction writes every page it changed to the WAL once, and the
- * keys (paths) of a parallel walk land all over the table: each one
- * rewrites most of it. So transactions are few and large: on the small
- * workload (50,000 files), one per 200 ms or 4,096 records wrote 7,283
- * pages (30 MB) for a 5 MB table. A crash loses at most the records of
- * the last second, which only means hashing those files again.
- */
-#define BATCH 65536       /* records per transaction, at most */
-#define LINGER_MS 1000    /* the writer waits this long for a batch to fill */
+#define BATCH 4096        /* records per transaction, at most */
+#define LINGER_MS 200     /* the writer waits this long for a batch to fill */
 
 struct rec {
 	struct rec *next;
