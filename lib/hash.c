@@ -35,12 +35,8 @@ int fcp_hash_fd(const struct fcp_job *job, int fd, uint64_t len, void *buf, size
 
 		/* Reads to compare are reads all the same: --bwlimit and
 		 * --iolimit hold for --check, --checksum and --dedup too. */
-		if (job) {
-			want = fcp_limit_step(job, want);
-			if (direct && want < len - off) /* a step of whole blocks */
-				want &= ~(size_t)(DIRECT_ALIGN - 1);
-			fcp_limit_take(job, want, 1);
-		}
+		if (job)
+			want = fcp_limit_read(job, want, len - off, direct ? DIRECT_ALIGN : 0);
 		/* A full read or the end of the file: a short count is never
 		 * taken for the end (sys.c); a direct one asks for whole
 		 * blocks and may be short only there. */

@@ -107,6 +107,15 @@ void fcp_limit_take(const struct fcp_job *job, uint64_t bytes, uint64_t ops)
 		bucket_take(job, &j->io_tat, 1e9 / (double)o->iolimit, ops);
 }
 
+size_t fcp_limit_read(const struct fcp_job *job, size_t want, uint64_t left, size_t align)
+{
+	want = fcp_limit_step(job, want);
+	if (align && want < left)
+		want &= ~(align - 1);
+	fcp_limit_take(job, want, 1);
+	return want;
+}
+
 size_t fcp_limit_step(const struct fcp_job *job, size_t want)
 {
 	uint64_t step = job->o->bwlimit / 100;

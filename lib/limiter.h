@@ -42,6 +42,12 @@ long long fcp_now_ns(void);
  */
 void fcp_limit_take(const struct fcp_job *job, uint64_t bytes, uint64_t ops);
 
+/* The length of the next read to compare (hash.c, verify.c): want, cut to
+ * a step of the rate (fcp_limit_step; whole blocks of align, when align
+ * and the step ends before the file's last byte, left away), and taken from
+ * the limits as bytes and one operation. */
+size_t fcp_limit_read(const struct fcp_job *job, size_t want, uint64_t left, size_t align);
+
 /* The most data one request (copy_file_range) should ask for under
  * --bwlimit: a hundredth of a second's worth, so that the rate is smooth;
  * want when there is no limit. */

@@ -189,11 +189,8 @@ static int read_windows(const struct fcp_job *job, int fd, char *buf, size_t cap
 		return r;
 	fcp_vstream_begin(&v, sum, 0);
 	while (off < size && !v.err) {
-		size_t want = fcp_limit_step(job, size - off < cap ? (size_t)(size - off) : cap);
-
-		if (direct && want < size - off) /* a step of whole blocks */
-			want &= ~(size_t)(DIRECT_ALIGN - 1);
-		fcp_limit_take(job, want, 1);
+		size_t want = fcp_limit_read(job, size - off < cap ? (size_t)(size - off) : cap,
+					     size - off, direct ? DIRECT_ALIGN : 0);
 		size_t len = direct ? (want + DIRECT_ALIGN - 1) & ~(size_t)(DIRECT_ALIGN - 1) : want;
 		ssize_t n = direct ? fcp_sys_pread(fd, buf, len, (off_t)off)
 				   : fcp_sys_pread_full(fd, buf, len, (off_t)off);
