@@ -160,15 +160,16 @@ static void check_meta(struct fcp_job *job, const struct statx *st, struct fcp_a
 		fcp_check_say(job, path, "xattrs differ");
 }
 
-/* Content, a link's target, a device's number. */
-static void check_data(struct fcp_entry *e, const struct statx *dst, const char *path)
+/* Content (same: 1 or 0 when already compared, -1 to read it here), a
+ * link's target, a device's number. */
+static void check_data(struct fcp_entry *e, const struct statx *dst, const char *path, int same)
 {
 	const struct statx *st = &e->st;
 
 	if (S_ISREG(st->stx_mode) && st->stx_size != dst->stx_size)
 		fcp_check_say(e->job, path, "size %llu != %llu", (unsigned long long)st->stx_size,
 			      (unsigned long long)dst->stx_size);
-	else if (S_ISREG(st->stx_mode) && fcp_plan_content(e, dst) == 0)
+	else if (S_ISREG(st->stx_mode) && (same >= 0 ? same : fcp_plan_content(e, dst)) == 0)
 		fcp_check_say(e->job, path, "content differs");
 	else if (!S_ISREG(st->stx_mode) && !fcp_plan_data_same(e, dst))
 		fcp_check_say(e->job, path, S_ISLNK(st->stx_mode) ? "symlink target differs"
@@ -176,29 +177,39 @@ static void check_data(struct fcp_entry *e, const struct statx *dst, const char 
 			      st->stx_rdev_minor, dst->stx_rdev_major, dst->stx_rdev_minor);
 }
 
-void fcp_check_entry(struct fcp_entry *e)
+int fcp_check_stat(struct fcp_entry *e, struct statx *dst)
 {
-	struct statx dst;
+	return e->d->dst_fd < 0 ? -ENOENT
+				: fcp_sys_statx(e->d->dst_fd, e->dst_name, AT_SYMLINK_NOFOLLOW,
+						STATX_BASIC_STATS, dst);
+}
+
+void fcp_check_found(struct fcp_entry *e, int r, const struct statx *dst, int same)
+{
 	char *p = fcp_dir_dst_path(e->d, e->dst_name);
-	int r = e->d->dst_fd < 0 ? -ENOENT
-				 : fcp_sys_statx(e->d->dst_fd, e->dst_name, AT_SYMLINK_NOFOLLOW,
-						 STATX_BASIC_STATS, &dst);
 
 	if (r == -ENOENT) {
 		fcp_check_say(e->job, p, "missing in DEST");
 	} else if (r < 0) {
 		fcp_report_failed(e->job, "cannot stat", p, r);
-	} else if ((dst.stx_mode & S_IFMT) != (e->st.stx_mode & S_IFMT)) {
-		fcp_check_say(e->job, p, "type %s != %s", kind(e->st.stx_mode), kind(dst.stx_mode));
-	} else if (!S_ISDIR(dst.stx_mode)) {
+	} else if ((dst->stx_mode & S_IFMT) != (e->st.stx_mode & S_IFMT)) {
+		fcp_check_say(e->job, p, "type %s != %s", kind(e->st.stx_mode), kind(dst->stx_mode));
+	} else if (!S_ISDIR(dst->stx_mode)) {
 		struct fcp_at sat = e->src_fd >= 0 ? FCP_AT_FD(e->src_fd)
 						   : FCP_AT_NAME(e->d->src_fd, e->name);
 
-		check_data(e, &dst, p);
-		check_links(e, &dst, p);
-		check_meta(e->job, &e->st, sat, &dst, FCP_AT_NAME(e->d->dst_fd, e->dst_name), p);
+		check_data(e, dst, p, same);
+		check_links(e, dst, p);
+		check_meta(e->job, &e->st, sat, dst, FCP_AT_NAME(e->d->dst_fd, e->dst_name), p);
 	}
 	free(p);
+}
+
+void fcp_check_entry(struct fcp_entry *e)
+{
+	struct statx dst;
+
+	fcp_check_found(e, fcp_check_stat(e, &dst), &dst, -1);
 }
 
 void fcp_check_dir(struct fcp_job *job, struct fcp_dir *d)

@@ -33,6 +33,17 @@
  * when it is finished, fcp_check_dir). */
 void fcp_check_entry(struct fcp_entry *e);
 
+/* fcp_check_entry in two steps: statx e's destination (0 or -errno), then
+ * say every difference given that result r and dst; same is the content's
+ * comparison when made already (1 equal, 0 not), or -1 to make it here. */
+int fcp_check_stat(struct fcp_entry *e, struct statx *dst);
+void fcp_check_found(struct fcp_entry *e, int r, const struct statx *dst, int same);
+
+/* fcp_check_entry for each of n regular files of one directory (e[i].st
+ * their sources' statx), the contents of the small ones read a batch at a
+ * time through io_uring (check_uring.c) where the job allows. */
+void fcp_check_batch(struct fcp_worker *w, struct fcp_entry *e, int n);
+
 /* The finished directory d (both fds usable): say how its metadata
  * differs. */
 void fcp_check_dir(struct fcp_job *job, struct fcp_dir *d);

@@ -120,6 +120,13 @@ static struct fcp_uring *ring_get(struct fcp_worker *w)
 	return u;
 }
 
+struct io_uring *fcp_uring_ring(struct fcp_worker *w)
+{
+	struct fcp_uring *u = ring_get(w);
+
+	return u ? &u->ring : NULL;
+}
+
 const char *fcp_uring_available(void)
 {
 	struct io_uring ring;
@@ -686,6 +693,11 @@ int fcp_uring_batch(struct fcp_worker *w, struct fcp_dir *d, const char **names,
 }
 
 #else /* !HAVE_LIBURING */
+
+struct io_uring *fcp_uring_ring(struct fcp_worker *w)
+{
+	return NULL;
+}
 
 const char *fcp_uring_available(void)
 {

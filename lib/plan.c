@@ -405,6 +405,26 @@ bool fcp_plan_settled(struct fcp_entry *e)
 	return true;
 }
 
+/* --check of a batch: its regular files together (check_uring.c). */
+static int check_batch(struct fcp_worker *w, struct fcp_dir *d, const char **names, int n)
+{
+	struct fcp_entry e[FCP_BATCH_MAX];
+	int left = 0, m = 0;
+
+	for (int i = 0; i < n; i++) {
+		e[m] = (struct fcp_entry){ .w = w, .job = fcp_worker_job(w), .d = d,
+					   .name = names[i], .dst_name = names[i], .src_fd = -1 };
+		/* Anything odd (gone, no longer a file) is the entry path's. */
+		if (fcp_sys_statx(d->src_fd, names[i], AT_SYMLINK_NOFOLLOW, STATX_WANT, &e[m].st) < 0 ||
+		    !S_ISREG(e[m].st.stx_mode))
+			names[left++] = names[i];
+		else
+			m++;
+	}
+	fcp_check_batch(w, e, m);
+	return left;
+}
+
 int fcp_plan_batch(struct fcp_worker *w, struct fcp_dir *d, const char **names, int n)
 {
 	struct fcp_job *job = fcp_worker_job(w);
@@ -413,6 +433,8 @@ int fcp_plan_batch(struct fcp_worker *w, struct fcp_dir *d, const char **names, 
 	/* Under -L a name's stat is its target's: the entry path sorts it. */
 	if (job->o->symlinks == FCP_SYMLINKS_FOLLOW)
 		return n;
+	if (job->o->check)
+		return check_batch(w, d, names, n);
 	for (int i = 0; i < n; i++) {
 		struct fcp_entry e = { .w = w, .job = job, .d = d, .name = names[i],
 				       .dst_name = names[i], .src_fd = -1 };

@@ -41,13 +41,16 @@ snap() {
 	done <names 2>/dev/null
 }
 snap >before
-FCP_WRAP="strace -f -qq -o $T/trace -e trace=openat,write,pwrite64,renameat,renameat2,linkat,unlinkat,mkdirat,mknodat,symlinkat,fchmod,fchmodat,fchown,fchownat,utimensat,fsetxattr,setxattr,lsetxattr,fremovexattr,lremovexattr,io_uring_enter" \
+FCP_WRAP="strace -f -qq -o $T/trace -e trace=openat,write,pwrite64,renameat,renameat2,linkat,unlinkat,mkdirat,mknodat,symlinkat,fchmod,fchmodat,fchown,fchownat,utimensat,fsetxattr,setxattr,lsetxattr,fremovexattr,lremovexattr" \
 	run_fcp --check -T src dst
 check_rc 0 "check of an equal copy"
 check_eq "$(cat "$T/out")" "" "an equal copy has no difference lines"
-check_nogrep "O_WRONLY|O_RDWR|O_CREAT|O_TMPFILE|rename|linkat\(|unlinkat|mkdirat|mknodat|symlinkat|chmod|chown|utimensat|setxattr|removexattr|io_uring_enter" "$T/trace"
-# The check read the files (a content check), and left no atime behind.
-check_grep "openat\([0-9]+, \"medium\", O_RDONLY.*O_NOATIME" "$T/trace"
+check_nogrep "O_WRONLY|O_RDWR|O_CREAT|O_TMPFILE|rename|linkat\(|unlinkat|mkdirat|mknodat|symlinkat|chmod|chown|utimensat|setxattr|removexattr" "$T/trace"
+# Small files are opened and read through io_uring (check_uring.c), which
+# strace does not show: the snapshots below (ctime and atime of every name,
+# DEST's included) are what prove that nothing was written.
+# No atime left behind: the sources were read with O_NOATIME (the reads
+# themselves are proven by "content differs" below).
 snap >after
 diff before after >/dev/null || { diff before after | head; fail "--check changed an access time, ctime or inode"; }
 
