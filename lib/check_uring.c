@@ -105,9 +105,9 @@ static void queue(struct io_uring *ring, unsigned idx, bool out, struct io_uring
 
 /*
  * The three rounds for f[0..m), whose buffers are set. The opens are as
- * side_hash's (no atime moves on either side), plus O_NONBLOCK and O_NOCTTY: a name swapped for a FIFO
- * since its statx must not hold the batch (its read comes back short and
- * it goes one by one).
+ * side_hash's (no atime moves on either side), plus O_NONBLOCK and
+ * O_NOCTTY: a name swapped for a FIFO since its statx must not hold the
+ * batch (its read comes back short and it goes one by one).
  */
 static void rounds(struct fcp_job *job, struct io_uring *ring, struct cf *f, int m, bool direct)
 {
@@ -144,7 +144,6 @@ static void rounds(struct fcp_job *job, struct io_uring *ring, struct cf *f, int
 		q += 2;
 	}
 	run(ring, f, q, READ);
-	atomic_fetch_add(&job->c.io_ops, q);
 	q = 0;
 	for (int i = 0; i < m; i++) {
 		struct side *s[2] = { &f[i].in, &f[i].out };
