@@ -32,8 +32,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#define BLOCK 4096u /* a direct read asks for whole blocks */
-
 struct side {
 	int fd;         /* or -errno of its open */
 	ssize_t got;    /* what its read returned */
@@ -140,7 +138,7 @@ static void rounds(struct fcp_job *job, struct io_uring *ring, struct cf *f, int
 		io_uring_prep_read(sqe, f[i].in.fd, f[i].in.buf, len, 0);
 		queue(ring, i, true, &sqe);
 		io_uring_prep_read(sqe, f[i].out.fd, f[i].out.buf,
-				   direct ? (len + BLOCK - 1) & ~(size_t)(BLOCK - 1) : len, 0);
+				   direct ? (len + FCP_DIRECT_ALIGN - 1) & ~(size_t)(FCP_DIRECT_ALIGN - 1) : len, 0);
 		q += 2;
 	}
 	run(ring, f, q, READ);
@@ -181,7 +179,7 @@ static void contents(struct fcp_worker *w, struct cf *f, int n)
 	    !(buf = fcp_worker_verify_buf(w, &cap)))
 		return;
 	/* Sources in the first half, copies (aligned) in the second. */
-	half = cap / 2 & ~(size_t)(BLOCK - 1);
+	half = cap / 2 & ~(size_t)(FCP_DIRECT_ALIGN - 1);
 	while (i < n && !atomic_load(&job->stop)) {
 		struct cf g[FCP_BATCH_MAX];
 		int idx[FCP_BATCH_MAX], m = 0;
@@ -189,7 +187,7 @@ static void contents(struct fcp_worker *w, struct cf *f, int n)
 
 		for (; i < n; i++) {
 			size_t len = f[i].e->st.stx_size;
-			size_t need = (len + BLOCK - 1) & ~(size_t)(BLOCK - 1);
+			size_t need = (len + FCP_DIRECT_ALIGN - 1) & ~(size_t)(FCP_DIRECT_ALIGN - 1);
 
 			if (!batched(job, &f[i]))
 				continue;

@@ -24,7 +24,6 @@
 #include <errno.h>
 #include <unistd.h>
 
-#define DIRECT_ALIGN 4096
 
 bool fcp_direct_wanted(const struct fcp_job *job, int fd, uint64_t size, uint64_t allocated)
 {
@@ -60,7 +59,7 @@ ssize_t fcp_direct_pread(struct fcp_xfer *x, char *buf, size_t len, off_t off)
 	size_t done = 0;
 
 	while (done < len) {
-		size_t want = (len - done + DIRECT_ALIGN - 1) & ~(size_t)(DIRECT_ALIGN - 1);
+		size_t want = (len - done + FCP_DIRECT_ALIGN - 1) & ~(size_t)(FCP_DIRECT_ALIGN - 1);
 		ssize_t n = fcp_sys_pread(x->in, buf + done, want, off + (off_t)done);
 
 		if (n == -EINVAL) {
@@ -74,7 +73,7 @@ ssize_t fcp_direct_pread(struct fcp_xfer *x, char *buf, size_t len, off_t off)
 		/* A count that is not a whole number of blocks ends at the end
 		 * of the file; a whole one may be short for other reasons, and
 		 * the next read starts aligned. */
-		if (n == 0 || n % DIRECT_ALIGN)
+		if (n == 0 || n % FCP_DIRECT_ALIGN)
 			break;
 	}
 	return done < len ? (ssize_t)done : (ssize_t)len;

@@ -53,10 +53,9 @@ struct fcp_uring {
 	char *varena; /* --verify: aligned read-back buffers of one round */
 };
 
-/* Each file's read-back asks for whole pages, one byte past its size
- * included (a copy longer than its source shows). */
-#define VERIFY_ALIGN 4096u
-#define VARENA_SIZE (ARENA_SIZE + FCP_BATCH_MAX * VERIFY_ALIGN)
+/* Each file's read-back asks for whole blocks (FCP_DIRECT_ALIGN), one byte
+ * past its size included (a copy longer than its source shows). */
+#define VARENA_SIZE (ARENA_SIZE + FCP_BATCH_MAX * FCP_DIRECT_ALIGN)
 
 struct small {
 	const char *name;
@@ -549,11 +548,11 @@ static void round_verify(struct fcp_worker *w, struct io_uring *ring, struct fcp
 	for (int i = 0; i < n; i++)
 		if (f[i].out >= 0 && !f[i].err)
 			fcp_sys_writeback_start(f[i].out, 0, 0);
-	if (!u->varena && posix_memalign((void **)&u->varena, VERIFY_ALIGN, VARENA_SIZE))
+	if (!u->varena && posix_memalign((void **)&u->varena, FCP_DIRECT_ALIGN, VARENA_SIZE))
 		u->varena = NULL;
 	for (int i = 0; i < n; i++) {
 		struct small *s = &f[i];
-		size_t len = ((size_t)s->got + VERIFY_ALIGN) & ~(size_t)(VERIFY_ALIGN - 1);
+		size_t len = ((size_t)s->got + FCP_DIRECT_ALIGN) & ~(size_t)(FCP_DIRECT_ALIGN - 1);
 
 		s->direct = 0;
 		if (s->out < 0 || s->err || !u->varena)
@@ -578,7 +577,7 @@ static void round_verify(struct fcp_worker *w, struct io_uring *ring, struct fcp
 		char *back = u->varena + used;
 
 		if (s->direct == 1) {
-			used += ((size_t)s->got + VERIFY_ALIGN) & ~(size_t)(VERIFY_ALIGN - 1);
+			used += ((size_t)s->got + FCP_DIRECT_ALIGN) & ~(size_t)(FCP_DIRECT_ALIGN - 1);
 			fcp_sys_set_direct(s->out, false);
 			if (s->vgot == s->got && !memcmp(back, s->buf, (size_t)s->got)) {
 				fcp_verify_count(fcp_worker_job(w), (uint64_t)s->got, false);

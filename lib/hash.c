@@ -17,7 +17,6 @@ bool fcp_hash_available(void)
 	return true;
 }
 
-#define DIRECT_ALIGN 4096
 
 int fcp_hash_fd(const struct fcp_job *job, int fd, uint64_t len, void *buf, size_t cap,
 		bool direct, struct fcp_hash *out)
@@ -36,12 +35,12 @@ int fcp_hash_fd(const struct fcp_job *job, int fd, uint64_t len, void *buf, size
 		/* Reads to compare are reads all the same: --bwlimit and
 		 * --iolimit hold for --check, --checksum and --dedup too. */
 		if (job)
-			want = fcp_limit_read(job, want, len - off, direct ? DIRECT_ALIGN : 0);
+			want = fcp_limit_read(job, want, len - off, direct ? FCP_DIRECT_ALIGN : 0);
 		/* A full read or the end of the file: a short count is never
 		 * taken for the end (sys.c); a direct one asks for whole
 		 * blocks and may be short only there. */
-		n = direct ? fcp_sys_pread(fd, buf, (want + DIRECT_ALIGN - 1) &
-						     ~(size_t)(DIRECT_ALIGN - 1), (off_t)off)
+		n = direct ? fcp_sys_pread(fd, buf, (want + FCP_DIRECT_ALIGN - 1) &
+						     ~(size_t)(FCP_DIRECT_ALIGN - 1), (off_t)off)
 			   : fcp_sys_pread_full(fd, buf, want, (off_t)off);
 		if (n == -EINVAL && direct) {
 			direct = false;

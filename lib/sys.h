@@ -106,6 +106,10 @@ int fcp_sys_cached_pages(int fd, off_t off, off_t len, uint64_t *pages);
  * reads: no extent, or one not yet placed (delayed allocation) or not a
  * place on the device (inline, encoded, unknown). */
 int fcp_sys_first_extent(int fd, uint64_t *phys);
+
+/* O_DIRECT asks for whole blocks, at aligned offsets, into aligned
+ * buffers: 4096 bytes covers the logical block sizes met (512, 4096). */
+#define FCP_DIRECT_ALIGN 4096u
 /* Turn O_DIRECT on or off for an open file (-EINVAL: not on this
  * filesystem). */
 int fcp_sys_set_direct(int fd, bool on);

@@ -13,7 +13,6 @@
 #include <string.h>
 
 #define W FCP_VERIFY_WINDOW
-#define DIRECT_ALIGN 4096
 
 int fcp_vsum_init(struct fcp_vsum *s, uint64_t size)
 {
@@ -190,8 +189,8 @@ static int read_windows(const struct fcp_job *job, int fd, char *buf, size_t cap
 	fcp_vstream_begin(&v, sum, 0);
 	while (off < size && !v.err) {
 		size_t want = fcp_limit_read(job, size - off < cap ? (size_t)(size - off) : cap,
-					     size - off, direct ? DIRECT_ALIGN : 0);
-		size_t len = direct ? (want + DIRECT_ALIGN - 1) & ~(size_t)(DIRECT_ALIGN - 1) : want;
+					     size - off, direct ? FCP_DIRECT_ALIGN : 0);
+		size_t len = direct ? (want + FCP_DIRECT_ALIGN - 1) & ~(size_t)(FCP_DIRECT_ALIGN - 1) : want;
 		ssize_t n = direct ? fcp_sys_pread(fd, buf, len, (off_t)off)
 				   : fcp_sys_pread_full(fd, buf, len, (off_t)off);
 
