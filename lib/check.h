@@ -39,10 +39,13 @@ void fcp_check_entry(struct fcp_entry *e);
 int fcp_check_stat(struct fcp_entry *e, struct statx *dst);
 void fcp_check_found(struct fcp_entry *e, int r, const struct statx *dst, int same);
 
-/* fcp_check_entry for each of n regular files of one directory (e[i].st
- * their sources' statx), the contents of the small ones read a batch at a
- * time through io_uring (check_uring.c) where the job allows. */
-void fcp_check_batch(struct fcp_worker *w, struct fcp_entry *e, int n);
+/* For n regular files of one directory (e[i].st their sources' statx):
+ * statx each destination (dst[i], result r[i] as fcp_check_stat's) and
+ * compare the contents of the small ones that match in size a batch at a
+ * time through io_uring (check_uring.c), where the job allows: same[i] is
+ * 1 equal, 0 not, -1 not compared (read it one by one). */
+void fcp_compare_batch(struct fcp_worker *w, struct fcp_entry *e, int n, struct statx *dst,
+		       int *r, int *same);
 
 /* The finished directory d (both fds usable): say how its metadata
  * differs. */

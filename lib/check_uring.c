@@ -1,6 +1,6 @@
 /*
- * check_uring.c - --check of a directory's small files, a batch at a time
- * (check.h).
+ * check_uring.c - the contents of a directory's small files compared with
+ * their copies a batch at a time, for --check and --checksum (check.h).
  *
  * One by one (plan.c's side_hash), each file costs an open, a read that
  * waits for the device and a close on each side, in turn: two waits and
@@ -172,7 +172,9 @@ static void contents(struct fcp_worker *w, struct cf *f, int n)
 	struct io_uring *ring;
 	size_t cap, half;
 	char *buf;
-	bool direct = job->o->direct_read != FCP_DIRECT_NEVER && !atomic_load(&job->check_buffered);
+	/* DEST from its storage for --check, as side_hash reads it. */
+	bool direct = job->o->check && job->o->direct_read != FCP_DIRECT_NEVER &&
+		      !atomic_load(&job->check_buffered);
 	int i = 0;
 
 	if (job->o->no_io_uring || !atomic_load(&job->uring_ok) || !(ring = fcp_uring_ring(w)) ||
@@ -212,7 +214,8 @@ static void contents(struct fcp_worker *w, struct cf *f, int n)
 }
 #endif
 
-void fcp_check_batch(struct fcp_worker *w, struct fcp_entry *e, int n)
+void fcp_compare_batch(struct fcp_worker *w, struct fcp_entry *e, int n, struct statx *dst,
+		       int *r, int *same)
 {
 	struct cf f[FCP_BATCH_MAX];
 
@@ -222,6 +225,9 @@ void fcp_check_batch(struct fcp_worker *w, struct fcp_entry *e, int n)
 		f[i].same = -1;
 	}
 	contents(w, f, n);
-	for (int i = 0; i < n; i++)
-		fcp_check_found(&e[i], f[i].r, &f[i].dst, f[i].same);
+	for (int i = 0; i < n; i++) {
+		dst[i] = f[i].dst;
+		r[i] = f[i].r;
+		same[i] = f[i].same;
+	}
 }

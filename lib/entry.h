@@ -30,6 +30,9 @@ struct fcp_entry {
 				   clone from, -2 cloned from it, or -1
 				   (fcp_dedup_settled) */
 	int attempt;            /* retries of it so far (limiter.h) */
+	signed char content;    /* --checksum: its content compared already
+				   (fcp_compare_batch): 1 equal, -1 not; 0
+				   not yet */
 };
 
 /* file.c: copy a regular file; e->src_fd is open (and closed here). */

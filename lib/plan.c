@@ -182,6 +182,8 @@ bool fcp_plan_data_same(struct fcp_entry *e, const struct statx *dst)
 		if (st->stx_size != dst->stx_size)
 			return false;
 		/* Any error reading either side says no. */
+		if (e->job->o->checksum && e->content)
+			return e->content > 0;
 		return e->job->o->checksum ? fcp_plan_content(e, dst) == 1
 					   : same_time(&st->stx_mtime, &dst->stx_mtime);
 	case S_IFLNK:
@@ -405,10 +407,15 @@ bool fcp_plan_settled(struct fcp_entry *e)
 	return true;
 }
 
-/* --check of a batch: its regular files together (check_uring.c). */
-static int check_batch(struct fcp_worker *w, struct fcp_dir *d, const char **names, int n)
+/* --check and --checksum of a batch: the contents of its regular files
+ * compared together (check_uring.c), then each planned or checked as one
+ * by one. Names left for the entry path are returned, as below. */
+static int compare_batch(struct fcp_worker *w, struct fcp_dir *d, const char **names, int n)
 {
 	struct fcp_entry e[FCP_BATCH_MAX];
+	struct statx dst[FCP_BATCH_MAX];
+	int r[FCP_BATCH_MAX], same[FCP_BATCH_MAX];
+	const char *mine[FCP_BATCH_MAX];
 	int left = 0, m = 0;
 
 	for (int i = 0; i < n; i++) {
@@ -419,9 +426,18 @@ static int check_batch(struct fcp_worker *w, struct fcp_dir *d, const char **nam
 		    !S_ISREG(e[m].st.stx_mode))
 			names[left++] = names[i];
 		else
-			m++;
+			mine[m++] = names[i];
 	}
-	fcp_check_batch(w, e, m);
+	fcp_compare_batch(w, e, m, dst, r, same);
+	for (int i = 0; i < m; i++) {
+		if (fcp_worker_job(w)->o->check) {
+			fcp_check_found(&e[i], r[i], &dst[i], same[i]);
+			continue;
+		}
+		e[i].content = same[i] < 0 ? 0 : same[i] ? 1 : -1;
+		if (!fcp_plan_settled(&e[i]))
+			names[left++] = mine[i];
+	}
 	return left;
 }
 
@@ -433,8 +449,8 @@ int fcp_plan_batch(struct fcp_worker *w, struct fcp_dir *d, const char **names, 
 	/* Under -L a name's stat is its target's: the entry path sorts it. */
 	if (job->o->symlinks == FCP_SYMLINKS_FOLLOW)
 		return n;
-	if (job->o->check)
-		return check_batch(w, d, names, n);
+	if (job->o->check || job->o->checksum)
+		return compare_batch(w, d, names, n);
 	for (int i = 0; i < n; i++) {
 		struct fcp_entry e = { .w = w, .job = job, .d = d, .name = names[i],
 				       .dst_name = names[i], .src_fd = -1 };
