@@ -181,9 +181,9 @@ bool fcp_plan_data_same(struct fcp_entry *e, const struct statx *dst)
 	case S_IFREG:
 		if (st->stx_size != dst->stx_size)
 			return false;
-		/* Any error reading either side says no. */
-		if (e->job->o->checksum && e->content)
+		if (e->job->o->checksum && e->content) /* compared in a batch */
 			return e->content > 0;
+		/* Any error reading either side says no. */
 		return e->job->o->checksum ? fcp_plan_content(e, dst) == 1
 					   : same_time(&st->stx_mtime, &dst->stx_mtime);
 	case S_IFLNK:
