@@ -27,10 +27,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 struct side {
 	int fd;         /* or -errno of its open */
@@ -62,37 +59,29 @@ static bool batched(const struct fcp_job *job, const struct cf *f)
 
 enum round { OPEN, READ, CLOSE };
 
-/* Submit what is queued and wait for all n completions of round k (each
- * tagged with its file and side), kept in the side. */
+struct reap {
+	struct cf *f;
+	enum round k;
+};
+
+/* A completion of round k, tagged with its file and side, kept there. */
+static void on_cqe(void *ctx, uint64_t data, int res)
+{
+	struct reap *x = ctx;
+	struct cf *c = &x->f[data >> 1];
+	struct side *s = data & 1 ? &c->out : &c->in;
+
+	if (x->k == OPEN)
+		s->fd = res;
+	else if (x->k == READ)
+		s->got = res;
+}
+
 static void run(struct io_uring *ring, struct cf *f, unsigned n, enum round k)
 {
-	unsigned seen = 0;
+	struct reap x = { f, k };
 
-	while (seen < n) {
-		struct io_uring_cqe *cqe;
-		unsigned head, got = 0;
-		int r = io_uring_submit_and_wait(ring, 1);
-
-		/* As engine_uring.c's ring_run: requests in flight on a broken
-		 * ring cannot be accounted for; stopping is the only safe way. */
-		if (r < 0 && r != -EINTR && r != -EAGAIN && r != -EBUSY) {
-			fprintf(stderr, "fastcp: io_uring failed: %s\n", strerror(-r));
-			abort();
-		}
-		io_uring_for_each_cqe(ring, head, cqe) {
-			uint64_t data = io_uring_cqe_get_data64(cqe);
-			struct cf *c = &f[data >> 1];
-			struct side *s = data & 1 ? &c->out : &c->in;
-
-			if (k == OPEN)
-				s->fd = cqe->res;
-			else if (k == READ)
-				s->got = cqe->res;
-			got++;
-		}
-		io_uring_cq_advance(ring, got);
-		seen += got;
-	}
+	fcp_uring_wait(ring, n, on_cqe, &x);
 }
 
 static void queue(struct io_uring *ring, unsigned idx, bool out, struct io_uring_sqe **sqe)

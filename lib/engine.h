@@ -170,9 +170,15 @@ int fcp_uring_batch(struct fcp_worker *w, struct fcp_dir *d, const char **names,
 		    bool *back, uint64_t *where);
 /* NULL when io_uring batches can run here, else why not (a sentence). */
 const char *fcp_uring_available(void);
+struct io_uring;
 /* The worker's ring, made on first use (check_uring.c shares it), or NULL:
  * no io_uring here. Only ever one batch at a time uses it. */
 struct io_uring *fcp_uring_ring(struct fcp_worker *w);
+/* Submit what is queued on ring and wait for all expect completions, each
+ * given to cb with its user data and result (a broken ring stops the
+ * process: requests in flight could not be accounted for). */
+void fcp_uring_wait(struct io_uring *ring, unsigned expect,
+		    void (*cb)(void *ctx, uint64_t data, int res), void *ctx);
 /* Release a worker's ring (the pointer from fcp_worker_uring_slot). */
 void fcp_uring_worker_free(void *u);
 

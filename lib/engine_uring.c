@@ -160,26 +160,19 @@ static struct io_uring_sqe *sqe_for(struct io_uring *ring, unsigned idx, unsigne
 	return sqe;
 }
 
-typedef void (*cqe_fn)(struct small *s, unsigned tag, int res);
-
 /*
- * Submit the queued ops and collect all `expect` completions into cb; it
+ * Submit the queued ops and give all `expect` completions to cb; it
  * returns only when nothing of this round is in flight, so no completion
  * can ever be read as another round's. Transient refusals (EINTR, EAGAIN,
  * EBUSY: the kernel is short of resources) are waited out. Anything else
  * would mean a broken ring with requests still in flight, which this
  * process cannot account for safely: it stops rather than guess.
  */
-/* The job whose batch this worker runs: its requests are counted as I/O
- * operations of the summary (set by fcp_uring_batch). */
-static _Thread_local struct fcp_job *counted_job;
-
-static void ring_run(struct io_uring *ring, unsigned expect, struct small *files, cqe_fn cb)
+void fcp_uring_wait(struct io_uring *ring, unsigned expect,
+		    void (*cb)(void *ctx, uint64_t data, int res), void *ctx)
 {
 	unsigned seen = 0;
 
-	if (counted_job)
-		atomic_fetch_add(&counted_job->c.io_ops, expect);
 	while (seen < expect) {
 		struct io_uring_cqe *cqe;
 		unsigned head, got = 0;
@@ -191,13 +184,31 @@ static void ring_run(struct io_uring *ring, unsigned expect, struct small *files
 			abort();
 		}
 		io_uring_for_each_cqe(ring, head, cqe) {
-			uint64_t data = io_uring_cqe_get_data64(cqe);
-			cb(&files[(uint32_t)data], (unsigned)(data >> 32), cqe->res);
+			cb(ctx, io_uring_cqe_get_data64(cqe), cqe->res);
 			got++;
 		}
 		io_uring_cq_advance(ring, got);
 		seen += got;
 	}
+}
+
+/* The job whose batch this worker runs: its requests are counted as I/O
+ * operations of the summary (set by fcp_uring_batch). */
+static _Thread_local struct fcp_job *counted_job;
+
+static void on_cqe(struct small *s, unsigned tag, int res);
+
+/* A completion's data: the op's tag, and its file's index in files. */
+static void small_cqe(void *files, uint64_t data, int res)
+{
+	on_cqe(&((struct small *)files)[(uint32_t)data], (unsigned)(data >> 32), res);
+}
+
+static void ring_run(struct io_uring *ring, unsigned expect, struct small *files)
+{
+	if (counted_job)
+		atomic_fetch_add(&counted_job->c.io_ops, expect);
+	fcp_uring_wait(ring, expect, small_cqe, files);
 }
 
 enum {
@@ -338,7 +349,7 @@ static void rounds_open(struct io_uring *ring, struct fcp_job *job, struct fcp_d
 				     O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC | nofollow |
 				     (job->is_root ? O_NOATIME : 0), 0);
 	fcp_limit_take(job, 0, n); /* --iolimit: every request counts */
-	ring_run(ring, n, f, on_cqe);
+	ring_run(ring, n, f);
 	for (int i = 0; i < n; i++)
 		if (f[i].in >= 0)
 			f[i].back |= fcp_sys_statx(f[i].in, "", AT_EMPTY_PATH, STATX_BASIC_STATS,
@@ -373,7 +384,7 @@ static void round_prefetch(struct io_uring *ring, const struct fcp_job *job, str
 	}
 	if (k) {
 		fcp_limit_take(job, 0, k);
-		ring_run(ring, k, f, on_cqe);
+		ring_run(ring, k, f);
 	}
 }
 
@@ -436,7 +447,7 @@ static void round_read(struct fcp_worker *w, struct io_uring *ring, struct fcp_d
 		bytes += f[i].st.stx_size;
 	}
 	fcp_limit_take(job, bytes, 2 * n);
-	ring_run(ring, 2 * n, f, on_cqe);
+	ring_run(ring, 2 * n, f);
 	for (int i = 0; i < n; i++) {
 		struct small *s = &f[i];
 		if (!s->back && s->err) {
@@ -570,7 +581,7 @@ static void round_verify(struct fcp_worker *w, struct io_uring *ring, struct fcp
 		k++;
 	}
 	fcp_limit_take(fcp_worker_job(w), 0, k);
-	ring_run(ring, k, f, on_cqe);
+	ring_run(ring, k, f);
 	used = 0;
 	for (int i = 0; i < n; i++) {
 		struct small *s = &f[i];
@@ -607,7 +618,7 @@ static void rounds_data(struct fcp_worker *w, struct io_uring *ring, struct fcp_
 		}
 	}
 	fcp_limit_take(job, 0, k);
-	ring_run(ring, k, f, on_cqe);
+	ring_run(ring, k, f);
 	if (job->o->verify)
 		round_verify(w, ring, d, f, n);
 	k = 0;
@@ -626,7 +637,7 @@ static void rounds_data(struct fcp_worker *w, struct io_uring *ring, struct fcp_
 		k++;
 	}
 	fcp_limit_take(job, 0, k);
-	ring_run(ring, k, f, on_cqe);
+	ring_run(ring, k, f);
 	for (int i = 0; i < n; i++)
 		if (f[i].tmp.name[0] || f[i].tmp.unnamed || f[i].tmp.final)
 			finish(w, d, &f[i]);
