@@ -136,6 +136,7 @@ check_rc 2 "one operand without --manifest"
 rm -rf ev ev/dst && mkdir -p ev/src ev/dst
 echo a >ev/src/same; echo a >ev/dst/same; echo b >ev/src/f; echo c >ev/dst/f; echo g >ev/src/g
 touch -r ev/src/same ev/dst/same
+touch -r ev/src/f ev/dst/f # content alone differs (two echos may fall in two clock ticks)
 run_fcp --check --events "$T/events" -T ev/src ev/dst
 check_rc 1 "check with differences, events"
 check_grep "^{\"event\":\"difference\",.*\"what\":\"content differs\",\"path\":\"ev/dst/f\"}" "$T/events"
