@@ -33,6 +33,8 @@ struct fcp_entry {
 	signed char content;    /* --checksum: its content compared already
 				   (fcp_compare_batch): 1 equal, -1 not; 0
 				   not yet */
+	const struct statx *dst_st; /* and the destination's statx it was
+				   compared by, or NULL */
 };
 
 /* file.c: copy a regular file; e->src_fd is open (and closed here). */

@@ -255,8 +255,11 @@ enum fcp_action fcp_plan_entry(struct fcp_entry *e)
 
 	if (!fcp_plan_looks(e->job, e->d) || e->d->dst_fd < 0)
 		return FCP_ACT_COPY;
-	/* Any error but "nothing there" is the copy's to meet and report. */
-	if (fcp_sys_statx(e->d->dst_fd, e->dst_name, AT_SYMLINK_NOFOLLOW, STATX_WANT, &dst) < 0)
+	/* Any error but "nothing there" is the copy's to meet and report.
+	 * A batch's content decision goes with the statx it was made by. */
+	if (e->dst_st)
+		dst = *e->dst_st;
+	else if (fcp_sys_statx(e->d->dst_fd, e->dst_name, AT_SYMLINK_NOFOLLOW, STATX_WANT, &dst) < 0)
 		return FCP_ACT_COPY;
 	e->dst_mode = dst.stx_mode;
 	e->dst_ino = dst.stx_ino;
@@ -435,6 +438,7 @@ static int compare_batch(struct fcp_worker *w, struct fcp_dir *d, const char **n
 			continue;
 		}
 		e[i].content = same[i] < 0 ? 0 : same[i] ? 1 : -1;
+		e[i].dst_st = r[i] == 0 ? &dst[i] : NULL;
 		if (!fcp_plan_settled(&e[i]))
 			names[left++] = mine[i];
 	}
