@@ -46,6 +46,12 @@ struct cf {
 #ifdef HAVE_LIBURING
 #include <liburing.h>
 
+/* A direct read asks for whole blocks. */
+static size_t whole_blocks(size_t len)
+{
+	return (len + FCP_DIRECT_ALIGN - 1) & ~(size_t)(FCP_DIRECT_ALIGN - 1);
+}
+
 /* Does the content of f go through the batch? */
 static bool batched(const struct fcp_job *job, const struct cf *f)
 {
@@ -127,7 +133,7 @@ static void rounds(struct fcp_job *job, struct io_uring *ring, struct cf *f, int
 		io_uring_prep_read(sqe, f[i].in.fd, f[i].in.buf, len, 0);
 		queue(ring, i, true, &sqe);
 		io_uring_prep_read(sqe, f[i].out.fd, f[i].out.buf,
-				   direct ? (len + FCP_DIRECT_ALIGN - 1) & ~(size_t)(FCP_DIRECT_ALIGN - 1) : len, 0);
+				   direct ? whole_blocks(len) : len, 0);
 		q += 2;
 	}
 	run(ring, f, q, READ);
@@ -178,7 +184,7 @@ static void contents(struct fcp_worker *w, struct cf *f, int n)
 
 		for (; i < n; i++) {
 			size_t len = f[i].e->st.stx_size;
-			size_t need = (len + FCP_DIRECT_ALIGN - 1) & ~(size_t)(FCP_DIRECT_ALIGN - 1);
+			size_t need = whole_blocks(len);
 
 			if (!batched(job, &f[i]))
 				continue;

@@ -410,20 +410,22 @@ bool fcp_plan_settled(struct fcp_entry *e)
 	return true;
 }
 
-/* --check and --checksum of a batch: the contents of its regular files
- * compared together (check_uring.c), then each planned or checked as one
- * by one. Names left for the entry path are returned, as below. */
-static int compare_batch(struct fcp_worker *w, struct fcp_dir *d, const char **names, int n)
+int fcp_plan_batch(struct fcp_worker *w, struct fcp_dir *d, const char **names, int n)
 {
+	struct fcp_job *job = fcp_worker_job(w);
 	struct fcp_entry e[FCP_BATCH_MAX];
 	struct statx dst[FCP_BATCH_MAX];
 	int r[FCP_BATCH_MAX], same[FCP_BATCH_MAX];
 	const char *mine[FCP_BATCH_MAX];
+	bool compare = job->o->check || job->o->checksum;
 	int left = 0, m = 0;
 
+	/* Under -L a name's stat is its target's: the entry path sorts it. */
+	if (job->o->symlinks == FCP_SYMLINKS_FOLLOW)
+		return n;
 	for (int i = 0; i < n; i++) {
-		e[m] = (struct fcp_entry){ .w = w, .job = fcp_worker_job(w), .d = d,
-					   .name = names[i], .dst_name = names[i], .src_fd = -1 };
+		e[m] = (struct fcp_entry){ .w = w, .job = job, .d = d, .name = names[i],
+					   .dst_name = names[i], .src_fd = -1 };
 		/* Anything odd (gone, no longer a file) is the entry path's. */
 		if (fcp_sys_statx(d->src_fd, names[i], AT_SYMLINK_NOFOLLOW, STATX_WANT, &e[m].st) < 0 ||
 		    !S_ISREG(e[m].st.stx_mode))
@@ -431,38 +433,21 @@ static int compare_batch(struct fcp_worker *w, struct fcp_dir *d, const char **n
 		else
 			mine[m++] = names[i];
 	}
-	fcp_compare_batch(w, e, m, dst, r, same);
+	/* --check and --checksum: the contents compared together first
+	 * (check_uring.c), each entry then checked or planned as one by one. */
+	if (compare)
+		fcp_compare_batch(w, e, m, dst, r, same);
 	for (int i = 0; i < m; i++) {
-		if (fcp_worker_job(w)->o->check) {
+		if (job->o->check) {
 			fcp_check_found(&e[i], r[i], &dst[i], same[i]);
 			continue;
 		}
-		e[i].content = same[i] < 0 ? 0 : same[i] ? 1 : -1;
-		e[i].dst_st = r[i] == 0 ? &dst[i] : NULL;
+		if (compare) {
+			e[i].content = same[i] < 0 ? 0 : same[i] ? 1 : -1;
+			e[i].dst_st = r[i] == 0 ? &dst[i] : NULL;
+		}
 		if (!fcp_plan_settled(&e[i]))
 			names[left++] = mine[i];
-	}
-	return left;
-}
-
-int fcp_plan_batch(struct fcp_worker *w, struct fcp_dir *d, const char **names, int n)
-{
-	struct fcp_job *job = fcp_worker_job(w);
-	int left = 0;
-
-	/* Under -L a name's stat is its target's: the entry path sorts it. */
-	if (job->o->symlinks == FCP_SYMLINKS_FOLLOW)
-		return n;
-	if (job->o->check || job->o->checksum)
-		return compare_batch(w, d, names, n);
-	for (int i = 0; i < n; i++) {
-		struct fcp_entry e = { .w = w, .job = job, .d = d, .name = names[i],
-				       .dst_name = names[i], .src_fd = -1 };
-
-		/* Anything odd (gone, no longer a file) is the entry path's. */
-		if (fcp_sys_statx(d->src_fd, names[i], AT_SYMLINK_NOFOLLOW, STATX_WANT, &e.st) < 0 ||
-		    !S_ISREG(e.st.stx_mode) || !fcp_plan_settled(&e))
-			names[left++] = names[i];
 	}
 	return left;
 }
