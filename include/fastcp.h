@@ -295,11 +295,16 @@ struct fcp_dist {
  * nothing left to do (until it is given more)? */
 bool fcp_dist_idle(struct fcp_job *job);
 /* Take up to max units of queued work (directories to read, batches of
- * files) away from this rank, packed into *buf (malloc'd, *len bytes) for
+ * files, else parts of large files being copied) away from this rank, packed into *buf (malloc'd, *len bytes) for
  * another: how many (0: none to give). */
 int fcp_dist_give(struct fcp_job *job, int max, char **buf, size_t *len);
 /* Queue here the units another rank gave; 0 or -errno. */
 int fcp_dist_take(struct fcp_job *job, const char *buf, size_t len);
+/* A part of another rank's large file copied here, its result to be
+ * sent to rank *to (*buf malloc'd, *len bytes): 1, or 0 when none is
+ * left. And on that rank: apply it (0, or -EINVAL: not from this build). */
+int fcp_dist_results(struct fcp_job *job, int *to, char **buf, size_t *len);
+int fcp_dist_result(struct fcp_job *job, const char *buf, size_t len);
 /* Every rank is idle: this rank's workers finish the phase. */
 void fcp_dist_end(struct fcp_job *job);
 

@@ -22,6 +22,7 @@
  * taken again, and the prefix of chunks done is recorded as it grows,
  * each time after an fdatasync of the file.
  */
+#include "chunk.h"
 #include "dest.h"
 #include "engine.h"
 #include "entry.h"
@@ -35,7 +36,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#define CHUNK_SIZE ((off_t)32 << 20)
+#define CHUNK_SIZE FCP_CHUNK_SIZE
 _Static_assert(FCP_LARGE_MIN >= 2 * CHUNK_SIZE, "a large file has two chunks at least");
 _Static_assert(FCP_RESUME_MIN >= FCP_LARGE_MIN, "a resumable file is copied in chunks");
 
@@ -57,7 +58,13 @@ struct fcp_bigfile {
 	struct fcp_hl_entry *hl;
 	pthread_mutex_t wlock;  /* x.wlock: one runner writes at a time */
 	int chunks;
-	atomic_int next;        /* the next chunk nobody took yet */
+	/* The chunks nobody took yet: [next, end), next in the low 32 bits.
+	 * One word, so that a range split off for another rank (the top
+	 * of it) can never also be taken here. */
+	atomic_ullong span;
+	int owner;              /* -1; on a rank copying a range for another:
+				   that rank, and id, its name for the file */
+	uint64_t id;
 	atomic_int runners;     /* runners not finished yet */
 	atomic_int err;         /* first error, 0 if none */
 	atomic_llong eof;       /* where the source ended, if early: it shrank */
@@ -76,6 +83,39 @@ struct fcp_bigfile {
 
 static void run(struct fcp_worker *w, struct fcp_bigfile *b);
 static void leave(struct fcp_worker *w, struct fcp_bigfile *b);
+
+static unsigned long long span_of(int next, int end)
+{
+	return (unsigned long long)(unsigned)end << 32 | (unsigned)next;
+}
+
+static int span_next(unsigned long long v)
+{
+	return (int)(v & 0xffffffffu);
+}
+
+static int span_end(unsigned long long v)
+{
+	return (int)(v >> 32);
+}
+
+/* The next chunk nobody took, taken; -1 when none is left. */
+static int take(struct fcp_bigfile *b)
+{
+	unsigned long long v = atomic_load(&b->span);
+
+	while (span_next(v) < span_end(v))
+		if (atomic_compare_exchange_weak(&b->span, &v, v + 1))
+			return span_next(v);
+	return -1;
+}
+
+static int untaken(struct fcp_bigfile *b)
+{
+	unsigned long long v = atomic_load(&b->span);
+
+	return span_end(v) - span_next(v);
+}
 
 /* --resume: start after the chunks the record found says are done, and
  * record from there on (if the file is to be recorded at all). */
@@ -114,7 +154,7 @@ static void resume_from(struct fcp_bigfile *b, const struct fcp_resume *rs)
 		return;
 	for (int i = 0; i < first && i < b->chunks; i++)
 		atomic_init(&b->done[i], true);
-	atomic_init(&b->next, first);
+	atomic_init(&b->span, span_of(first, b->chunks));
 	b->prefix = b->recorded = first;
 	pthread_mutex_init(&b->rlock, NULL);
 	if (b->e.vsum && first > 0)
@@ -147,6 +187,8 @@ bool fcp_chunk_start(struct fcp_entry *e, const struct fcp_xfer *x, struct fcp_h
 	if (b->tmp.final) /* the entry's name goes away when it returns */
 		b->tmp.final = b->e.dst_name;
 	b->chunks = (int)((x->size + CHUNK_SIZE - 1) / CHUNK_SIZE);
+	atomic_init(&b->span, span_of(0, b->chunks));
+	b->owner = -1;
 	b->e.vsum = NULL;
 	if (e->job->o->verify) {
 		if (fcp_vsum_init(&b->sum, (uint64_t)x->size) < 0) {
@@ -163,8 +205,8 @@ bool fcp_chunk_start(struct fcp_entry *e, const struct fcp_xfer *x, struct fcp_h
 		resume_from(b, rs);
 	/* Helpers only for the CPUs no runner uses yet (this one counts). */
 	helpers = e->job->cpus - atomic_load(&e->job->chunk_runners) - 1;
-	if (helpers > b->chunks - atomic_load(&b->next) - 1)
-		helpers = b->chunks - atomic_load(&b->next) - 1;
+	if (helpers > untaken(b) - 1)
+		helpers = untaken(b) - 1;
 	if (helpers > fcp_sched_threads(e->job) - 1)
 		helpers = fcp_sched_threads(e->job) - 1;
 	if (helpers < 0)
@@ -186,6 +228,7 @@ bool fcp_chunk_start(struct fcp_entry *e, const struct fcp_xfer *x, struct fcp_h
 		it->ctx = b;
 		fcp_sched_push(e->w, it);
 	}
+	fcp_dist_chunk_add(e->job, b);
 	run(e->w, b);
 	return true;
 }
@@ -210,11 +253,28 @@ static void keep(struct fcp_bigfile *b, int err)
 	fcp_hl_done(e->w, b->hl, false);
 }
 
+/* A range copied here for another rank: its result goes back. */
+static void land_range(struct fcp_bigfile *b)
+{
+	fcp_dist_chunk_result(b->e.job, b->owner, b->id, atomic_load(&b->bytes),
+			      atomic_load(&b->err), atomic_load(&b->eof));
+	close(b->x.in);
+	close(b->x.out);
+	pthread_mutex_destroy(&b->wlock);
+	free(b);
+}
+
 static void land_last(struct fcp_worker *w, struct fcp_bigfile *b)
 {
 	struct fcp_dir *d = b->e.d;
 	int err = atomic_load(&b->err);
 	off_t eof = atomic_load(&b->eof);
+
+	if (b->owner >= 0) {
+		land_range(b);
+		return;
+	}
+	fcp_dist_chunk_remove(b->e.job, b);
 
 	if (!err && eof < b->x.size)
 		err = FCP_ESHRANK;
@@ -264,14 +324,16 @@ static void push_writeback(struct fcp_worker *w, struct fcp_bigfile *b, int i)
 	fcp_sched_push(w, it);
 }
 
+/* A WRITEBACK item: chunk it->count's writeback, or (-1) a range another
+ * rank copied came back; either way it leaves the file as a runner. */
 void fcp_chunk_writeback(struct fcp_worker *w, struct fcp_item *it)
 {
 	struct fcp_bigfile *b = it->ctx;
-	off_t off = (off_t)it->count * CHUNK_SIZE;
+	int i = it->count;
 
 	free(it);
-	if (!atomic_load(&b->err))
-		fcp_sys_writeback_start(b->x.out, off, CHUNK_SIZE);
+	if (i >= 0 && !atomic_load(&b->err))
+		fcp_sys_writeback_start(b->x.out, (off_t)i * CHUNK_SIZE, CHUNK_SIZE);
 	leave(w, b);
 }
 
@@ -357,7 +419,7 @@ static void run(struct fcp_worker *w, struct fcp_bigfile *b)
 	int i;
 
 	atomic_fetch_add(&job->chunk_runners, 1);
-	while ((i = atomic_fetch_add(&b->next, 1)) < b->chunks)
+	while ((i = take(b)) >= 0)
 		copy_one(w, b, i);
 	atomic_fetch_sub(&job->chunk_runners, 1);
 	leave(w, b);
@@ -376,4 +438,120 @@ void fcp_chunk_copy(struct fcp_worker *w, struct fcp_item *it)
 
 	free(it);
 	run(w, b);
+}
+
+/*
+ * Sharing with other ranks (chunk.h). A file is shared only under a name
+ * another process can open (not an unnamed O_TMPFILE) and only when nothing is kept per chunk here
+ * (--verify's windows, --resume's record).
+ */
+bool fcp_chunk_shareable(struct fcp_bigfile *b, struct fcp_chunk_share *s)
+{
+	struct statx st;
+
+	if (b->owner >= 0 || b->e.vsum || b->done || b->tmp.unnamed ||
+	    (!b->tmp.final && !b->tmp.name[0]) || fcp_sys_fstatx(b->x.out, &st) < 0)
+		return false;
+	*s = (struct fcp_chunk_share){
+		.d = b->e.d, .name = b->e.name,
+		.tmp_name = b->tmp.final ? b->tmp.final : b->tmp.name,
+		.src_ino = b->e.st.stx_ino, .tmp_ino = st.stx_ino,
+		.size = (uint64_t)b->x.size, .allocated = b->x.allocated,
+	};
+	return true;
+}
+
+bool fcp_chunk_split(struct fcp_job *job, struct fcp_bigfile *b, int *first, int *end)
+{
+	unsigned long long v = atomic_load(&b->span);
+	int r = atomic_load(&b->runners), k;
+
+	/* Held like a runner first: while a runner of its own is left, the
+	 * file cannot land under the range given away. */
+	do {
+		if (r == 0 || span_end(v) - span_next(v) < 2)
+			return false;
+	} while (!atomic_compare_exchange_weak(&b->runners, &r, r + 1));
+	fcp_sched_hold(job); /* until the range is back */
+	do {
+		k = (span_end(v) - span_next(v)) / 2;
+		if (k < 1)
+			break;
+	} while (!atomic_compare_exchange_weak(&b->span, &v,
+					       span_of(span_next(v), span_end(v) - k)));
+	if (k < 1) { /* taken here meanwhile: let go, through a worker */
+		fcp_chunk_returned(job, b, 0, 0, b->x.size);
+		return false;
+	}
+	*first = span_end(v) - k;
+	*end = span_end(v);
+	return true;
+}
+
+void fcp_chunk_returned(struct fcp_job *job, struct fcp_bigfile *b, uint64_t bytes, int err,
+			int64_t eof)
+{
+	struct fcp_item *it = calloc(1, sizeof(*it));
+	int none = 0;
+
+	if (!it)
+		abort(); /* the file would never land: nothing sane to do */
+	atomic_fetch_add(&b->bytes, bytes);
+	if (err)
+		atomic_compare_exchange_strong(&b->err, &none, err);
+	for (long long cur = atomic_load(&b->eof);
+	     eof < cur && !atomic_compare_exchange_weak(&b->eof, &cur, eof);)
+		;
+	it->kind = FCP_ITEM_WRITEBACK;
+	it->dir = b->e.d;
+	it->ctx = b;
+	it->count = -1;
+	fcp_sched_push_initial(job, it);
+	fcp_sched_unhold(job); /* the item keeps the rank busy now */
+}
+
+void fcp_chunk_take(struct fcp_job *job, int in, int out, const struct fcp_chunk_share *s,
+		    int first, int end, int owner, uint64_t id)
+{
+	struct fcp_bigfile *b = calloc(1, sizeof(*b) + 1); /* names: "" */
+	int runners = end - first;
+	struct statx st;
+
+	if (!b) {
+		close(in);
+		close(out);
+		fcp_dist_chunk_result(job, owner, id, 0, -ENOMEM, (int64_t)s->size);
+		return;
+	}
+	b->e.job = job;
+	b->e.name = b->e.dst_name = b->names;
+	b->x = (struct fcp_xfer){ .in = in, .out = out, .size = (off_t)s->size,
+				  .allocated = s->allocated, .direct = -1 };
+	if (fcp_sys_fstatx(in, &st) == 0)
+		b->x.src_dev = fcp_statx_dev(&st);
+	if (fcp_sys_fstatx(out, &st) == 0)
+		b->x.dst_dev = fcp_statx_dev(&st);
+	pthread_mutex_init(&b->wlock, NULL);
+	b->x.wlock = &b->wlock;
+	b->chunks = (int)((s->size + CHUNK_SIZE - 1) / CHUNK_SIZE);
+	atomic_init(&b->span, span_of(first, end));
+	atomic_init(&b->eof, (long long)s->size);
+	b->owner = owner;
+	b->id = id;
+	/* This rank was idle: a runner per CPU, as for a file of its own. */
+	if (runners > job->cpus)
+		runners = job->cpus;
+	if (runners > fcp_sched_threads(job))
+		runners = fcp_sched_threads(job);
+	if (runners < 1)
+		runners = 1;
+	atomic_init(&b->runners, runners);
+	for (int i = 0; i < runners; i++) {
+		struct fcp_item *it = calloc(1, sizeof(*it));
+		if (!it)
+			abort(); /* as fcp_chunk_start's helpers */
+		it->kind = FCP_ITEM_CHUNK;
+		it->ctx = b;
+		fcp_sched_push_initial(job, it);
+	}
 }

@@ -137,7 +137,7 @@ bool fcp_dest_unnamed_ok(struct fcp_worker *w, struct fcp_dir *d)
 }
 
 int fcp_dest_create(struct fcp_worker *w, struct fcp_dir *d, struct fcp_tmp *t, mode_t mode,
-		    const char *name)
+		    const char *name, bool named)
 {
 	struct fcp_job *job = fcp_worker_job(w);
 	struct new_file f = { fcp_dest_open_mode(mode),
@@ -153,7 +153,7 @@ int fcp_dest_create(struct fcp_worker *w, struct fcp_dir *d, struct fcp_tmp *t, 
 		t->final = fd >= 0 ? name : NULL;
 		return fd;
 	}
-	t->unnamed = fcp_dest_unnamed_ok(w, d);
+	t->unnamed = !named && fcp_dest_unnamed_ok(w, d);
 	if (t->unnamed) {
 		fd = fcp_sys_openat(d->dst_fd, ".", fcp_dest_flags(job, FCP_DEST_UNNAMED_FLAGS),
 				    f.mode);

@@ -71,9 +71,11 @@ static inline bool fcp_dest_unnamed_refused(int err)
 
 /* Create an empty regular file for name in d, with mode
  * (fcp_meta_create_mode) or else private (0600), described in *t (which
- * keeps the pointer name). Returns the fd or -errno. */
+ * keeps the pointer name); named: never unnamed (another process will open
+ * it by name: a large file other ranks help copy). Returns the fd or
+ * -errno. */
 int fcp_dest_create(struct fcp_worker *w, struct fcp_dir *d, struct fcp_tmp *t, mode_t mode,
-		    const char *name);
+		    const char *name, bool named);
 
 /* Should new files of d be unnamed (see struct fcp_tmp)? The first call
  * of a job finds out whether the kernel lets this process link them. */

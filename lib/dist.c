@@ -85,6 +85,7 @@ void fcp_dist_free(struct fcp_job *job)
 	free(ds->roots);
 	free(ds->meta);
 	free(ds->held);
+	fcp_dist_chunk_free(ds);
 	pthread_mutex_destroy(&ds->lock);
 	free(ds);
 	job->dist = NULL;
@@ -384,6 +385,10 @@ int fcp_dist_take(struct fcp_job *job, const char *buf, size_t len)
 			return -EINVAL; /* not from this build: nothing to trust */
 		if (fcp_unit_items(&u) < 1)
 			continue;
+		if (u.h.kind == UNIT_RANGE) {
+			fcp_dist_chunk_take(job, &u);
+			continue;
+		}
 		pthread_mutex_lock(&ds->lock);
 		r = fcp_dist_root_open(job, &u);
 		pthread_mutex_unlock(&ds->lock);
@@ -454,6 +459,9 @@ int fcp_dist_give(struct fcp_job *job, int max, char **buf, size_t *len)
 	n = fcp_sched_give(job, FCP_ITEM_SCAN, max, give_one, &g);
 	if (n == 0)
 		n = fcp_sched_give(job, FCP_ITEM_BATCH, max, give_one, &g);
+	/* Then parts of large files: a tree's last work is often one. */
+	if (n == 0)
+		n = fcp_dist_chunk_give(job, max, &g.b);
 	*buf = g.b.p;
 	*len = g.b.len;
 	return n;

@@ -8,7 +8,7 @@
 
 #include "dist.h"
 
-enum unit_kind { UNIT_SCAN, UNIT_BATCH, UNIT_NAMES };
+enum unit_kind { UNIT_SCAN, UNIT_BATCH, UNIT_NAMES, UNIT_RANGE };
 enum phase { PHASE_TREE, PHASE_LINKS, PHASE_AFTER };
 
 /* What a directory was made as, for the rank that goes on in it. */
@@ -24,6 +24,14 @@ struct fcp_dist_root {
 	char *disp_src, *disp_dst; /* as the command line's paths say them */
 };
 
+/* A RANGE unit's chunks [first, end) of a file of rank owner (its id
+ * there), whose source and copy (under tmp_name) are these inodes; its
+ * names are the source's name and the copy's (dist_chunk.c). */
+struct unit_range {
+	uint64_t id, src_ino, tmp_ino, size, allocated;
+	int32_t first, end, owner, pad;
+};
+
 /* A unit: this head, then NUL-terminated strings (the root's, then the
  * directory's path below it), then count names; padded to 8 bytes. */
 struct unit_head {
@@ -33,6 +41,7 @@ struct unit_head {
 	uint32_t count;
 	uint64_t dst_ino;
 	struct statx st;           /* the directory's, as its giver saw it */
+	struct unit_range range;   /* RANGE only */
 };
 
 enum { S_SRC_AT, S_DST_AT, S_SRC_ABS, S_DST_ABS, S_DISP_SRC, S_DISP_DST, S_REL_TOP, S_NAME,
@@ -81,6 +90,11 @@ struct fcp_dist_state {
 	struct buf *links;         /* NAMES units for each rank */
 	struct fcp_dir **held;     /* rank 0's root copies */
 	int nheld, cap_held;
+	struct shared_file *files; /* large files whose chunks may go */
+	int nfiles, cap_files;
+	uint64_t next_id;
+	struct range_result *results; /* ranges done here, for their owners */
+	int nresults, cap_results;
 };
 
 /* dist_unit.c: a unit of work as bytes. */
@@ -88,6 +102,9 @@ struct fcp_dist_state {
  * names_len bytes of count NUL-terminated names. 0 or -ENOMEM. */
 int fcp_unit_pack(struct buf *b, enum unit_kind kind, const struct fcp_dir *d, const char *rel,
 		  const char *names, size_t names_len, uint32_t count);
+/* The same for a RANGE unit (names: the source's and the copy's). */
+int fcp_unit_pack_range(struct buf *b, const struct fcp_dir *d, const char *rel,
+			const char *names, size_t names_len, const struct unit_range *range);
 /* The unit at *off in buf, checked to lie within it; advances *off. */
 bool fcp_unit_unpack(const char *buf, size_t len, size_t *off, struct unit *u);
 /* How many items of work unit u is (what is not copied when it is lost). */
@@ -110,6 +127,13 @@ int fcp_dist_open_rel(int fd, const char *rel, uint64_t ino, struct statx *st);
 void fcp_dist_queue(struct fcp_job *job, struct fcp_dir *d, const struct unit *u);
 /* A unit's work of pending items not done here (r broken, or NULL). */
 void fcp_dist_lost(struct fcp_job *job, struct droot *r, int items);
+/* dist_chunk.c: give up to max ranges of large files' chunks (into b);
+ * how many. Copy here the range of unit u (from fcp_dist_take). */
+int fcp_dist_chunk_give(struct fcp_job *job, int max, struct buf *b);
+void fcp_dist_chunk_take(struct fcp_job *job, const struct unit *u);
+/* Free what dist_chunk.c keeps. */
+void fcp_dist_chunk_free(struct fcp_dist_state *ds);
+
 /* Work below d went to another rank or phase: the metadata of d and of
  * the directories above it waits for every rank. */
 void fcp_dist_wait_for_all(struct fcp_dir *d);

@@ -42,10 +42,8 @@ static unsigned dir_flags(const struct fcp_dir *d)
 	       (d->no_special ? F_NO_SPECIAL : 0) | (d->root->adopted ? F_ADOPTED : 0);
 }
 
-/* Append a unit of d (at rel below its root copy) to b; the names are
- * names_len bytes of count NUL-terminated names. */
-int fcp_unit_pack(struct buf *b, enum unit_kind kind, const struct fcp_dir *d, const char *rel,
-		const char *names, size_t names_len, uint32_t count)
+static int pack(struct buf *b, enum unit_kind kind, const struct fcp_dir *d, const char *rel,
+		const char *names, size_t names_len, uint32_t count, const struct unit_range *range)
 {
 	const struct fcp_root *r = d->root;
 	const struct fcp_dist_root *at = r->dist;
@@ -68,8 +66,24 @@ int fcp_unit_pack(struct buf *b, enum unit_kind kind, const struct fcp_dir *d, c
 		return e;
 	}
 	h.len = b->len - start;
+	if (range)
+		h.range = *range;
 	memcpy(b->p + start, &h, sizeof(h));
 	return 0;
+}
+
+/* Append a unit of d (at rel below its root copy) to b; the names are
+ * names_len bytes of count NUL-terminated names. */
+int fcp_unit_pack(struct buf *b, enum unit_kind kind, const struct fcp_dir *d, const char *rel,
+		  const char *names, size_t names_len, uint32_t count)
+{
+	return pack(b, kind, d, rel, names, names_len, count, NULL);
+}
+
+int fcp_unit_pack_range(struct buf *b, const struct fcp_dir *d, const char *rel,
+			const char *names, size_t names_len, const struct unit_range *range)
+{
+	return pack(b, UNIT_RANGE, d, rel, names, names_len, 2, range);
 }
 
 /* The unit at *off in buf, checked to lie within it; advances *off. */
@@ -103,10 +117,11 @@ bool fcp_unit_unpack(const char *buf, size_t len, size_t *off, struct unit *u)
 	return true;
 }
 
-/* How many items of work unit u is: a directory to read, or its names. */
+/* How many items of work unit u is: a directory to read, or its names
+ * (a range: one file's part, which its owner counts). */
 int fcp_unit_items(const struct unit *u)
 {
-	return u->h.kind == UNIT_SCAN ? 1 : (int)u->h.count;
+	return u->h.kind == UNIT_SCAN || u->h.kind == UNIT_RANGE ? 1 : (int)u->h.count;
 }
 
 /* How many counts of its directory unit u's work holds: one a queued item

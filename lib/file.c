@@ -210,7 +210,8 @@ void fcp_file_copy(struct fcp_entry *e)
 	if (resumable)
 		out = fcp_resume_open(e, &tmp, &rs);
 	else if ((out = open_in_place(e, &tmp)) == -ENOENT)
-		out = fcp_dest_create(e->w, e->d, &tmp, e->create_mode, e->dst_name);
+		out = fcp_dest_create(e->w, e->d, &tmp, e->create_mode, e->dst_name,
+				      e->job->dist && e->st.stx_size >= FCP_LARGE_MIN);
 	if (rs.found)
 		e->create_mode = 0; /* a killed run made it: its mode is set at the end */
 	if (out < 0) {

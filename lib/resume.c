@@ -182,7 +182,7 @@ static int reuse(struct fcp_entry *e, const char *name, struct fcp_resume *r)
 
 static int ordinary(struct fcp_entry *e, struct fcp_tmp *t, mode_t mode)
 {
-	return fcp_dest_create(e->w, e->d, t, mode, e->dst_name);
+	return fcp_dest_create(e->w, e->d, t, mode, e->dst_name, false);
 }
 
 int fcp_resume_open(struct fcp_entry *e, struct fcp_tmp *t, struct fcp_resume *r)

@@ -14,6 +14,11 @@
  * nothing to give is not asked again for RETRY_NS. A thief given nothing
  * stays waiting.
  *
+ * A victim with no directory or batch queued may give part of a large
+ * file it is copying (lib/dist_chunk.c): the thief copies it, then sends
+ * its result (RESULT) to the file's owner, which counts busy (does not
+ * ask) until every part it gave came back.
+ *
  * Termination: rank 0 declares it (DONE, to every rank) when every rank
  * waits and no STEAL is unanswered. A rank waits only after it asked; it
  * asks again only after WORK came; a victim sends WORK before it answers
@@ -28,7 +33,7 @@
 #include <string.h>
 #include <time.h>
 
-enum { TAG_REQ = 101, TAG_STEAL, TAG_WORK, TAG_GIVE, TAG_DONE };
+enum { TAG_REQ = 101, TAG_STEAL, TAG_WORK, TAG_GIVE, TAG_DONE, TAG_RESULT };
 
 #define GIVE_MAX 8
 #define RETRY_NS 2000000LL      /* before asking an empty victim again */
@@ -186,6 +191,10 @@ static bool receive(struct balancer *b)
 	case TAG_STEAL:
 		on_steal(b, v);
 		break;
+	case TAG_RESULT:
+		if (fcp_dist_result(b->job, buf, len) < 0)
+			MPI_Abort(b->comm, 1);
+		break;
 	case TAG_DONE:
 		b->done = true;
 		break;
@@ -209,6 +218,8 @@ static void *run(void *arg)
 {
 	struct balancer *b = arg;
 	long nap = POLL_MIN_NS;
+	char *rbuf;
+	size_t rlen;
 
 	while (!b->done) {
 		bool busy = false;
@@ -217,6 +228,11 @@ static void *run(void *arg)
 			busy = true;
 		if (b->done)
 			break;
+		/* Parts of other ranks' files done here: their owners wait
+		 * for them (and count busy until then, so no DONE can come
+		 * before). */
+		for (int to; fcp_dist_results(b->job, &to, &rbuf, &rlen) > 0; busy = true)
+			post(b, to, TAG_RESULT, rbuf, rlen);
 		if (!b->asked && fcp_dist_idle(b->job)) {
 			b->asked = true;
 			post(b, 0, TAG_REQ, NULL, 0);

@@ -1,0 +1,81 @@
+#!/bin/bash
+# fastcp-mpi on a tree whose work is one large file: the rank that opened
+# it gives parts of its chunks to the other, which copies them into the
+# file under its temporary name; the owner lands it. On 2 and 4 ranks,
+# into a new copy or into directories that exist, the copy is exact (data, holes, metadata), and another rank copied part
+# of it. Stopped by SIGTERM while ranks share it, nothing has a final
+# name; --sync then finishes the copy.
+. "${TESTLIB:-$(dirname "$0")/../lib}/lib.sh" || exit 1
+t_init
+need_mpi
+need_treecmp
+
+mkdir -p "$T/src/d/e"
+head -c 320M /dev/urandom >"$T/src/d/e/big" || fail "making the large file"
+# Data islands in the last half, where a range given away lies.
+truncate -s 1G "$T/src/d/sparse"
+for mib in 600 900 1000; do
+	head -c 100000 /dev/urandom | dd of="$T/src/d/sparse" bs=1M seek=$mib conv=notrunc \
+		status=none || fail "making the sparse file"
+done
+chmod 0640 "$T/src/d/e/big"
+touch -d '2001-02-03 04:05:06' "$T/src/d/e/big"
+echo small >"$T/src/small"
+
+# 2 and 4 ranks into a new copy; 2 into a copy that exists already (its
+# new directories are not hidden: a lone process would write the file
+# there as an unnamed inode).
+mkdir -p "$T/into/src"
+for n in 2 4 into; do
+	case $n in
+	into) dst=$T/into/src; MPIRUN_OPTS=--tag-output run_mpi 2 --debug "$T/src" "$T/into/" ;;
+	*) dst=$T/dst$n; MPIRUN_OPTS=--tag-output run_mpi "$n" --debug "$T/src" "$dst" ;;
+	esac
+	check_rc 0 "fastcp-mpi -np $n"
+	check_tree "$T/src" "$dst"
+	check_no_temp "$dst"
+	# "[job,rank]<stderr>:fastcp: debug: 'P': chunks A to B of N, for rank R"
+	shared=$(sed -nE "s/^\[[0-9]+,([0-9]+)\]<stderr>:fastcp: debug: '[^']*\/big': chunks .* for rank ([0-9]+)$/\1 \2/p" \
+		"$T/err")
+	note "-np $n: ranges of big (taker owner):" $shared
+	echo "$shared" | awk 'NF == 2 && $1 != $2 { ok = 1 } END { exit !ok }' ||
+		fail "-np $n: no rank copied part of another's large file"
+	used=$(du -k "$dst/d/sparse" | cut -f1)
+	[ "$used" -lt 4096 ] || fail "-np $n: the sparse file's holes were written ($used KiB)"
+done
+
+# SIGTERM while the ranks share the file (--bwlimit keeps it going).
+stopped=0 delay=8
+for attempt in 1 2 3 4; do
+	rm -rf "$T/dst" && mkdir "$T/dst"
+	mpi_bg 2 --bwlimit 64M "$T/src" "$T/dst/"
+	mpi_started "$T/dst"
+	sleep "0.$delay"
+	kill -TERM "$mp"
+	rc=0
+	timeout 60 tail --pid="$mp" -f /dev/null || fail "mpirun did not end after SIGTERM"
+	wait "$mp" || rc=$?
+	if [ -e "$T/dst/src" ]; then
+		check_tree "$T/src" "$T/dst/src"
+	elif [ "$rc" != 0 ]; then
+		stopped=1
+		break
+	fi
+	note "attempt $attempt: the copy ended first (exit $rc); stopping sooner"
+	delay=$((delay / 2))
+done
+[ "$stopped" = 1 ] || skip "the copy always finished before the signal"
+left=$(find "$T/dst" -mindepth 1 -maxdepth 1 ! -name '.fcp-*')
+[ -z "$left" ] || fail "a stopped job left names in DEST: $left"
+# Inside the copy left under its temporary name, no file has a final name
+# unless it is whole.
+for f in d/e/big d/sparse; do
+	for p in "$T"/dst/.fcp-*/"$f"; do
+		[ -e "$p" ] || continue
+		cmp -s "$p" "$T/src/$f" || fail "a partial file has its final name: $p"
+	done
+done
+FCP_TIMEOUT=120 run_mpi 2 --sync "$T/src" "$T/dst/"
+check_rc 0 "fastcp-mpi --sync after the signal"
+check_tree "$T/src" "$T/dst/src"
+check_no_temp "$T/dst"
