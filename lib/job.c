@@ -691,7 +691,7 @@ static int run(const struct fcp_options *o, char *const *srcs, int nsrc, const c
 	struct timespec t0, t1;
 	struct top *tops;
 	struct fcp_operand *ops;
-	int into, threads, max_threads, last, dfd = -1;
+	int into, threads, max_threads, last, cpus, dfd = -1;
 	bool synced = false;
 
 	memset(stats, 0, sizeof(*stats));
@@ -724,8 +724,12 @@ static int run(const struct fcp_options *o, char *const *srcs, int nsrc, const c
 	fcp_meta_init(&job);
 	job.umask = umask(022);
 	umask(job.umask);
-	job.cpus = usable_cpus();
-	threads = o->threads > 0 ? o->threads : shared(default_threads(job.cpus), o->cpu_share);
+	cpus = usable_cpus();
+	/* A rank that shares this machine's CPUs with others of its job
+	 * counts its part of them: for a large file's runners (a writer per
+	 * CPU, not more) and for how busy its CPUs are (observe.c). */
+	job.cpus = shared(cpus, o->cpu_share);
+	threads = o->threads > 0 ? o->threads : shared(default_threads(cpus), o->cpu_share);
 	max_threads = o->threads > 0 || !any_remote(srcs, nsrc, dst)
 			      ? threads : shared(THREADS_ELASTIC_MAX, o->cpu_share);
 	if (fcp_dist_init(&job) < 0) {

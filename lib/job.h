@@ -183,7 +183,8 @@ struct fcp_job {
 					 * works: batches name files by rename */
 	atomic_bool rename_flags_refused; /* the destination's rename takes no
 					     flags (NFS, 9p, some FUSE): dest.c */
-	int cpus;                    /* CPUs this process may run on */
+	int cpus;                    /* CPUs this process may run on (its part,
+					where ranks of the job share them) */
 	atomic_int unnamed;          /* how new files are linked (dest.c) */
 	atomic_int chunk_runners;    /* workers copying chunks right now */
 	atomic_bool resume_warned;   /* --resume could not record: said once */
