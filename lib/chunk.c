@@ -62,6 +62,7 @@ struct fcp_bigfile {
 	 * One word, so that a range split off for another rank (the top
 	 * of it) can never also be taken here. */
 	atomic_ullong span;
+	atomic_bool err_remote; /* err came from a range another rank copied */
 	int owner;              /* -1; on a rank copying a range for another:
 				   that rank, and id, its name for the file */
 	uint64_t id;
@@ -291,7 +292,9 @@ static void land_last(struct fcp_worker *w, struct fcp_bigfile *b)
 	if (err && b->has_record && atomic_load(&b->e.job->stop))
 		keep(b, err);
 	else
-		fcp_file_finish(&b->e, b->hl, b->x.out, &b->tmp, err, "cannot copy");
+		fcp_file_finish(&b->e, b->hl, b->x.out, &b->tmp, err,
+				atomic_load(&b->err_remote) ? "another rank could not copy its part of"
+							    : "cannot copy");
 	fcp_vsum_free(&b->sum);
 	fcp_dir_unpin(b->e.job, d); /* pinned since fcp_chunk_start() */
 	pthread_mutex_destroy(&b->wlock);
@@ -497,8 +500,8 @@ void fcp_chunk_returned(struct fcp_job *job, struct fcp_bigfile *b, uint64_t byt
 	if (!it)
 		abort(); /* the file would never land: nothing sane to do */
 	atomic_fetch_add(&b->bytes, bytes);
-	if (err)
-		atomic_compare_exchange_strong(&b->err, &none, err);
+	if (err && atomic_compare_exchange_strong(&b->err, &none, err))
+		atomic_store(&b->err_remote, true);
 	for (long long cur = atomic_load(&b->eof);
 	     eof < cur && !atomic_compare_exchange_weak(&b->eof, &cur, eof);)
 		;

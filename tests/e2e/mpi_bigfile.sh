@@ -79,3 +79,32 @@ FCP_TIMEOUT=120 run_mpi 2 --sync "$T/src" "$T/dst/"
 check_rc 0 "fastcp-mpi --sync after the signal"
 check_tree "$T/src" "$T/dst/src"
 check_no_temp "$T/dst"
+
+# A rank that sees another file at the large file's path (its own mount
+# namespace, a file bound over it) takes no part of it: the part comes
+# back failed, the file's rank reports the file, the job fails, and the
+# copy keeps its temporary name.
+need_root "a mount namespace per rank needs root"
+need_cmd unshare
+mkdir -p "$T/v/src"
+head -c 320M /dev/urandom >"$T/v/src/big" || fail "making the large file"
+echo other >"$T/v/other"
+rm -rf "$T/vdst" && mkdir "$T/vdst"
+timeout -k 5 120 $MPIRUN_ --tag-output \
+	-np 1 "$FASTCP_MPI" --debug "$T/v/src" "$T/vdst/" : \
+	-np 1 unshare -m sh -c 'mount --bind "$1" "$2" && shift 2 && exec "$@"' sh \
+	"$T/v/other" "$T/v/src/big" "$FASTCP_MPI" --debug "$T/v/src" "$T/vdst/" \
+	>"$T/out" 2>"$T/err"
+rc=$?
+sed 's/^/  err| /' "$T/err" | head -20
+mountpoint -q "$T/v/src/big" && fail "the bind mount leaked out of the rank's namespace"
+if ! grep -q "chunks .* for rank 0" "$T/err" && ! grep -q "Stale file handle" "$T/err"; then
+	skip "no part of the file was given to the other rank (the copy ended first)"
+fi
+[ "$rc" = 1 ] || fail "a part that failed on another rank: exit $rc, not 1"
+check_grep "another rank could not copy its part of '$T/v/src/big'.*Stale file handle" "$T/err"
+check_absent "$T/vdst/src"
+for p in "$T"/vdst/.fcp-*/big; do
+	[ -e "$p" ] && fail "the failed file has its final name in the kept copy: $p"
+done
+true
