@@ -254,13 +254,21 @@ static void keep(struct fcp_bigfile *b, int err)
 	fcp_hl_done(e->w, b->hl, false);
 }
 
-/* A range copied here for another rank: its result goes back. */
+/* A range copied here for another rank: its result goes back once its
+ * data is where the owner sees it. A network filesystem's client writes
+ * it out at the close (and reports what failed there); --fsync's sync
+ * by the owner would not reach what another client holds. */
 static void land_range(struct fcp_bigfile *b)
 {
-	fcp_dist_chunk_result(b->e.job, b->owner, b->id, atomic_load(&b->bytes),
-			      atomic_load(&b->err), atomic_load(&b->eof));
+	int err = atomic_load(&b->err), r = 0, c;
+
+	if (!err && b->e.job->o->fsync)
+		r = fcp_sys_fdatasync(b->x.out);
+	c = fcp_sys_close(b->x.out);
+	err = err ? err : r < 0 ? r : c < 0 ? c : 0;
+	fcp_dist_chunk_result(b->e.job, b->owner, b->id, atomic_load(&b->bytes), err,
+			      atomic_load(&b->eof));
 	close(b->x.in);
-	close(b->x.out);
 	pthread_mutex_destroy(&b->wlock);
 	free(b);
 }
@@ -471,8 +479,10 @@ bool fcp_chunk_split(struct fcp_job *job, struct fcp_bigfile *b, int *first, int
 
 	/* Held like a runner first: while a runner of its own is left, the
 	 * file cannot land under the range given away. */
+	/* Not for a file that failed already, nor while the job stops. */
 	do {
-		if (r == 0 || span_end(v) - span_next(v) < 2)
+		if (r == 0 || span_end(v) - span_next(v) < 2 || atomic_load(&b->err) ||
+		    atomic_load(&job->stop))
 			return false;
 	} while (!atomic_compare_exchange_weak(&b->runners, &r, r + 1));
 	fcp_sched_hold(job); /* until the range is back */
@@ -541,9 +551,10 @@ void fcp_chunk_take(struct fcp_job *job, int in, int out, const struct fcp_chunk
 	atomic_init(&b->eof, (long long)s->size);
 	b->owner = owner;
 	b->id = id;
-	/* This rank was idle: a runner per CPU, as for a file of its own. */
-	if (runners > job->cpus)
-		runners = job->cpus;
+	/* A runner per CPU not running one yet, as for a file of its own
+	 * (one message may carry parts of several files). */
+	if (runners > job->cpus - atomic_load(&job->chunk_runners))
+		runners = job->cpus - atomic_load(&job->chunk_runners);
 	if (runners > fcp_sched_threads(job))
 		runners = fcp_sched_threads(job);
 	if (runners < 1)

@@ -38,6 +38,10 @@ void fcp_dist_dir_done(struct fcp_job *job, struct fcp_dir *d, struct fcp_at dst
  * the tree. True when it is taken so. */
 bool fcp_dist_defer_link(struct fcp_entry *e);
 
+/* Might other ranks copy parts of a file of this size (dist_chunk.c)? Its
+ * copy then needs a name they can open: never an unnamed inode. */
+bool fcp_dist_may_share(const struct fcp_job *job, uint64_t size);
+
 /* Collective: run one round, its operands queued on rank 0: the tree,
  * balanced between the ranks; the inodes with several names, each on its
  * owner; the directories' metadata, deepest first; rank 0's root copies

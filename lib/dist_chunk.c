@@ -15,6 +15,7 @@
  */
 #include "chunk.h"
 #include "dist_int.h"
+#include "engine.h"
 #include "sys.h"
 
 #include <errno.h>
@@ -49,6 +50,12 @@ static bool grow(void **v, int *cap, int n, size_t size)
 	*v = p;
 	*cap = ncap;
 	return true;
+}
+
+bool fcp_dist_may_share(const struct fcp_job *job, uint64_t size)
+{
+	return job->dist && job->dist->may_give && size >= (uint64_t)FCP_LARGE_MIN &&
+	       !job->o->verify;
 }
 
 void fcp_dist_chunk_add(struct fcp_job *job, struct fcp_bigfile *b)
@@ -165,6 +172,8 @@ void fcp_dist_chunk_take(struct fcp_job *job, const struct unit *u)
 	struct fcp_chunk_share s = { .name = name, .tmp_name = tmp_name, .src_ino = r->src_ino,
 				     .tmp_ino = r->tmp_ino, .size = r->size,
 				     .allocated = r->allocated };
+	/* -ESTALE until opened: a root that cannot be opened here (reported
+	 * once already), or a range that is not the file's. */
 	int sdir = -ESTALE, ddir = -ESTALE, in = -ESTALE, out = -ESTALE;
 	struct droot *root;
 	struct statx st;
@@ -192,7 +201,7 @@ void fcp_dist_chunk_take(struct fcp_job *job, const struct unit *u)
 	if (in >= 0)
 		close(in);
 	fcp_dist_chunk_result(job, r->owner, r->id, 0,
-			      in < 0 ? in : out < 0 ? out : sdir < 0 ? sdir : ddir, (int64_t)r->size);
+			      sdir < 0 ? sdir : ddir < 0 ? ddir : in < 0 ? in : out, (int64_t)r->size);
 }
 
 int fcp_dist_results(struct fcp_job *job, int *to, char **buf, size_t *len)

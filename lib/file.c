@@ -11,6 +11,7 @@
 #include "debug.h"
 #include "dedup.h"
 #include "dest.h"
+#include "dist.h"
 #include "engine.h"
 #include "entry.h"
 #include "manifest.h"
@@ -211,7 +212,7 @@ void fcp_file_copy(struct fcp_entry *e)
 		out = fcp_resume_open(e, &tmp, &rs);
 	else if ((out = open_in_place(e, &tmp)) == -ENOENT)
 		out = fcp_dest_create(e->w, e->d, &tmp, e->create_mode, e->dst_name,
-				      e->job->dist && e->st.stx_size >= FCP_LARGE_MIN);
+				      fcp_dist_may_share(e->job, e->st.stx_size));
 	if (rs.found)
 		e->create_mode = 0; /* a killed run made it: its mode is set at the end */
 	if (out < 0) {

@@ -727,7 +727,7 @@ static int run(const struct fcp_options *o, char *const *srcs, int nsrc, const c
 	cpus = usable_cpus();
 	/* A rank that shares this machine's CPUs with others of its job
 	 * counts its part of them: for a large file's runners (a writer per
-	 * CPU, not more) and for how busy its CPUs are (observe.c). */
+	 * CPU, not more) and for how busy its CPUs are (sched.c's governor). */
 	job.cpus = shared(cpus, o->cpu_share);
 	threads = o->threads > 0 ? o->threads : shared(default_threads(cpus), o->cpu_share);
 	max_threads = o->threads > 0 || !any_remote(srcs, nsrc, dst)
