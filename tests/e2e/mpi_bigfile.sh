@@ -45,26 +45,7 @@ for n in 2 4 into; do
 done
 
 # SIGTERM while the ranks share the file (--bwlimit keeps it going).
-stopped=0 delay=8
-for attempt in 1 2 3 4; do
-	rm -rf "$T/dst" && mkdir "$T/dst"
-	mpi_bg 2 --bwlimit 64M "$T/src" "$T/dst/"
-	mpi_started "$T/dst"
-	sleep "0.$delay"
-	kill -TERM "$mp"
-	rc=0
-	timeout 60 tail --pid="$mp" -f /dev/null || fail "mpirun did not end after SIGTERM"
-	wait "$mp" || rc=$?
-	if [ -e "$T/dst/src" ]; then
-		check_tree "$T/src" "$T/dst/src"
-	elif [ "$rc" != 0 ]; then
-		stopped=1
-		break
-	fi
-	note "attempt $attempt: the copy ended first (exit $rc); stopping sooner"
-	delay=$((delay / 2))
-done
-[ "$stopped" = 1 ] || skip "the copy always finished before the signal"
+mpi_stop_midway "$T/src" "$T/dst" 0.8 --bwlimit 64M
 left=$(find "$T/dst" -mindepth 1 -maxdepth 1 ! -name '.fcp-*')
 [ -z "$left" ] || fail "a stopped job left names in DEST: $left"
 # Inside the copy left under its temporary name, no file has a final name

@@ -11,28 +11,7 @@ need_treecmp
 
 t_mkflat "$T/src" 30 300
 
-stopped=0 delay=500
-for attempt in 1 2 3 4 5 6; do
-	rm -rf "$T/dst" && mkdir "$T/dst"
-	mpi_bg 2 "$T/src" "$T/dst/"
-	mpi_started "$T/dst"
-	sleep "0.$delay"
-	kill -TERM "$mp"
-	rc=0
-	timeout 60 tail --pid="$mp" -f /dev/null || fail "mpirun did not end after SIGTERM"
-	wait "$mp" || rc=$?
-	# Whatever the moment, a copy under its final name is whole (the
-	# signal may come as the ranks end, after rank 0 named it).
-	if [ -e "$T/dst/src" ]; then
-		check_tree "$T/src" "$T/dst/src"
-	elif [ "$rc" != 0 ]; then
-		stopped=1
-		break
-	fi
-	note "attempt $attempt: the copy ended first (exit $rc); stopping sooner"
-	delay=$(printf '%03d' $((10#$delay / 2)))
-done
-[ "$stopped" = 1 ] || skip "the copy always finished before the signal"
+mpi_stop_midway "$T/src" "$T/dst" 0.5
 note "mpirun exit $rc"
 cat "$T/err"
 left=$(find "$T/dst" -mindepth 1 -maxdepth 1 ! -name '.fcp-*')

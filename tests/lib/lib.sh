@@ -198,6 +198,39 @@ mpi_started() {
 	done
 	fail "the copy did not start in 10 s"
 }
+# mpi_ended WHAT: wait (60 s at most) for mpirun ($mp) to end after WHAT;
+# $rc is its status.
+mpi_ended() {
+	rc=0
+	timeout 60 tail --pid="$mp" -f /dev/null || fail "mpirun did not end after $1"
+	wait "$mp" || rc=$?
+}
+# mpi_stop_midway SRC DST SECONDS [ARGS...]: fastcp-mpi on 2 ranks copies
+# SRC into DST/ (emptied first) and mpirun gets SIGTERM SECONDS after the
+# copy began. Where the copy ended first (then it must be whole), again
+# with half the delay, up to 6 times; skips the test if it never stopped
+# midway. $rc is mpirun's status, its output in $T/out and $T/err.
+mpi_stop_midway() {
+	local src=$1 dst=$2 delay=$3 attempt
+	shift 3
+	for attempt in 1 2 3 4 5 6; do
+		rm -rf "$dst" && mkdir "$dst"
+		mpi_bg 2 "$@" "$src" "$dst/"
+		mpi_started "$dst"
+		sleep "$delay"
+		kill -TERM "$mp"
+		mpi_ended "SIGTERM"
+		# The signal may come as the ranks end, after rank 0 named it.
+		if [ -e "$dst/${src##*/}" ]; then
+			check_tree "$src" "$dst/${src##*/}"
+		elif [ "$rc" != 0 ]; then
+			return 0
+		fi
+		note "attempt $attempt: the copy ended first (exit $rc); stopping sooner"
+		delay=$(awk "BEGIN { print $delay / 2 }")
+	done
+	skip "the copy always finished before the signal"
+}
 MPIRUN_="mpirun --allow-run-as-root --oversubscribe --bind-to none"
 # t_mkflat DIR DIRS FILES: DIR/d1..dDIRS, each with f1..fFILES of 4 KiB of
 # random bytes: a tree that takes a while to copy, for the interruptions.
