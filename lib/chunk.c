@@ -453,8 +453,8 @@ void fcp_chunk_copy(struct fcp_worker *w, struct fcp_item *it)
 
 /*
  * Sharing with other ranks (chunk.h). A file is shared only under a name
- * another process can open (not an unnamed O_TMPFILE) and only when nothing is kept per chunk here
- * (--verify's windows, --resume's record).
+ * another process can open (not an unnamed O_TMPFILE), and only when
+ * nothing is kept per chunk here (--verify's windows, --resume's record).
  */
 bool fcp_chunk_shareable(struct fcp_bigfile *b, struct fcp_chunk_share *s)
 {
@@ -478,8 +478,8 @@ bool fcp_chunk_split(struct fcp_job *job, struct fcp_bigfile *b, int *first, int
 	int r = atomic_load(&b->runners), k;
 
 	/* Held like a runner first: while a runner of its own is left, the
-	 * file cannot land under the range given away. */
-	/* Not for a file that failed already, nor while the job stops. */
+	 * file cannot land under the range given away. Not for a file that
+	 * failed already, nor while the job stops. */
 	do {
 		if (r == 0 || span_end(v) - span_next(v) < 2 || atomic_load(&b->err) ||
 		    atomic_load(&job->stop))

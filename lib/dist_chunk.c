@@ -87,7 +87,7 @@ void fcp_dist_chunk_remove(struct fcp_job *job, struct fcp_bigfile *b)
 	pthread_mutex_unlock(&ds->lock);
 }
 
-/* One range of f into g's buffer: 1, or 0 when none was split off. */
+/* One range of f packed into out: 1, or 0 when none was split off. */
 static int give_range(struct fcp_job *job, struct shared_file *f, struct buf *out)
 {
 	const struct fcp_chunk_share *s = &f->s;
@@ -168,7 +168,8 @@ void fcp_dist_chunk_take(struct fcp_job *job, const struct unit *u)
 {
 	struct fcp_dist_state *ds = job->dist;
 	const struct unit_range *r = &u->h.range;
-	const char *name = u->names, *tmp_name = name + strlen(name) + 1;
+	/* Two names, checked to lie within the message (dist_unit.c). */
+	const char *name = u->names, *tmp_name = u->h.count == 2 ? name + strlen(name) + 1 : "";
 	struct fcp_chunk_share s = { .name = name, .tmp_name = tmp_name, .src_ino = r->src_ino,
 				     .tmp_ino = r->tmp_ino, .size = r->size,
 				     .allocated = r->allocated };
@@ -181,11 +182,11 @@ void fcp_dist_chunk_take(struct fcp_job *job, const struct unit *u)
 	pthread_mutex_lock(&ds->lock);
 	root = fcp_dist_root_open(job, u);
 	pthread_mutex_unlock(&ds->lock);
-	if (root && !root->broken && r->first >= 0 && r->first < r->end &&
-	    (uint64_t)r->end * FCP_CHUNK_SIZE < r->size + FCP_CHUNK_SIZE) {
+	if (root && !root->broken && u->h.count == 2 && r->first >= 0 && r->first < r->end &&
+	    (uint64_t)r->end * FCP_CHUNK_SIZE < r->size + FCP_CHUNK_SIZE)
 		sdir = fcp_dist_open_rel(root->top.src_fd, u->s[S_REL], u->h.st.stx_ino, &st);
+	if (sdir >= 0)
 		ddir = fcp_dist_open_rel(root->top.dst_fd, u->s[S_REL], u->h.dst_ino, &st);
-	}
 	if (sdir >= 0 && ddir >= 0 && (in = open_file(sdir, name, r->src_ino, O_RDONLY)) >= 0)
 		out = open_file(ddir, tmp_name, r->tmp_ino, O_WRONLY);
 	if (sdir >= 0)
