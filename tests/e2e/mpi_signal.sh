@@ -11,7 +11,7 @@ need_treecmp
 
 t_mkflat "$T/src" 30 300
 
-mpi_stop_midway "$T/src" "$T/dst" 0.5
+mpi_stop_midway "$T/src" "$T/dst" 0.2
 note "mpirun exit $rc"
 cat "$T/err"
 left=$(find "$T/dst" -mindepth 1 -maxdepth 1 ! -name '.fcp-*')
