@@ -118,6 +118,19 @@ static int untaken(struct fcp_bigfile *b)
 	return span_end(v) - span_next(v);
 }
 
+/* Runners for chunks chunks: one per CPU no runner uses yet, within the
+ * workers; one at least (the worker that asks). */
+static int runners_wanted(struct fcp_job *job, int chunks)
+{
+	int n = job->cpus - atomic_load(&job->chunk_runners);
+
+	if (n > chunks)
+		n = chunks;
+	if (n > fcp_sched_threads(job))
+		n = fcp_sched_threads(job);
+	return n < 1 ? 1 : n;
+}
+
 /* --resume: start after the chunks the record found says are done, and
  * record from there on (if the file is to be recorded at all). */
 /* --verify of a resumed file: nobody in this run read the chunks done
@@ -204,14 +217,8 @@ bool fcp_chunk_start(struct fcp_entry *e, const struct fcp_xfer *x, struct fcp_h
 	atomic_init(&b->eof, x->size);
 	if (rs)
 		resume_from(b, rs);
-	/* Helpers only for the CPUs no runner uses yet (this one counts). */
-	helpers = e->job->cpus - atomic_load(&e->job->chunk_runners) - 1;
-	if (helpers > untaken(b) - 1)
-		helpers = untaken(b) - 1;
-	if (helpers > fcp_sched_threads(e->job) - 1)
-		helpers = fcp_sched_threads(e->job) - 1;
-	if (helpers < 0)
-		helpers = 0;
+	/* This worker is one of the runners; helpers are the rest. */
+	helpers = runners_wanted(e->job, untaken(b)) - 1;
 	atomic_init(&b->runners, helpers + 1);
 	/* The directory stays open until the file lands, its descriptors
 	 * too (a nested pin of the caller's, so it cannot fail): the file
@@ -527,7 +534,7 @@ void fcp_chunk_take(struct fcp_job *job, int in, int out, const struct fcp_chunk
 		    int first, int end, int owner, uint64_t id)
 {
 	struct fcp_bigfile *b = calloc(1, sizeof(*b) + 1); /* names: "" */
-	int runners = end - first;
+	int runners;
 	struct statx st;
 
 	if (!b) {
@@ -551,14 +558,9 @@ void fcp_chunk_take(struct fcp_job *job, int in, int out, const struct fcp_chunk
 	atomic_init(&b->eof, (long long)s->size);
 	b->owner = owner;
 	b->id = id;
-	/* A runner per CPU not running one yet, as for a file of its own
-	 * (one message may carry parts of several files). */
-	if (runners > job->cpus - atomic_load(&job->chunk_runners))
-		runners = job->cpus - atomic_load(&job->chunk_runners);
-	if (runners > fcp_sched_threads(job))
-		runners = fcp_sched_threads(job);
-	if (runners < 1)
-		runners = 1;
+	/* As for a file of its own (one message may carry parts of several
+	 * files). */
+	runners = runners_wanted(job, end - first);
 	atomic_init(&b->runners, runners);
 	for (int i = 0; i < runners; i++) {
 		struct fcp_item *it = calloc(1, sizeof(*it));
