@@ -462,12 +462,15 @@ void fcp_chunk_copy(struct fcp_worker *w, struct fcp_item *it)
  * Sharing with other ranks (chunk.h). A file is shared only under a name
  * another process can open (not an unnamed O_TMPFILE), and only when
  * nothing is kept per chunk here (--verify's windows, --resume's record).
+ * A file copied again after a failure (--retries) stays with its owner:
+ * the failure may have been another rank's part, whose view of the file
+ * differs, and it would fail there again.
  */
 bool fcp_chunk_shareable(struct fcp_bigfile *b, struct fcp_chunk_share *s)
 {
 	struct statx st;
 
-	if (b->owner >= 0 || b->e.vsum || b->done || b->tmp.unnamed ||
+	if (b->owner >= 0 || b->e.attempt || b->e.vsum || b->done || b->tmp.unnamed ||
 	    (!b->tmp.final && !b->tmp.name[0]) || fcp_sys_fstatx(b->x.out, &st) < 0)
 		return false;
 	*s = (struct fcp_chunk_share){

@@ -87,27 +87,31 @@ void fcp_dist_chunk_remove(struct fcp_job *job, struct fcp_bigfile *b)
 	pthread_mutex_unlock(&ds->lock);
 }
 
-/* One range of f packed into out: 1, or 0 when none was split off. */
+/* One range of f packed into out: 1, or 0 when none was split off. The
+ * unit is packed first and its chunks filled in after the split, so that
+ * nothing can fail once they are taken off the file. */
 static int give_range(struct fcp_job *job, struct shared_file *f, struct buf *out)
 {
 	const struct fcp_chunk_share *s = &f->s;
-	size_t n1 = strlen(s->name) + 1, n2 = strlen(s->tmp_name) + 1;
+	size_t n1 = strlen(s->name) + 1, n2 = strlen(s->tmp_name) + 1, at = out->len;
 	char *rel = fcp_dir_rel_path(s->d), *names = malloc(n1 + n2);
 	struct unit_range r = { .id = f->id, .src_ino = s->src_ino, .tmp_ino = s->tmp_ino,
 				.size = s->size, .allocated = s->allocated,
 				.owner = job->dist->t->rank };
-	int e = -ENOMEM;
+	bool given = false;
 
-	if (rel && names && fcp_chunk_split(job, f->b, &r.first, &r.end)) {
+	if (rel && names) {
 		memcpy(names, s->name, n1);
 		memcpy(names + n1, s->tmp_name, n2);
-		e = fcp_unit_pack_range(out, s->d, rel, names, n1 + n2, &r);
-		if (e) /* not sent: it comes back at once, failed */
-			fcp_chunk_returned(job, f->b, 0, e, (int64_t)s->size);
+		given = !fcp_unit_pack_range(out, s->d, rel, names, n1 + n2, &r);
 	}
+	if (given && (given = fcp_chunk_split(job, f->b, &r.first, &r.end)))
+		fcp_unit_set_range(out, at, r.first, r.end);
+	else
+		out->len = at;
 	free(rel);
 	free(names);
-	return e == 0;
+	return given;
 }
 
 int fcp_dist_chunk_give(struct fcp_job *job, int max, struct buf *b)

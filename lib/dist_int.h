@@ -105,6 +105,8 @@ int fcp_unit_pack(struct buf *b, enum unit_kind kind, const struct fcp_dir *d, c
 /* The same for a RANGE unit (names: the source's and the copy's). */
 int fcp_unit_pack_range(struct buf *b, const struct fcp_dir *d, const char *rel,
 			const char *names, size_t names_len, const struct unit_range *range);
+/* The chunks of the RANGE unit packed at offset at of b. */
+void fcp_unit_set_range(struct buf *b, size_t at, int first, int end);
 /* The unit at *off in buf, checked to lie within it; advances *off. */
 bool fcp_unit_unpack(const char *buf, size_t len, size_t *off, struct unit *u);
 /* How many items of work unit u is (what is not copied when it is lost). */

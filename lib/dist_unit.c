@@ -86,6 +86,16 @@ int fcp_unit_pack_range(struct buf *b, const struct fcp_dir *d, const char *rel,
 	return pack(b, UNIT_RANGE, d, rel, names, names_len, 2, range);
 }
 
+void fcp_unit_set_range(struct buf *b, size_t at, int first, int end)
+{
+	struct unit_head h;
+
+	memcpy(&h, b->p + at, sizeof(h));
+	h.range.first = first;
+	h.range.end = end;
+	memcpy(b->p + at, &h, sizeof(h));
+}
+
 /* The unit at *off in buf, checked to lie within it; advances *off. */
 bool fcp_unit_unpack(const char *buf, size_t len, size_t *off, struct unit *u)
 {
