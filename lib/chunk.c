@@ -195,7 +195,7 @@ bool fcp_chunk_start(struct fcp_entry *e, const struct fcp_xfer *x, struct fcp_h
 	b->x = *x;
 	pthread_mutex_init(&b->wlock, NULL);
 	b->x.wlock = &b->wlock;
-	b->x.direct = -1; /* the kernel's read-ahead serves the chunks' streams */
+	b->x.direct = fcp_direct_decide(e->job, x->in, (uint64_t)x->size, x->allocated);
 	b->hl = hl;
 	b->tmp = *tmp;
 	if (b->tmp.final) /* the entry's name goes away when it returns */
@@ -549,7 +549,8 @@ void fcp_chunk_take(struct fcp_job *job, int in, int out, const struct fcp_chunk
 	b->e.job = job;
 	b->e.name = b->e.dst_name = b->names;
 	b->x = (struct fcp_xfer){ .in = in, .out = out, .size = (off_t)s->size,
-				  .allocated = s->allocated, .direct = -1 };
+				  .allocated = s->allocated,
+				  .direct = fcp_direct_decide(job, in, s->size, s->allocated) };
 	if (fcp_sys_fstatx(in, &st) == 0)
 		b->x.src_dev = fcp_statx_dev(&st);
 	if (fcp_sys_fstatx(out, &st) == 0)

@@ -47,7 +47,7 @@ static const char usage_text[] =
 	"  -j, --threads N               worker threads (default 3 per CPU, at most 32,\n"
 	"                                growing to 128 while they wait on slow sources)\n"
 	"      --no-io-uring             use the synchronous small-file path\n"
-	"      --direct-read=WHEN        read medium files around the page cache:\n"
+	"      --direct-read=WHEN        read files above 256 KiB around the page cache:\n"
 	"                                auto (default: if none of it is cached),\n"
 	"                                always, never\n"
 	"      --sync                    copy again only what changed: an entry of the\n"

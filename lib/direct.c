@@ -1,13 +1,15 @@
 /*
- * direct.c - reading a cold medium file around the page cache.
+ * direct.c - reading a cold file around the page cache.
  *
- * A medium file (above the io_uring batch's FCP_SMALL_MAX, up to the
- * FCP_LARGE_MIN where chunks begin) that the page cache holds none of is
- * read with O_DIRECT: the device writes straight into the worker's buffer,
- * and no page-cache page is filled for data this job reads once. On the
- * benchmark machine, a VM whose host takes freed memory back, every new
- * page costs a fault on the host, and a source on a loop device was
- * copied twice on its way in (BENCHMARKS.md, folders cold). A file with
+ * A file above the io_uring batch's FCP_SMALL_MAX that the page cache
+ * holds none of is read with O_DIRECT: the device writes straight into the
+ * worker's buffer, and no page-cache page is filled for data this job
+ * reads once. On the benchmark machine, a VM whose host takes freed memory
+ * back, every new page costs a fault on the host, and a source on a loop
+ * device was copied twice on its way in (BENCHMARKS.md, folders cold). A
+ * large file's chunks are read so too, by every runner: four files of
+ * 1 GiB took 0.68 of the time read through the cache, with 0.4 of its
+ * system CPU (BENCHMARKS-NOTES.md, seventh measurement). A file with
  * any page cached is read through the cache as before: there the cache is
  * faster than any device, and a direct read would first have to write
  * back its dirty pages.
@@ -29,8 +31,7 @@ bool fcp_direct_wanted(const struct fcp_job *job, int fd, uint64_t size, uint64_
 {
 	uint64_t cached;
 
-	if (job->o->direct_read == FCP_DIRECT_NEVER || size <= FCP_SMALL_MAX || size > FCP_LARGE_MIN ||
-	    allocated < size)
+	if (job->o->direct_read == FCP_DIRECT_NEVER || size <= FCP_SMALL_MAX || allocated < size)
 		return false;
 	/* auto: only if nothing of it is cached (unknown on kernels before
 	 * 6.5: then never). */
@@ -45,6 +46,12 @@ void fcp_direct_start(struct fcp_xfer *x)
 		  fcp_worker_direct_buf(x->w, &len) && fcp_sys_set_direct(x->in, true) == 0;
 
 	x->direct = on ? 1 : -1;
+}
+
+int fcp_direct_decide(const struct fcp_job *job, int fd, uint64_t size, uint64_t allocated)
+{
+	return fcp_direct_wanted(job, fd, size, allocated) && fcp_sys_set_direct(fd, true) == 0 ? 1
+												 : -1;
 }
 
 /* Back to buffered reads for the rest of the file. */

@@ -141,10 +141,14 @@ ssize_t fcp_data_copy_chunk(struct fcp_xfer *x, off_t off, off_t end, off_t *eof
 
 /*
  * direct.c: decide, at the read/write engine's first read of a file,
- * whether to read it with O_DIRECT (a medium file none of which is cached,
- * or --direct-read=always), and if so turn it on. Sets x->direct.
+ * whether to read it with O_DIRECT (a file above the io_uring batch's size
+ * none of which is cached, or --direct-read=always), and if so turn it on.
+ * Sets x->direct.
  */
 void fcp_direct_start(struct fcp_xfer *x);
+/* The same for a large file's chunks, once for all its runners (they share
+ * fd and its O_DIRECT flag): the value for their x->direct, 1 or -1. */
+int fcp_direct_decide(const struct fcp_job *job, int fd, uint64_t size, uint64_t allocated);
 /* The same decision for an open file of that size and allocation, without
  * turning anything on (the io_uring batch skips its read-ahead for it). */
 bool fcp_direct_wanted(const struct fcp_job *job, int fd, uint64_t size, uint64_t allocated);

@@ -119,7 +119,7 @@ void fcp_describe(FILE *f)
 	fprintf(f, "threads: %d by default here (-j N to change)\n", default_threads(usable_cpus()));
 	fprintf(f, "engines: clone (FICLONE), copy_file_range, read/write; large files in chunks\n");
 	fprintf(f, "small files: %s\n", why ? why : "io_uring batches");
-	fprintf(f, "medium files: %s\n", fcp_direct_describe());
+	fprintf(f, "files above 256 KiB: %s\n", fcp_direct_describe());
 	fprintf(f, "--verify: %s\n", fcp_verify_describe());
 }
 

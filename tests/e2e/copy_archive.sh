@@ -53,7 +53,7 @@ if command -v strace >/dev/null; then
 else
 	unchecked="the O_DIRECT trace check needs strace, which is not installed"
 fi
-"$FASTCP" --version --verbose | grep -q '^medium files: ' ||
+"$FASTCP" --version --verbose | grep -q '^files above 256 KiB: ' ||
 	fail "--version --verbose does not say how medium files are read"
 
 # Copying the tree into an existing directory gives the same result.

@@ -48,7 +48,7 @@ int main(void)
 	CHECK(!wanted(FCP_DIRECT_ALWAYS, -1, 256 << 10, 256 << 10)); /* the batch's */
 	CHECK(wanted(FCP_DIRECT_ALWAYS, -1, (256 << 10) + 1, 1 << 20));
 	CHECK(wanted(FCP_DIRECT_ALWAYS, -1, 64 << 20, 64 << 20));
-	CHECK(!wanted(FCP_DIRECT_ALWAYS, -1, (64 << 20) + 1, 65 << 20)); /* chunks' */
+	CHECK(wanted(FCP_DIRECT_ALWAYS, -1, (64 << 20) + 1, 65 << 20)); /* a large file's */
 	CHECK(!wanted(FCP_DIRECT_ALWAYS, -1, 1 << 20, 4096));            /* sparse */
 	CHECK(!wanted(FCP_DIRECT_NEVER, -1, 1 << 20, 1 << 20));
 
