@@ -8,8 +8,9 @@
  * back, every new page costs a fault on the host, and a source on a loop
  * device was copied twice on its way in (BENCHMARKS.md, folders cold). A
  * large file's chunks are read so too, by every runner: four files of
- * 1 GiB took 0.68 of the time read through the cache, with 0.4 of its
- * system CPU (BENCHMARKS-NOTES.md, seventh measurement). A file with
+ * 512 MiB or 1 GiB took 0.59 and 0.56 of the time they took through the
+ * cache, with a third of its system CPU (BENCHMARKS-NOTES.md, seventh
+ * measurement). A file with
  * any page cached is read through the cache as before: there the cache is
  * faster than any device, and a direct read would first have to write
  * back its dirty pages.
