@@ -54,7 +54,7 @@ else
 	unchecked="the O_DIRECT trace check needs strace, which is not installed"
 fi
 "$FASTCP" --version --verbose | grep -q '^files above 256 KiB: ' ||
-	fail "--version --verbose does not say how medium files are read"
+	fail "--version --verbose does not say how files above 256 KiB are read"
 
 # Copying the tree into an existing directory gives the same result.
 mkdir "$T/into"
