@@ -137,6 +137,7 @@ rm -rf ev ev/dst && mkdir -p ev/src ev/dst
 echo a >ev/src/same; echo a >ev/dst/same; echo b >ev/src/f; echo c >ev/dst/f; echo g >ev/src/g
 touch -r ev/src/same ev/dst/same
 touch -r ev/src/f ev/dst/f # content alone differs (two echos may fall in two clock ticks)
+touch -r ev/src ev/dst # and so may the folders' last changes
 run_fcp --check --events "$T/events" -T ev/src ev/dst
 check_rc 1 "check with differences, events"
 check_grep "^{\"event\":\"difference\",.*\"what\":\"content differs\",\"path\":\"ev/dst/f\"}" "$T/events"
