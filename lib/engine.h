@@ -41,6 +41,7 @@ struct fcp_xfer {
 	/* Reads around the page cache (direct.c): 0 not decided yet, 1 on,
 	 * -1 off (chunks of a large file: always off). */
 	int direct;
+	bool piped; /* written directly too, several requests in flight (direct_pipe.c) */
 	const struct fcp_engine *used; /* the engine that moved data last (--debug, events) */
 	/* --verify: the hash of the bytes read, fed in offset order by the
 	 * engines that read (verify.h); NULL otherwise. */
@@ -99,6 +100,13 @@ struct fcp_engine {
 	 * 0 only at end of file, never for a read error (that is -errno). */
 	ssize_t (*copy)(struct fcp_xfer *x, off_t off, size_t len);
 };
+
+/*
+ * A cold medium file, whole, with several direct reads and writes in flight
+ * (direct_pipe.c): the bytes copied from off, or -errno, or 0 when it is
+ * not the pipe's to copy (nothing done: the caller copies it).
+ */
+ssize_t fcp_direct_pipe(struct fcp_xfer *x, off_t off, size_t len);
 
 extern const struct fcp_engine fcp_engine_clone;
 extern const struct fcp_engine fcp_engine_range;

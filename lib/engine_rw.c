@@ -40,17 +40,19 @@ static ssize_t write_data_blocks(struct fcp_xfer *x, const char *buf, size_t n, 
 static ssize_t rw_copy(struct fcp_xfer *x, off_t off, size_t len)
 {
 	size_t bufsz, done = 0;
+	ssize_t n;
 	char *buf;
 
 	if (x->direct == 0 && off == 0)
 		fcp_direct_start(x);
+	if (x->direct > 0 && (n = fcp_direct_pipe(x, off, len)) != 0)
+		return n;
 	buf = x->direct > 0 ? fcp_worker_direct_buf(x->w, &bufsz) : fcp_worker_buf(x->w, &bufsz);
 	if (!buf)
 		return -ENOMEM;
 	while (done < len) {
 		size_t want = len - done < bufsz ? len - done : bufsz;
 		off_t pos = off + done;
-		ssize_t n;
 
 		/* --bwlimit, --iolimit: this read and its write (a wait there
 		 * ends early for a stopped job, seen at once below) */

@@ -265,6 +265,8 @@ struct fcp_worker *fcp_sched_worker(struct fcp_job *job, int i);
 void *fcp_worker_buf(struct fcp_worker *w, size_t *len);
 /* The worker's larger, page-aligned buffer for direct reads (direct.c). */
 void *fcp_worker_direct_buf(struct fcp_worker *w, size_t *len);
+/* The slots of direct_pipe.c (4 MiB, page-aligned), or NULL. */
+void *fcp_worker_pipe_buf(struct fcp_worker *w);
 /* The buffer of --verify's direct read-back (larger). */
 void *fcp_worker_verify_buf(struct fcp_worker *w, size_t *len);
 /* The worker's io_uring state, owned by engine_uring.c. */

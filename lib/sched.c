@@ -36,6 +36,9 @@
 /* Direct reads (direct.c) have no read-ahead: each is one trip to the
  * device, so they are larger. Only workers that make them get one. */
 #define FCP_DIRECT_BUF_SIZE (1u << 20)
+/* The slots of a medium file's direct reads and writes in flight
+ * (direct_pipe.c): 4 of 1 MiB. Only workers that copy one get it. */
+#define FCP_PIPE_BUF_SIZE (4u << 20)
 /* --verify's read-back of a copy from storage (verify.c) is one direct
  * read after another: larger ones spend less of it waiting. Large files,
  * cold, 4 x 256 MiB: 1.74x the time of the copy without --verify with 1 MiB
@@ -50,7 +53,7 @@ struct fcp_worker {
 	pthread_mutex_t lock;
 	struct fcp_item **ring;   /* circular deque of capacity cap */
 	size_t head, count, cap;
-	void *buf, *direct_buf, *verify_buf;
+	void *buf, *direct_buf, *pipe_buf, *verify_buf;
 	void *uring;
 	unsigned long tmp_seq;
 };
@@ -109,6 +112,13 @@ void *fcp_worker_verify_buf(struct fcp_worker *w, size_t *len)
 void *fcp_worker_direct_buf(struct fcp_worker *w, size_t *len)
 {
 	return worker_buffer(&w->direct_buf, FCP_DIRECT_BUF_SIZE, len);
+}
+
+void *fcp_worker_pipe_buf(struct fcp_worker *w)
+{
+	size_t len;
+
+	return worker_buffer(&w->pipe_buf, FCP_PIPE_BUF_SIZE, &len);
 }
 
 void **fcp_worker_uring_slot(struct fcp_worker *w)
@@ -614,6 +624,7 @@ void fcp_sched_destroy(struct fcp_job *job)
 		free(s->w[i].ring);
 		free(s->w[i].buf);
 		free(s->w[i].direct_buf);
+		free(s->w[i].pipe_buf);
 		free(s->w[i].verify_buf);
 		fcp_uring_worker_free(s->w[i].uring);
 		pthread_mutex_destroy(&s->w[i].lock);

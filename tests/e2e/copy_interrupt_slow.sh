@@ -12,16 +12,19 @@ declare -F faultfs_mount >/dev/null || skip "faultfs_mount missing from lib.sh (
 
 mkdir backing dst
 head -c 80M /dev/urandom >backing/large   # chunked (from 64 MiB)
-head -c 20M /dev/urandom >backing/medium  # one worker, whole file
+# One worker, the whole file; from 2 MiB with several reads in flight
+# (lib/direct_pipe.c), so it is large enough to last.
+head -c 60M /dev/urandom >backing/medium
 faultfs_mount backing slow --delay-ms=200
 
 for f in large medium; do
 	"$FASTCP" "slow/$f" dst/ 2>"err.$f" &
 	pid=$!
-	# The signal comes 1 s after the copy began (its temporary file is
-	# there): before fastcp set its handler, a background job ignores it.
+	# The signal comes 1 s after the copy began (its copy is open, under
+	# a temporary name or unnamed): before fastcp set its handler, a
+	# background job ignores it.
 	for ((i = 0; i < 100; i++)); do
-		[ -n "$(find dst -name '.fcp-*' 2>/dev/null)" ] && break
+		readlink /proc/"$pid"/fd/* 2>/dev/null | grep -q "^$T/dst/" && break
 		kill -0 "$pid" 2>/dev/null || break
 		sleep 0.1
 	done

@@ -4,7 +4,7 @@
 # is taken at once), the synchronous read/write path (--no-io-uring),
 # copy_file_range (source and copy on the same faultfs mount), medium files
 # read with O_DIRECT (auto: faultfs's direct_io files are never cached; and
-# --direct-read=always), sparse files walked by extents, and large files cut
+# --direct-read=always) and from 2 MiB written so too (the direct pipe), sparse files walked by extents, and large files cut
 # into chunks.
 #   - A read error (faultfs --eio-at) at the start, at 64 KiB or mid-file:
 #     exit 1, a message naming the file and the error, nothing under its
@@ -30,17 +30,20 @@ else
 fi
 
 B=$T/b  # the backing directory of every faultfs mount
-mkdir -p "$B"/small "$B"/medium "$B"/sparse "$B"/big
+mkdir -p "$B"/small "$B"/medium "$B"/pipe "$B"/sparse "$B"/big
 mk_ok() { # DIR: files that never match the faults
 	head -c 3000 /dev/urandom >"$1/ok_1"
 	head -c 150000 /dev/urandom >"$1/ok_2"
 	for i in 3 4 5; do printf 'ok %d\n' "$i" >"$1/ok_$i"; done
 }
-for d in small medium sparse big; do mk_ok "$B/$d"; done
+for d in small medium pipe sparse big; do mk_ok "$B/$d"; done
 head -c 4096 /dev/urandom >"$B/small/bad_4k"
 head -c 200000 /dev/urandom >"$B/small/bad_200k"
 head -c 600000 /dev/urandom >"$B/medium/ok_m"
 head -c 1048576 /dev/urandom >"$B/medium/bad_1m"
+# From 2 MiB, read and written with several direct requests in flight
+# (lib/direct_pipe.c); 4 slots of 1 MiB, and a partial last block.
+head -c $(((3 << 20) + 1234)) /dev/urandom >"$B/pipe/bad_3m"
 # Data at [0, 64K) and [1M, 1M+256K) of 4 MiB; above the batch's size.
 truncate -s 4M "$B/sparse/bad_sparse"
 dd if=/dev/urandom of="$B/sparse/bad_sparse" bs=64K count=1 conv=notrunc status=none
@@ -118,11 +121,21 @@ PATHS=(
 	"medium bad_1m 0,65536,524388 tmp --direct-read=always"
 	"medium bad_1m 0,65536,524388 tmp --direct-read=never"
 	"medium bad_1m 0,65536,524388 same"
+	"pipe bad_3m 0,65536,2500000 tmp"
+	"pipe bad_3m 0,65536,2500000 new"
 	"sparse bad_sparse 0,65536,1150000 tmp"
 	"sparse bad_sparse 0,65536,1150000 same"
 	"big bad_big 0,65536,42000000 tmp"
 	"big bad_big 0,65536,42000000 same"
 )
+
+# The pipe's cases above must go through it: faultfs's files are never
+# cached, so a file of 2 MiB and more is read directly.
+setup pipe tmp
+run_fcp --debug $TOPT "$SRC" "$DST"
+check_copied "pipe, no fault"
+check_grep "bad_3m.*several requests in flight" "$T/err" "bad_3m did not go through the direct pipe"
+teardown
 
 for p in "${PATHS[@]}"; do
 	read -r dir file offs kind opts <<<"$p"

@@ -1,0 +1,234 @@
+/*
+ * direct_pipe.c - a cold medium file copied with several direct requests
+ * in flight.
+ *
+ * A medium file read around the page cache (direct.c) by the synchronous
+ * loop has one request in flight: read 1 MiB, wait, copy it into DEST's page
+ * cache, read the next. That copy into the page cache was a sixth of all
+ * CPU of a cold mixed copy on the benchmark machine (perf record -a, 2 CPUs
+ * and both busy). Here the file goes through the worker's io_uring in
+ * PIPE_DEPTH slots of PIPE_SLOT: every slot's read is in flight at once,
+ * and each slot's data is written to DEST with O_DIRECT as soon as it is
+ * read, from the same buffer: no copy, and the device sees several
+ * requests of the file at once instead of one. Direct writes wait for the
+ * device, so they pay only where the file has several slots to overlap:
+ * files of PIPE_MIN and more (a direct write per file of 500 KB made the
+ * folders workload slower, BENCHMARKS-NOTES.md).
+ *
+ * DEST gets its size first: every direct write then lands inside the file,
+ * where XFS takes it under a shared lock, instead of growing it (which
+ * waits for the writes before it). The file's last partial block cannot be
+ * written directly; it is written through the cache after the rest.
+ *
+ * Anything the pipe cannot do (no io_uring, a filesystem that refuses
+ * O_DIRECT or its alignment) leaves the file to the synchronous loop from
+ * its start: the pipe answers 0, having copied nothing that counts.
+ */
+#include "config.h"
+#include "engine.h"
+#include "limiter.h"
+#include "sys.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PIPE_SLOT ((size_t)1 << 20)
+#define PIPE_DEPTH 4
+#define PIPE_MIN ((off_t)2 << 20)
+
+#ifdef HAVE_LIBURING
+#include <liburing.h>
+
+enum { OP_READ, OP_WRITE };
+
+struct pipe {
+	struct fcp_xfer *x;
+	struct io_uring *ring;
+	char *buf;               /* PIPE_DEPTH slots */
+	off_t end;               /* the range is [0, end) */
+	off_t next;              /* the next slot's read starts here */
+	off_t eof;               /* the source ended here (end if it did not) */
+	off_t at[PIPE_DEPTH];    /* offset of each slot's data */
+	size_t want[PIPE_DEPTH]; /* bytes asked of each slot's read */
+	size_t wlen[PIPE_DEPTH]; /* bytes of each slot's direct write */
+	size_t tail;             /* bytes after the last whole block before eof */
+	char *tail_buf;          /* where they are (a slot) */
+	unsigned inflight;
+	int err;                 /* the first error */
+	bool refused;            /* EINVAL: the synchronous loop does the file */
+};
+
+static char *slot_buf(struct pipe *p, unsigned s)
+{
+	return p->buf + (size_t)s * PIPE_SLOT;
+}
+
+static bool going(struct pipe *p)
+{
+	return !p->err && !p->refused && (p->err = fcp_xfer_stopped(p->x)) == 0;
+}
+
+static void submit(struct pipe *p, unsigned s, int op, size_t len)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(p->ring);
+
+	if (op == OP_READ)
+		io_uring_prep_read(sqe, p->x->in, slot_buf(p, s), (unsigned)len, (uint64_t)p->at[s]);
+	else
+		io_uring_prep_write(sqe, p->x->out, slot_buf(p, s), (unsigned)len, (uint64_t)p->at[s]);
+	io_uring_sqe_set_data64(sqe, (uint64_t)s << 1 | (uint64_t)op);
+	p->inflight++;
+}
+
+static void read_next(struct pipe *p, unsigned s)
+{
+	size_t want = p->end - p->next < (off_t)PIPE_SLOT ? (size_t)(p->end - p->next) : PIPE_SLOT;
+
+	if (p->next >= p->eof || !going(p))
+		return;
+	/* --bwlimit, --iolimit: this read and its write */
+	fcp_limit_take(fcp_worker_job(p->x->w), want, 2);
+	p->at[s] = p->next;
+	p->want[s] = want;
+	p->next += (off_t)want;
+	/* Whole blocks: the kernel stops at the end of the file. */
+	submit(p, s, OP_READ, (want + FCP_DIRECT_ALIGN - 1) & ~(size_t)(FCP_DIRECT_ALIGN - 1));
+}
+
+static void on_error(struct pipe *p, int res)
+{
+	if (res == -EINVAL)
+		p->refused = true;
+	else if (!p->err)
+		p->err = res;
+}
+
+static void on_read(struct pipe *p, unsigned s, int res)
+{
+	size_t got, whole;
+
+	if (res < 0) {
+		on_error(p, res);
+		return;
+	}
+	got = (size_t)res < p->want[s] ? (size_t)res : p->want[s];
+	if (p->at[s] >= p->eof)
+		return; /* past an end seen by an earlier slot */
+	whole = got & ~(size_t)(FCP_DIRECT_ALIGN - 1);
+	/* The source ends early (it shrank): the copy ends there too, and
+	 * this slot has the last bytes. Any other slot's are whole blocks
+	 * but the file's last ones. Slots before it are whole; none after
+	 * it is read again. */
+	if (got < p->want[s])
+		p->eof = p->at[s] + (off_t)got;
+	if (got < p->want[s] || got > whole) {
+		p->tail = got - whole;
+		p->tail_buf = slot_buf(p, s) + whole;
+	}
+	p->wlen[s] = whole;
+	if (whole && going(p))
+		submit(p, s, OP_WRITE, whole);
+}
+
+static void on_write(struct pipe *p, unsigned s, int res)
+{
+	size_t len = p->wlen[s];
+
+	if (res < 0) {
+		on_error(p, res);
+		return;
+	}
+	/* A direct write short of its length: the rest through the usual
+	 * call, which reports why (ENOSPC) if it cannot either. */
+	if ((size_t)res < len) {
+		ssize_t r = fcp_sys_pwrite_full(p->x->out, slot_buf(p, s) + res, len - (size_t)res,
+						p->at[s] + res);
+		if (r < 0) {
+			on_error(p, (int)r);
+			return;
+		}
+	}
+	read_next(p, s);
+}
+
+/* Completions until nothing is in flight; a ring that fails otherwise
+ * would leave requests in flight on this buffer: that stops the process,
+ * as fcp_uring_wait does. */
+static void run(struct pipe *p)
+{
+	while (p->inflight) {
+		struct io_uring_cqe *cqe;
+		unsigned head, got = 0;
+		int r = io_uring_submit_and_wait(p->ring, 1);
+
+		if (r < 0 && r != -EINTR && r != -EAGAIN && r != -EBUSY) {
+			fprintf(stderr, "fastcp: io_uring failed: %s\n", strerror(-r));
+			abort();
+		}
+		io_uring_for_each_cqe(p->ring, head, cqe) {
+			uint64_t d = io_uring_cqe_get_data64(cqe);
+			unsigned s = (unsigned)(d >> 1);
+
+			got++;
+			p->inflight--;
+			FCP_XFER_IO(p->x, 1);
+			if ((d & 1) == OP_READ)
+				on_read(p, s, cqe->res);
+			else
+				on_write(p, s, cqe->res);
+		}
+		io_uring_cq_advance(p->ring, got);
+	}
+}
+
+ssize_t fcp_direct_pipe(struct fcp_xfer *x, off_t off, size_t len)
+{
+	struct fcp_job *job = fcp_worker_job(x->w);
+	struct pipe p = { .x = x, .end = (off_t)len, .eof = (off_t)len };
+	ssize_t r;
+
+	/* The whole of a medium file read directly, into a new (empty)
+	 * DEST, with nothing to see the bytes on their way. */
+	if (off != 0 || (off_t)len != x->size || x->size < PIPE_MIN || x->size > FCP_LARGE_MIN ||
+	    x->direct <= 0 || x->wlock || x->vs || fcp_xfer_zero_holes(x) || job->o->no_io_uring ||
+	    !atomic_load(&job->uring_ok) || !(p.ring = fcp_uring_ring(x->w)) ||
+	    !(p.buf = fcp_worker_pipe_buf(x->w)))
+		return 0;
+	if (fcp_sys_ftruncate(x->out, x->size) < 0 || fcp_sys_set_direct(x->out, true) < 0) {
+		fcp_sys_ftruncate(x->out, 0);
+		return 0;
+	}
+	for (unsigned s = 0; s < PIPE_DEPTH; s++)
+		read_next(&p, s);
+	run(&p);
+	fcp_sys_set_direct(x->out, false);
+	if (p.err)
+		return p.err;
+	if (p.refused) {
+		/* Nothing of it counts: the loop copies it all again. */
+		r = fcp_sys_ftruncate(x->out, 0);
+		return r < 0 ? r : 0;
+	}
+	if (p.tail) {
+		r = fcp_sys_pwrite_full(x->out, p.tail_buf, p.tail, p.eof - (off_t)p.tail);
+		FCP_XFER_IO(x, 1);
+		if (r < 0)
+			return r;
+	}
+	if (p.eof < p.end && (r = fcp_sys_ftruncate(x->out, p.eof)) < 0)
+		return r;
+	FCP_XFER_BYTES(x, p.eof);
+	x->piped = true;
+	return p.eof;
+}
+
+#else /* !HAVE_LIBURING */
+
+ssize_t fcp_direct_pipe(struct fcp_xfer *x, off_t off, size_t len)
+{
+	return 0;
+}
+
+#endif
