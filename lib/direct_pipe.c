@@ -22,7 +22,8 @@
  *
  * Anything the pipe cannot do (no io_uring, a filesystem that refuses
  * O_DIRECT or its alignment) leaves the file to the synchronous loop from
- * its start: the pipe answers 0, having copied nothing that counts.
+ * its start: the pipe answers 0, having copied nothing that counts, and a
+ * refusal turns it off for the rest of the job.
  */
 #include "config.h"
 #include "engine.h"
@@ -37,6 +38,10 @@
 #define PIPE_SLOT ((size_t)1 << 20)
 #define PIPE_DEPTH 4
 #define PIPE_MIN ((off_t)2 << 20)
+/* Completions of -EAGAIN (kernels before io_uring retried direct I/O
+ * itself) are issued again, this many times in a file; then the file
+ * goes to the synchronous loop. */
+#define PIPE_AGAIN_MAX 16
 
 #ifdef HAVE_LIBURING
 #include <liburing.h>
@@ -56,6 +61,8 @@ struct pipe {
 	size_t tail;             /* bytes after the last whole block before eof */
 	char *tail_buf;          /* where they are (a slot) */
 	unsigned inflight;
+	unsigned again;          /* -EAGAIN completions issued again */
+	uint64_t counted;        /* bytes added to the job's count */
 	int err;                 /* the first error */
 	bool refused;            /* EINVAL: the synchronous loop does the file */
 };
@@ -97,12 +104,27 @@ static void read_next(struct pipe *p, unsigned s)
 	submit(p, s, OP_READ, (want + FCP_DIRECT_ALIGN - 1) & ~(size_t)(FCP_DIRECT_ALIGN - 1));
 }
 
-static void on_error(struct pipe *p, int res)
+/* A failed op; true if it was issued again instead. */
+static bool on_error(struct pipe *p, unsigned s, int op, int res)
 {
-	if (res == -EINVAL)
+	if ((res == -EAGAIN || res == -EINTR) && p->again < PIPE_AGAIN_MAX && going(p)) {
+		p->again++;
+		submit(p, s, op, op == OP_READ ? (p->want[s] + FCP_DIRECT_ALIGN - 1) &
+							 ~(size_t)(FCP_DIRECT_ALIGN - 1)
+					       : p->wlen[s]);
+		return true;
+	}
+	if (res == -EINVAL || res == -EAGAIN || res == -EINTR)
 		p->refused = true;
 	else if (!p->err)
 		p->err = res;
+	return false;
+}
+
+static void count_bytes(struct pipe *p, size_t n)
+{
+	FCP_XFER_BYTES(p->x, n);
+	p->counted += n;
 }
 
 static void on_read(struct pipe *p, unsigned s, int res)
@@ -110,7 +132,7 @@ static void on_read(struct pipe *p, unsigned s, int res)
 	size_t got, whole;
 
 	if (res < 0) {
-		on_error(p, res);
+		on_error(p, s, OP_READ, res);
 		return;
 	}
 	got = (size_t)res < p->want[s] ? (size_t)res : p->want[s];
@@ -137,7 +159,7 @@ static void on_write(struct pipe *p, unsigned s, int res)
 	size_t len = p->wlen[s];
 
 	if (res < 0) {
-		on_error(p, res);
+		on_error(p, s, OP_WRITE, res);
 		return;
 	}
 	/* A direct write short of its length: the rest through the usual
@@ -145,11 +167,13 @@ static void on_write(struct pipe *p, unsigned s, int res)
 	if ((size_t)res < len) {
 		ssize_t r = fcp_sys_pwrite_full(p->x->out, slot_buf(p, s) + res, len - (size_t)res,
 						p->at[s] + res);
+		FCP_XFER_IO(p->x, 1);
 		if (r < 0) {
-			on_error(p, (int)r);
+			on_error(p, s, OP_WRITE, (int)r);
 			return;
 		}
 	}
+	count_bytes(p, len);
 	read_next(p, s);
 }
 
@@ -171,6 +195,10 @@ static void run(struct pipe *p)
 			uint64_t d = io_uring_cqe_get_data64(cqe);
 			unsigned s = (unsigned)(d >> 1);
 
+			/* Only this pipe's requests are on the ring now (every
+			 * other user waits for all of its own). */
+			if (s >= PIPE_DEPTH)
+				abort();
 			got++;
 			p->inflight--;
 			FCP_XFER_IO(p->x, 1);
@@ -193,10 +221,11 @@ ssize_t fcp_direct_pipe(struct fcp_xfer *x, off_t off, size_t len)
 	 * DEST, with nothing to see the bytes on their way. */
 	if (off != 0 || (off_t)len != x->size || x->size < PIPE_MIN || x->size > FCP_LARGE_MIN ||
 	    x->direct <= 0 || x->wlock || x->vs || fcp_xfer_zero_holes(x) || job->o->no_io_uring ||
-	    !atomic_load(&job->uring_ok) || !(p.ring = fcp_uring_ring(x->w)) ||
-	    !(p.buf = fcp_worker_pipe_buf(x->w)))
+	    !atomic_load(&job->uring_ok) || atomic_load(&job->pipe_refused) ||
+	    !(p.buf = fcp_worker_pipe_buf(x->w)) || !(p.ring = fcp_uring_ring(x->w)))
 		return 0;
 	if (fcp_sys_ftruncate(x->out, x->size) < 0 || fcp_sys_set_direct(x->out, true) < 0) {
+		atomic_store(&job->pipe_refused, true);
 		fcp_sys_ftruncate(x->out, 0);
 		return 0;
 	}
@@ -208,6 +237,8 @@ ssize_t fcp_direct_pipe(struct fcp_xfer *x, off_t off, size_t len)
 		return p.err;
 	if (p.refused) {
 		/* Nothing of it counts: the loop copies it all again. */
+		atomic_store(&job->pipe_refused, true);
+		atomic_fetch_sub(&job->c.bytes, (unsigned long long)p.counted);
 		r = fcp_sys_ftruncate(x->out, 0);
 		return r < 0 ? r : 0;
 	}
@@ -216,10 +247,10 @@ ssize_t fcp_direct_pipe(struct fcp_xfer *x, off_t off, size_t len)
 		FCP_XFER_IO(x, 1);
 		if (r < 0)
 			return r;
+		count_bytes(&p, p.tail);
 	}
 	if (p.eof < p.end && (r = fcp_sys_ftruncate(x->out, p.eof)) < 0)
 		return r;
-	FCP_XFER_BYTES(x, p.eof);
 	x->piped = true;
 	return p.eof;
 }

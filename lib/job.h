@@ -187,6 +187,8 @@ struct fcp_job {
 					where ranks of the job share them) */
 	atomic_int unnamed;          /* how new files are linked (dest.c) */
 	atomic_int chunk_runners;    /* workers copying chunks right now */
+	atomic_int pipe_bufs;        /* workers holding a direct pipe's slots (sched.c) */
+	atomic_bool pipe_refused;    /* a direct pipe was refused O_DIRECT: no more */
 	atomic_bool resume_warned;   /* --resume could not record: said once */
 	atomic_bool verify_no_direct; /* --verify: the destination refused O_DIRECT */
 	atomic_bool check_buffered;  /* --check: the destination refused O_DIRECT */

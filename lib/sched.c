@@ -37,8 +37,12 @@
  * device, so they are larger. Only workers that make them get one. */
 #define FCP_DIRECT_BUF_SIZE (1u << 20)
 /* The slots of a medium file's direct reads and writes in flight
- * (direct_pipe.c): 4 of 1 MiB. Only workers that copy one get it. */
+ * (direct_pipe.c): 4 of 1 MiB. Only workers that copy one get it, and
+ * only so many of them: a pool grown to wait on a slow source (up to 128
+ * workers) would otherwise hold half a GiB of them. The others copy
+ * their files with one request in flight. */
 #define FCP_PIPE_BUF_SIZE (4u << 20)
+#define FCP_PIPE_BUFS_MAX 16
 /* --verify's read-back of a copy from storage (verify.c) is one direct
  * read after another: larger ones spend less of it waiting. Large files,
  * cold, 4 x 256 MiB: 1.74x the time of the copy without --verify with 1 MiB
@@ -118,7 +122,14 @@ void *fcp_worker_pipe_buf(struct fcp_worker *w)
 {
 	size_t len;
 
-	return worker_buffer(&w->pipe_buf, FCP_PIPE_BUF_SIZE, &len);
+	if (w->pipe_buf)
+		return w->pipe_buf;
+	if (atomic_fetch_add(&w->job->pipe_bufs, 1) >= FCP_PIPE_BUFS_MAX ||
+	    !worker_buffer(&w->pipe_buf, FCP_PIPE_BUF_SIZE, &len)) {
+		atomic_fetch_sub(&w->job->pipe_bufs, 1);
+		return NULL;
+	}
+	return w->pipe_buf;
 }
 
 void **fcp_worker_uring_slot(struct fcp_worker *w)

@@ -24,7 +24,7 @@ for f in large medium; do
 	# a temporary name or unnamed): before fastcp set its handler, a
 	# background job ignores it.
 	for ((i = 0; i < 100; i++)); do
-		readlink /proc/"$pid"/fd/* 2>/dev/null | grep -q "^$T/dst/" && break
+		readlink /proc/"$pid"/fd/* 2>/dev/null | grep -q "^$(realpath dst)/" && break
 		kill -0 "$pid" 2>/dev/null || break
 		sleep 0.1
 	done

@@ -129,13 +129,18 @@ PATHS=(
 	"big bad_big 0,65536,42000000 same"
 )
 
-# The pipe's cases above must go through it: faultfs's files are never
-# cached, so a file of 2 MiB and more is read directly.
-setup pipe tmp
-run_fcp --debug $TOPT "$SRC" "$DST"
-check_copied "pipe, no fault"
-check_grep "bad_3m.*several requests in flight" "$T/err" "bad_3m did not go through the direct pipe"
-teardown
+# The pipe's cases below must go through it: faultfs's files are never
+# cached, so a file of 2 MiB and more is read directly, and written so where
+# the copy goes ($T) takes O_DIRECT.
+if dd if=/dev/zero of="$T/odirect" bs=4096 count=1 oflag=direct status=none 2>/dev/null; then
+	setup pipe tmp
+	run_fcp --debug $TOPT "$SRC" "$DST"
+	check_copied "pipe, no fault"
+	check_grep "bad_3m.*several requests in flight" "$T/err" "bad_3m did not go through the direct pipe"
+	teardown
+else
+	note "no O_DIRECT writes in $T: the pipe cases run the synchronous path"
+fi
 
 for p in "${PATHS[@]}"; do
 	read -r dir file offs kind opts <<<"$p"

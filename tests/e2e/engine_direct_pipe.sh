@@ -4,8 +4,8 @@
 # requests in flight. The copy must be byte-exact whatever the size's
 # alignment (the last partial block is written through the cache), with
 # more slots than the pipe has (slots used again), on XFS, btrfs and tmpfs
-# destinations, and the same with the pipe's conditions unmet (one worker,
-# --no-io-uring, --verify, --direct-read=never). Written directly, the copy
+# destinations, and the same with the pipe's conditions unmet
+# (--no-io-uring, --verify, --direct-read=never, --sparse=always). Written directly, the copy
 # leaves at most its last block in the page cache: a buffered copy leaves
 # all of it, so that check fails if the pipe is not taken.
 . "${TESTLIB:-$(dirname "$0")/../lib}/lib.sh" || exit 1
@@ -31,11 +31,13 @@ drop() { sync; for f in s/f* s/sub/g; do dd if="$f" iflag=nocache count=0 status
 t_mount_fs xfs 512M "$T/dx"
 t_mount_fs btrfs 512M "$T/db"
 t_mount_fs tmpfs 256M "$T/dt"
-for dst in dx db dt; do
+for dst in dx db dt dx1; do
 	drop
 	[ "$(cached s/sub/g)" = 0 ] || skip "the page cache kept the source"
-	run_fcp -j 2 s "$dst/c"
-	check_rc 0 "copy to $dst"
+	# dx1: one worker, into XFS again.
+	j=2; [ "$dst" = dx1 ] && { dst=dx; j=1; rm -rf dx/c; }
+	run_fcp -j $j s "$dst/c"
+	check_rc 0 "copy to $dst, -j $j"
 	# Before anything reads the copy. tmpfs is the page cache: nothing
 	# to see there.
 	for f in s/f* s/sub/g; do
@@ -48,7 +50,7 @@ for dst in dx db dt; do
 done
 
 # The conditions unmet: the synchronous paths, the same copy.
-for opts in "-j 1" "--no-io-uring" "--verify" "--direct-read=never" "--sparse=always"; do
+for opts in "--no-io-uring" "--verify" "--direct-read=never" "--sparse=always"; do
 	rm -rf dx/c
 	drop
 	# shellcheck disable=SC2086
