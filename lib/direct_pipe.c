@@ -38,9 +38,9 @@
 #define PIPE_SLOT ((size_t)1 << 20)
 #define PIPE_DEPTH 4
 #define PIPE_MIN ((off_t)2 << 20)
-/* Completions of -EAGAIN (kernels before io_uring retried direct I/O
- * itself) are issued again, this many times in a file; then the file
- * goes to the synchronous loop. */
+/* Older kernels may complete a direct request with -EAGAIN (the device's
+ * queue was full) for the caller to issue again: up to this many times in
+ * a file, then the synchronous loop copies it. */
 #define PIPE_AGAIN_MAX 16
 
 #ifdef HAVE_LIBURING
@@ -89,6 +89,13 @@ static void submit(struct pipe *p, unsigned s, int op, size_t len)
 	p->inflight++;
 }
 
+/* A slot's read asks for whole blocks: the kernel stops at the end of the
+ * file. */
+static size_t read_len(const struct pipe *p, unsigned s)
+{
+	return (p->want[s] + FCP_DIRECT_ALIGN - 1) & ~(size_t)(FCP_DIRECT_ALIGN - 1);
+}
+
 static void read_next(struct pipe *p, unsigned s)
 {
 	size_t want = p->end - p->next < (off_t)PIPE_SLOT ? (size_t)(p->end - p->next) : PIPE_SLOT;
@@ -100,25 +107,20 @@ static void read_next(struct pipe *p, unsigned s)
 	p->at[s] = p->next;
 	p->want[s] = want;
 	p->next += (off_t)want;
-	/* Whole blocks: the kernel stops at the end of the file. */
-	submit(p, s, OP_READ, (want + FCP_DIRECT_ALIGN - 1) & ~(size_t)(FCP_DIRECT_ALIGN - 1));
+	submit(p, s, OP_READ, read_len(p, s));
 }
 
-/* A failed op; true if it was issued again instead. */
-static bool on_error(struct pipe *p, unsigned s, int op, int res)
+/* A failed op: issued again, or the end of the pipe for this file. */
+static void on_error(struct pipe *p, unsigned s, int op, int res)
 {
 	if ((res == -EAGAIN || res == -EINTR) && p->again < PIPE_AGAIN_MAX && going(p)) {
 		p->again++;
-		submit(p, s, op, op == OP_READ ? (p->want[s] + FCP_DIRECT_ALIGN - 1) &
-							 ~(size_t)(FCP_DIRECT_ALIGN - 1)
-					       : p->wlen[s]);
-		return true;
-	}
-	if (res == -EINVAL || res == -EAGAIN || res == -EINTR)
+		submit(p, s, op, op == OP_READ ? read_len(p, s) : p->wlen[s]);
+	} else if (res == -EINVAL || res == -EAGAIN || res == -EINTR) {
 		p->refused = true;
-	else if (!p->err)
+	} else if (!p->err) {
 		p->err = res;
-	return false;
+	}
 }
 
 static void count_bytes(struct pipe *p, size_t n)
@@ -139,10 +141,12 @@ static void on_read(struct pipe *p, unsigned s, int res)
 	if (p->at[s] >= p->eof)
 		return; /* past an end seen by an earlier slot */
 	whole = got & ~(size_t)(FCP_DIRECT_ALIGN - 1);
-	/* The source ends early (it shrank): the copy ends there too, and
-	 * this slot has the last bytes. Any other slot's are whole blocks
-	 * but the file's last ones. Slots before it are whole; none after
-	 * it is read again. */
+	/* A read short of its ask: the source ends here (it shrank, or it
+	 * answers in parts), and so does the pipe's copy; the caller asks
+	 * again from there. What follows the last whole block before the
+	 * end (here, or at the file's end) is the tail, written through the
+	 * cache once O_DIRECT is off. No slot reads past the end after
+	 * this, so the tail's slot is not used again. */
 	if (got < p->want[s])
 		p->eof = p->at[s] + (off_t)got;
 	if (got < p->want[s] || got > whole) {
