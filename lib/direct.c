@@ -51,8 +51,9 @@ void fcp_direct_start(struct fcp_xfer *x)
 
 int fcp_direct_decide(const struct fcp_job *job, int fd, uint64_t size, uint64_t allocated)
 {
-	return fcp_direct_wanted(job, fd, size, allocated) && fcp_sys_set_direct(fd, true) == 0 ? 1
-												 : -1;
+	bool on = fcp_direct_wanted(job, fd, size, allocated) && fcp_sys_set_direct(fd, true) == 0;
+
+	return on ? 1 : -1;
 }
 
 /* Back to buffered reads for the rest of the file. */

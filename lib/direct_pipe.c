@@ -31,9 +31,7 @@
 #include "sys.h"
 
 #include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #define PIPE_SLOT ((size_t)1 << 20)
 #define PIPE_DEPTH 4
@@ -181,38 +179,29 @@ static void on_write(struct pipe *p, unsigned s, int res)
 	read_next(p, s);
 }
 
-/* Completions until nothing is in flight; a ring that fails otherwise
- * would leave requests in flight on this buffer: that stops the process,
- * as fcp_uring_wait does. */
+/* One completion of this pipe's; only its requests are on the ring now
+ * (every other user of it waits for all of its own). */
+static void on_cqe(void *ctx, uint64_t data, int res)
+{
+	struct pipe *p = ctx;
+	unsigned s = (unsigned)(data >> 1);
+
+	if (s >= PIPE_DEPTH)
+		abort();
+	p->inflight--;
+	FCP_XFER_IO(p->x, 1);
+	if ((data & 1) == OP_READ)
+		on_read(p, s, res);
+	else
+		on_write(p, s, res);
+}
+
+/* Completions until nothing is in flight: each may issue the next
+ * request of its slot, submitted by the next wait. */
 static void run(struct pipe *p)
 {
-	while (p->inflight) {
-		struct io_uring_cqe *cqe;
-		unsigned head, got = 0;
-		int r = io_uring_submit_and_wait(p->ring, 1);
-
-		if (r < 0 && r != -EINTR && r != -EAGAIN && r != -EBUSY) {
-			fprintf(stderr, "fastcp: io_uring failed: %s\n", strerror(-r));
-			abort();
-		}
-		io_uring_for_each_cqe(p->ring, head, cqe) {
-			uint64_t d = io_uring_cqe_get_data64(cqe);
-			unsigned s = (unsigned)(d >> 1);
-
-			/* Only this pipe's requests are on the ring now (every
-			 * other user waits for all of its own). */
-			if (s >= PIPE_DEPTH)
-				abort();
-			got++;
-			p->inflight--;
-			FCP_XFER_IO(p->x, 1);
-			if ((d & 1) == OP_READ)
-				on_read(p, s, cqe->res);
-			else
-				on_write(p, s, cqe->res);
-		}
-		io_uring_cq_advance(p->ring, got);
-	}
+	while (p->inflight)
+		fcp_uring_wait(p->ring, p->inflight, on_cqe, p);
 }
 
 ssize_t fcp_direct_pipe(struct fcp_xfer *x, off_t off, size_t len)

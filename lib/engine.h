@@ -39,7 +39,7 @@ struct fcp_xfer {
 	 * its lock in the kernel instead (BENCHMARKS.md). NULL: one writer. */
 	pthread_mutex_t *wlock;
 	/* Reads around the page cache (direct.c): 0 not decided yet, 1 on,
-	 * -1 off (chunks of a large file: always off). */
+	 * -1 off (a large file's chunks: decided once for all its runners). */
 	int direct;
 	bool piped; /* written directly too, several requests in flight (direct_pipe.c) */
 	const struct fcp_engine *used; /* the engine that moved data last (--debug, events) */

@@ -4,8 +4,8 @@
 # is taken at once), the synchronous read/write path (--no-io-uring),
 # copy_file_range (source and copy on the same faultfs mount), medium files
 # read with O_DIRECT (auto: faultfs's direct_io files are never cached; and
-# --direct-read=always) and from 2 MiB written so too (the direct pipe), sparse files walked by extents, and large files cut
-# into chunks.
+# --direct-read=always) and from 2 MiB written so too (the direct pipe),
+# sparse files walked by extents, and large files cut into chunks.
 #   - A read error (faultfs --eio-at) at the start, at 64 KiB or mid-file:
 #     exit 1, a message naming the file and the error, nothing under its
 #     final name, no temporary file left, the other files copied intact.

@@ -77,13 +77,12 @@ if ! "$FASTCP" --version --verbose | grep -q "when none of the file is cached"; 
 elif ! command -v fincore >/dev/null || ! dd if=s/dense of=/dev/null bs=4096 count=1 iflag=direct status=none; then
 	skip "no fincore, or no O_DIRECT where the test runs (the rest passed)"
 fi
-cached() { fincore --bytes --noheadings --output RES "$1" | tr -d " "; }
 sync s/dense && dd if=s/dense iflag=nocache count=0 status=none
-[ "$(cached s/dense)" = 0 ] || skip "the page cache kept the source (the rest passed)"
+[ "$(t_cached s/dense)" = 0 ] || skip "the page cache kept the source (the rest passed)"
 rm -rf d
 run_fcp -j 4 s/dense d
 check_rc 0 "fastcp -j 4, a large file not cached"
-check_eq "$(cached s/dense)" 0 "bytes of the source cached by its copy"
+check_eq "$(t_cached s/dense)" 0 "bytes of the source cached by its copy"
 cat s/dense >/dev/null
 rm -rf d
 run_fcp -j 4 s/dense d

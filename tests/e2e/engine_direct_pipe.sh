@@ -5,9 +5,10 @@
 # alignment (the last partial block is written through the cache), with
 # more slots than the pipe has (slots used again), on XFS, btrfs and tmpfs
 # destinations, and the same with the pipe's conditions unmet
-# (--no-io-uring, --verify, --direct-read=never, --sparse=always). Written directly, the copy
-# leaves at most its last block in the page cache: a buffered copy leaves
-# all of it, so that check fails if the pipe is not taken.
+# (--no-io-uring, --verify, --direct-read=never, --sparse=always). Written
+# directly, the copy leaves at most its last block in the page cache: a
+# buffered copy leaves all of it, so that check fails if the pipe is not
+# taken.
 . "${TESTLIB:-$(dirname "$0")/../lib}/lib.sh" || exit 1
 t_init
 need_fastcp
@@ -25,24 +26,24 @@ touch -d '2004-05-06 07:08:09.25' s/f* s/sub/g
 dd if=s/f$((2 << 20)) of=/dev/null bs=4096 count=1 iflag=direct status=none ||
 	skip "no O_DIRECT on this machine's XFS"
 
-cached() { fincore --bytes --noheadings --output RES "$1" | tr -d " "; }
 drop() { sync; for f in s/f* s/sub/g; do dd if="$f" iflag=nocache count=0 status=none; done; }
 
 t_mount_fs xfs 512M "$T/dx"
 t_mount_fs btrfs 512M "$T/db"
 t_mount_fs tmpfs 256M "$T/dt"
-for dst in dx db dt dx1; do
+# Each destination with two workers, and XFS again with one.
+for run in "dx 2" "db 2" "dt 2" "dx 1"; do
+	read -r dst j <<<"$run"
+	rm -rf "$dst/c"
 	drop
-	[ "$(cached s/sub/g)" = 0 ] || skip "the page cache kept the source"
-	# dx1: one worker, into XFS again.
-	j=2; [ "$dst" = dx1 ] && { dst=dx; j=1; rm -rf dx/c; }
-	run_fcp -j $j s "$dst/c"
+	[ "$(t_cached s/sub/g)" = 0 ] || skip "the page cache kept the source"
+	run_fcp -j "$j" s "$dst/c"
 	check_rc 0 "copy to $dst, -j $j"
 	# Before anything reads the copy. tmpfs is the page cache: nothing
 	# to see there.
 	for f in s/f* s/sub/g; do
-		[ "$dst" = dt ] || [ "$(cached "$dst/c/${f#s/}")" -le 4096 ] ||
-			fail "$dst/c/${f#s/}: $(cached "$dst/c/${f#s/}") bytes cached after a direct copy"
+		[ "$dst" = dt ] || [ "$(t_cached "$dst/c/${f#s/}")" -le 4096 ] ||
+			fail "$dst/c/${f#s/}: $(t_cached "$dst/c/${f#s/}") bytes cached after a direct copy"
 	done
 	check_tree s "$dst/c"
 	for f in s/f* s/sub/g; do check cmp "$f" "$dst/c/${f#s/}"; done

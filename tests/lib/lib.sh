@@ -295,6 +295,9 @@ t_mount_fs() {
 	t_mounts_+=("$dir")
 }
 
+# t_cached FILE: bytes of FILE in the page cache (fincore, util-linux).
+t_cached() { fincore --bytes --noheadings --output RES "$1" | tr -d " "; }
+
 # t_bind DIR MOUNTPOINT: bind-mount DIR on MOUNTPOINT, unmounted at exit.
 t_bind() {
 	need_root "bind mounts need root"
