@@ -139,7 +139,7 @@ if dd if=/dev/zero of="$T/odirect" bs=4096 count=1 oflag=direct status=none 2>/d
 	check_grep "bad_3m.*several requests in flight" "$T/err" "bad_3m did not go through the direct pipe"
 	teardown
 else
-	note "no O_DIRECT writes in $T: the pipe cases run the synchronous path"
+	unpiped="no O_DIRECT writes in $T: the pipe's cases ran the synchronous path (the rest passed)"
 fi
 
 for p in "${PATHS[@]}"; do
@@ -164,4 +164,6 @@ for p in "${PATHS[@]}"; do
 		teardown
 	done
 done
+# An unchecked part makes the test a SKIP, never a PASS.
+[ -z "${unpiped:-}" ] || skip "$unpiped"
 echo "read errors, short reads and shrunk files handled on every path"
