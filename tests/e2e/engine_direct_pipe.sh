@@ -9,6 +9,11 @@
 # directly, the copy leaves at most its last block in the page cache: a
 # buffered copy leaves all of it, so that check fails if the pipe is not
 # taken.
+# A destination that takes O_DIRECT on the descriptor and then refuses a
+# direct request with EINVAL (faultfs --einval-write-at, on the second
+# slot's write): the pipe gives the file back to the synchronous loop,
+# which copies it again from its start, the bytes counted once; and the
+# pipe stays off for the rest of the job.
 . "${TESTLIB:-$(dirname "$0")/../lib}/lib.sh" || exit 1
 t_init
 need_fastcp
@@ -60,4 +65,22 @@ for opts in "--no-io-uring" "--verify" "--direct-read=never" "--sparse=always"; 
 	check_tree s dx/c
 	for f in s/f* s/sub/g; do check cmp "$f" "dx/c/${f#s/}"; done
 done
-echo "direct pipe copies exact on xfs, btrfs, tmpfs and without the pipe"
+
+# The refusal. One worker: the 2 MiB file is the first one copied (names
+# in order), so the second and later files follow the refusal.
+B=$T/back
+mkdir -p "$B"
+faultfs_mount "$B" "$T/df" --einval-write-at=$((1 << 20))
+drop
+run_fcp -j 1 --debug --json s df/c
+check_rc 0 "copy to a destination that refuses a direct write"
+grep -q "faultfs: EINVAL for the write of .* at $((1 << 20)) " "$T/faultfs.log" ||
+	fail "faultfs refused no direct write at 1 MiB: the test proves nothing ($(cat "$T/faultfs.log"))"
+check_tree s "$B/c"
+for f in s/f* s/sub/g; do check cmp "$f" "$B/c/${f#s/}"; done
+check_no_temp "$B"
+check_nogrep "several requests in flight" "$T/err"
+want=$(cat s/f* s/sub/g | wc -c)
+got=$(grep -o '"bytes":[0-9]*' "$T/out" | head -1 | cut -d: -f2)
+check_eq "$got" "$want" "bytes counted after the pipe's refusal"
+echo "direct pipe copies exact on xfs, btrfs, tmpfs and without the pipe; a refusal falls back"

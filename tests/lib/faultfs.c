@@ -30,6 +30,11 @@
  *                         (and keeps them across opens of such files), so
  *                         only a read that bypasses the cache sees the damage
  *   --corrupt-count=N     only the first N such writes are corrupted
+ *   --einval-write-at=OFFSET  the first write to a matching file that
+ *                         starts at OFFSET fails with EINVAL, once: a
+ *                         filesystem that took O_DIRECT on the descriptor
+ *                         and then refuses a direct request (and says so
+ *                         on stderr)
  *
  * Other arguments starting with '-' go to libfuse (e.g. -d). It stays in
  * the foreground until unmounted.
@@ -72,11 +77,13 @@ static struct {
 	int no_user_xattr;
 	const char *corrupt;     /* NULL: off */
 	long long corrupt_count; /* -1: every write */
-} opt = { .eio_at = -1, .eof_at = -1, .full_after = -1, .corrupt_count = -1 };
+	long long einval_at;     /* -1: off */
+} opt = { .eio_at = -1, .eof_at = -1, .full_after = -1, .corrupt_count = -1, .einval_at = -1 };
 
 static long long eio_reads; /* reads of matching files failed by --eio-first */
 static long long written; /* bytes written to matching files, all threads */
 static long long corrupted; /* writes counted against --corrupt-count */
+static int einval_done;     /* --einval-write-at has failed its write */
 
 /* Full backing path of PATH (which starts with '/'). */
 static int bpath(char *out, const char *path)
@@ -330,6 +337,12 @@ static size_t budget(size_t size)
 static int fs_write(const char *path, const char *buf, size_t size, off_t off,
 		    struct fuse_file_info *fi)
 {
+	if (opt.einval_at == (long long)off && matches(path) &&
+	    !__atomic_exchange_n(&einval_done, 1, __ATOMIC_SEQ_CST)) {
+		fprintf(stderr, "faultfs: EINVAL for the write of %zu bytes at %lld to %s\n", size,
+			(long long)off, path);
+		return -EINVAL;
+	}
 	if (opt.full_after >= 0 && matches(path)) {
 		size = budget(size);
 		if (size == 0)
@@ -452,7 +465,7 @@ static void usage(void)
 	fprintf(stderr, "usage: faultfs [--match=GLOB] [--eio-at=OFFSET] [--eio-first=N] [--short=N] "
 			"[--eof-at=OFFSET] [--delay-ms=N] [--enospc-after=BYTES] [--edquot-after=BYTES] "
 			"[--no-rename-flags] [--no-user-xattr] [--corrupt-write=GLOB] [--corrupt-count=N] "
-			"[FUSE-OPTION...] BACKING MOUNTPOINT\n");
+			"[--einval-write-at=OFFSET] [FUSE-OPTION...] BACKING MOUNTPOINT\n");
 	exit(2);
 }
 
@@ -492,6 +505,7 @@ int main(int argc, char **argv)
 		else if (!strcmp(a, "--no-user-xattr")) opt.no_user_xattr = 1;
 		else if (!strncmp(a, "--corrupt-write=", 16)) opt.corrupt = a + 16;
 		else if (!strncmp(a, "--corrupt-count=", 16)) opt.corrupt_count = num(a + 16);
+		else if (!strncmp(a, "--einval-write-at=", 18)) opt.einval_at = num(a + 18);
 		else if (!strncmp(a, "--", 2) && a[2]) { fprintf(stderr, "faultfs: unknown option '%s'\n", a); usage(); }
 		else if (a[0] == '-') fargv[fargc++] = a;
 		else if (npos < 2) pos[npos++] = a;

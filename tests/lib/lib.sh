@@ -453,7 +453,7 @@ t_mktree() {
 # passthrough of BACKING on MNT (tests/lib/faultfs.c: --match, --eio-at,
 # --eio-first,
 # --short, --delay-ms, --enospc-after, --edquot-after, --no-rename-flags,
-# --corrupt-write, --corrupt-count), in
+# --corrupt-write, --corrupt-count, --einval-write-at), in
 # the background; returns once it is mounted, unmounted again at exit. Skips
 # where FUSE or the tool is missing.
 faultfs_mount() {
