@@ -66,8 +66,8 @@ for opts in "--no-io-uring" "--verify" "--direct-read=never" "--sparse=always"; 
 	for f in s/f* s/sub/g; do check cmp "$f" "dx/c/${f#s/}"; done
 done
 
-# The refusal. One worker: the 2 MiB file is the first one copied (names
-# in order), so the second and later files follow the refusal.
+# The refusal. One worker: the files are copied one after another, so
+# every file after the one refused is copied once the refusal is known.
 B=$T/back
 mkdir -p "$B"
 faultfs_mount "$B" "$T/df" --einval-write-at=$((1 << 20))
