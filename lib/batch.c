@@ -30,23 +30,17 @@ static bool uring_wanted(struct fcp_job *job, struct fcp_dir *d)
 	return list[0] != &fcp_engine_clone;
 }
 
-/*
- * The order in which the files handed back are copied, one after another:
- * the walk's (on a rotational source, inode order), except that files whose
- * first extent is known go in the order of the device offsets, after those
- * whose is not. There a direct read waits for the disk, file by file, and
- * the inode number only guesses where the data lies; the batch opened each
- * file already, so the offset costs one ioctl and no open. (A stable
- * insertion sort: at most FCP_BATCH_MAX files.)
- */
-static int order_back(const bool *back, const uint64_t *where, int n, int *order)
+/* The files handed back are copied one after another, in the walk's order
+ * (on a rotational source, inode order) or, where the batch found their
+ * first extents, the device's (engine.h). */
+int fcp_order_by_place(const bool *pick, const uint64_t *where, int n, int *order)
 {
 	int m = 0;
 
 	for (int i = 0; i < n; i++) {
 		int j;
 
-		if (!back[i])
+		if (!pick[i])
 			continue;
 		for (j = m++; j > 0 && where[order[j - 1]] > where[i]; j--)
 			order[j] = order[j - 1];
@@ -91,7 +85,7 @@ void fcp_batch_copy(struct fcp_worker *w, struct fcp_item *it)
 		else if (r > 0)
 			atomic_store(&job->uring_used, true);
 	}
-	m = order_back(back, where, n, order);
+	m = fcp_order_by_place(back, where, n, order);
 	for (int k = 0; k < m; k++)
 		fcp_entry_copy_name(w, it->dir, names[order[k]], DT_REG);
 	fcp_dir_unpin(job, it->dir);

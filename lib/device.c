@@ -1,14 +1,14 @@
 /*
  * device.c - what the source device is like.
  *
- * On a rotational disk, reading the files of a directory in inode order
- * follows their physical order closely enough to save most seeks: for a
- * small file the inode number stands in for the first extent that FIEMAP
- * would give, at no cost (asking would take an open and an ioctl per file,
- * where the file's data is a single read). The larger files that a batch
- * hands back are then put in the order of their first extent (batch.c):
- * each is read on its own, and the batch has them open already. On SSDs
- * the order does not matter and the walk streams.
+ * On a rotational disk the order of the reads is the order of the seeks.
+ * The walk lists a directory's files in inode order (walk.c), which is
+ * the order of the inodes the opens read; the data is then read in the
+ * order of each file's first extent, which FIEMAP answers from the inode
+ * the open brought in: a batch's reads (engine_uring.c) and the larger
+ * files it hands back (batch.c). The inode number alone guesses the data's
+ * place well where inodes are not reused, badly on an aged filesystem. On
+ * SSDs the order does not matter and the walk streams.
  *
  * A filesystem served over a link (FUSE, NFS, SMB, 9p, Ceph, AFS) answers
  * each lookup, open and read in a round trip: only there does the worker

@@ -180,6 +180,16 @@ const char *fcp_direct_describe(void);
  */
 int fcp_uring_batch(struct fcp_worker *w, struct fcp_dir *d, const char **names, int n,
 		    bool *back, uint64_t *where);
+/*
+ * batch.c: the order in which a rotational source's files are read. Of the
+ * files i in [0, n) with pick[i], into order[], returned how many: those
+ * whose first extent is unknown (where[i] 0) first, in their given order
+ * (the walk's, by inode), then the others by device offset. There a read
+ * waits for the disk and the inode number only guesses where the data
+ * lies; the offset costs one ioctl on a descriptor open anyway. (A stable
+ * insertion sort: at most FCP_BATCH_MAX files.)
+ */
+int fcp_order_by_place(const bool *pick, const uint64_t *where, int n, int *order);
 /* NULL when io_uring batches can run here, else why not (a sentence). */
 const char *fcp_uring_available(void);
 struct io_uring;

@@ -1,8 +1,9 @@
 #!/bin/bash
 # A rotational source without the hardware, as root: does reading in the
 # physical order that fastcp computes for a rotational source (a
-# directory's files in inode order, the files an io_uring batch hands back
-# by first extent) beat reading in walk order?
+# directory's files walked in inode order, and read in the order of their
+# first extents: an io_uring batch's reads and the files it hands back)
+# beat reading in walk order?
 #
 # The source filesystem is an image served by `fastcp-bench seekfs`: every
 # read through it waits as a seeking disk would (a seek growing with the
@@ -34,6 +35,8 @@
 #   FSTYPE=xfs   the source filesystem (xfs or ext4: ext4 lists a
 #                directory in hash order, XFS in the order of its slots)
 #   ROUNDS=3     SEEK_MS=15 SETTLE_MS=1 RPM=7200 RATE=150M  (seekfs)
+#   BASELINE=PATH  a third command: another fastcp binary (a build before a
+#                change) with the loop marked rotational, as "baseline"
 #   IMAGE_SIZE=1G  the source image (sparse); a full stroke spans it
 #   BENCH_ROT_DIR=/tmp/fcp-bench-rot  where the image and the mounts live
 # Images are kept for the next run under a name that says how they were
@@ -124,15 +127,18 @@ src_mnt=1
 # The wrappers: set the flag, copy, and log the disk's counters around it.
 log=$base/runs.log
 : >"$log"
-for order in physical walk; do
-	flag=1
-	[ $order = physical ] || flag=0
+orders="physical walk"
+[ -z "${BASELINE:-}" ] || { cp "$BASELINE" "$bin/fastcp-baseline"; orders="$orders baseline"; }
+for order in $orders; do
+	flag=1 fcp=$F
+	[ $order != walk ] || flag=0
+	[ $order != baseline ] || fcp=$bin/fastcp-baseline
 	cat >"$base/fastcp-$order" <<-EOF
 	#!/bin/sh
 	# fastcp SRC DST with the source's loop device marked rotational=$flag
 	echo $flag >$rot || exit 2
 	a=\$(cat $base/disk/stats)
-	$F "\$1" "\$2"
+	$fcp "\$1" "\$2"
 	rc=\$?
 	b=\$(cat $base/disk/stats)
 	echo $order \$a \$b >>$log
@@ -141,9 +147,10 @@ for order in physical walk; do
 	chmod +x "$base/fastcp-$order"
 done
 
+set --
+for order in $orders; do set -- "$@" "$base/fastcp-$order {src} {dst}"; done
 $B compare --rounds "$rounds" --cold --fresh-fs xfs --work-dir "$base/work" \
-	--json "$out/$name.json" --svg "$out/$name.svg" "$base/src/tree" -- \
-	"$base/fastcp-physical {src} {dst}" "$base/fastcp-walk {src} {dst}" \
+	--json "$out/$name.json" --svg "$out/$name.svg" "$base/src/tree" -- "$@" \
 	>"$out/$name.md" 2>"$out/$name.err" &
 compare=$!
 rc=0
@@ -167,8 +174,8 @@ END {
 	print ""
 	print "| order | runs | disk busy (s) | of which seeking (s) | seeks | reads |"
 	print "|---|---:|---:|---:|---:|---:|"
-	split("physical walk", os, " ")
-	for (k = 1; k <= 2; k++) {
+	split("physical walk baseline", os, " ")
+	for (k = 1; k <= 3; k++) {
 		o = os[k]
 		if (!n[o]) continue
 		for (i = 1; i <= n[o]; i++) { b[i] = busy[o, i]; s[i] = seeks[o, i]; z[i] = seek[o, i]; r[i] = reads[o, i] }

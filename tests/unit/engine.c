@@ -1,6 +1,8 @@
 /* Unit tests for the engine plan (policy -> engine order) and the fallback
  * decision, and for the fallback itself: a clone between a file and a pipe
- * is refused by the kernel and must land on the next engine. */
+ * is refused by the kernel and must land on the next engine. And the order
+ * of a rotational source's reads: the picked files, those of unknown place
+ * first in their given order, then by device offset, ties kept in order. */
 #include "check.h"
 #include "engine.h"
 
@@ -63,6 +65,19 @@ static int plan(enum fcp_reflink rl, bool same_fs, const struct fcp_engine **l)
 	return fcp_engine_plan(&job, 7, same_fs ? 7 : 8, l);
 }
 
+static void order_by_place(void)
+{
+	const bool pick[7] = { true, true, false, true, true, true, true };
+	const uint64_t where[7] = { 900, 0, 5, 100, 0, 900, 40 };
+	const int want[6] = { 1, 4, 6, 3, 0, 5 };
+	int order[7], m = fcp_order_by_place(pick, where, 7, order);
+
+	CHECK(m == 6);
+	for (int i = 0; i < 6 && i < m; i++)
+		CHECK(order[i] == want[i]);
+	CHECK(fcp_order_by_place(pick, where, 0, order) == 0);
+}
+
 int main(void)
 {
 	const struct fcp_engine *l[3];
@@ -86,5 +101,6 @@ int main(void)
 	fallback(FCP_REFLINK_AUTO, true);
 	fallback(FCP_REFLINK_NEVER, true);
 	fallback(FCP_REFLINK_ALWAYS, false);
+	order_by_place();
 	CHECK_DONE();
 }
