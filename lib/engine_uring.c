@@ -650,8 +650,10 @@ static void rounds_data(struct fcp_worker *w, struct io_uring *ring, struct fcp_
  * order is the seeks': there it is the order of the files' first extents,
  * which FIEMAP reads from the inode the open brought in (no I/O). The
  * walk's inode order only guesses where the data lies, and guesses wrong
- * where inodes were reused: on an aged XFS it read 8% slower than readdir
- * order, 25% more seeks (BENCHMARKS-NOTES.md, a rotational source).
+ * where inodes were reused: on an aged XFS, in the seek model of
+ * scripts/bench-rotational.sh, this order took 0.76 of inode order's time
+ * and less than half its seeks; where the two agree it changes nothing
+ * (BENCHMARKS-NOTES.md, a rotational source).
  */
 static int order_reads(const struct fcp_dir *d, const struct small *f, int n, int *ord)
 {
