@@ -2,9 +2,15 @@
 # --bwlimit RATE and --iolimit N (issue 20's acceptance tests; limits, not
 # benchmarks: only lower bounds on time and upper bounds on rates).
 #   - A 300 MiB file at --bwlimit 100M takes at least 2.7 s, and once
-#     running the copy grows at the cap: every 1 s window of 0.2 s samples
-#     of the destination's allocated bytes is within 10% of 100 MiB/s
-#     (3 s, so that a loaded machine's sparser samples still make windows).
+#     running the copy grows at the cap: no 1 s window of 0.2 s samples of
+#     the destination's allocated bytes is more than 10% above 100 MiB/s,
+#     and the median window is no more than 10% below it (3 s, so that a
+#     loaded machine's sparser samples still make windows). Below the cap
+#     only the median, and only where the same copy without a limit, run
+#     right after, goes at twice the cap or more: on a machine busy beside
+#     the test the copy itself falls behind (a full CI run saw 89 MB/s in
+#     its last windows after 105 MB/s in the first five; a run beside CI,
+#     80 MB/s throughout), which is not the limit's doing.
 #   - Small files (the io_uring batch): 24 MiB at --bwlimit 8M, >= 2.4 s.
 #   - The reads made to compare are limited too: --check of two 4 MiB
 #     files (8 MiB read) and a --verify copy of one (4 MiB read, 4 MiB read
@@ -34,7 +40,8 @@ sample() {
 
 # windows MIN MAX: each span of 1 s (or more) between samples, from the
 # second sample to the one before the last (the start and the end of the
-# copy are not "running"), has a rate (value per second) in [MIN, MAX].
+# copy are not "running"), has a rate (value per second) of at most MAX,
+# and the median of those rates is at least MIN.
 windows() {
 	awk -v min="$1" -v max="$2" '
 		{ t[NR] = $1; v[NR] = $2 }
@@ -45,10 +52,17 @@ windows() {
 				if (j >= NR - 1) break
 				r = (v[j] - v[i]) / (t[j] - t[i]); n++
 				printf "%.2f-%.2f s: %.1f/s\n", t[i] - t[1], t[j] - t[1], r
-				if (r < min || r > max) bad++
+				if (r > max) bad++
+				rate[n] = r
 			}
 			if (n < 2) { print "too few windows: " n; exit 2 }
-			exit bad ? 1 : 0
+			for (i = 2; i <= n; i++)   # insertion sort: a few windows
+				for (j = i; j > 1 && rate[j - 1] > rate[j]; j--) {
+					x = rate[j]; rate[j] = rate[j - 1]; rate[j - 1] = x
+				}
+			med = n % 2 ? rate[(n + 1) / 2] : (rate[n / 2] + rate[n / 2 + 1]) / 2
+			printf "median window: %.1f/s\n", med
+			exit bad || med < min ? 1 : 0
 		}' "$T/samples"
 }
 
@@ -69,8 +83,22 @@ el=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')
 echo "300 MiB at --bwlimit 100M: $el s"
 awk -v e="$el" 'BEGIN { exit !(e >= 2.7) }' || fail "300 MiB at --bwlimit 100M took $el s, under 2.7 s"
 cap=$((100 << 20))
-windows $((cap * 9 / 10)) $((cap * 11 / 10)) || fail "the rate left 10% of the cap (--bwlimit 100M)"
-rm -rf dst/big
+windows 0 $((cap * 11 / 10)) || fail "a window more than 10% above the cap (--bwlimit 100M)"
+if ! windows $((cap * 9 / 10)) $((cap * 11 / 10)) >/dev/null; then
+	# Below the cap: the limit's doing only if the machine could go
+	# faster. The same copy without a limit, now, tells.
+	t2=$(now)
+	"$FASTCP" src/big dst/free || fail "the copy without a limit failed"
+	t3=$(now)
+	free=$(awk -v a="$t2" -v b="$t3" 'BEGIN { printf "%.0f", 314572800 / (b - a) }')
+	echo "without a limit, now: $free/s"
+	if [ "$free" -ge $((cap * 2)) ]; then
+		fail "the median window more than 10% below the cap (--bwlimit 100M), where the copy without a limit ran at $free/s"
+	else
+		echo "note: the machine copied at $free/s without a limit, under twice the cap: the median's lower bound is not judged in this run"
+	fi
+fi
+rm -rf dst/big dst/free
 
 # --bwlimit on small files: the io_uring batch (or the synchronous path
 # where io_uring is not usable) is limited too.
