@@ -86,11 +86,18 @@ cap=$((100 << 20))
 windows 0 $((cap * 11 / 10)) || fail "a window more than 10% above the cap (--bwlimit 100M)"
 if ! windows $((cap * 9 / 10)) $((cap * 11 / 10)) >/dev/null; then
 	# Below the cap: the limit's doing only if the machine could go
-	# faster. The same copy without a limit, now, tells.
-	t2=$(now)
-	"$FASTCP" src/big dst/free || fail "the copy without a limit failed"
-	t3=$(now)
-	free=$(awk -v a="$t2" -v b="$t3" 'BEGIN { printf "%.0f", 314572800 / (b - a) }')
+	# faster. The same copy without a limit, now, tells: the faster of
+	# two (on this VM the first run after memory was freed pays for
+	# every new page: 1.6 s, then 0.6 s and 0.16 s).
+	free=0
+	for _ in 1 2; do
+		rm -f dst/free
+		t2=$(now)
+		"$FASTCP" src/big dst/free || fail "the copy without a limit failed"
+		t3=$(now)
+		f=$(awk -v a="$t2" -v b="$t3" 'BEGIN { printf "%.0f", 314572800 / (b - a) }')
+		[ "$f" -le "$free" ] || free=$f
+	done
 	echo "without a limit, now: $free/s"
 	if [ "$free" -ge $((cap * 2)) ]; then
 		fail "the median window more than 10% below the cap (--bwlimit 100M), where the copy without a limit ran at $free/s"
