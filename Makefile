@@ -99,10 +99,10 @@ build/tests/lib/faultfs: tests/lib/faultfs.c build/config.h
 
 # A clang without libFuzzer (libclang-rt-14-dev) builds no target, and
 # says so; filter_fuzz.sh then tells a skip from a failure.
-build/fuzz/filter: tests/fuzz/filter.c lib/filter.c lib/filter.h
+build/fuzz/filter: tests/fuzz/filter.c lib/filter.c lib/filter.h lib/grow.c lib/grow.h
 	@mkdir -p $(dir $@)
 	$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -D_GNU_SOURCE -Ilib \
-		-o $@ tests/fuzz/filter.c lib/filter.c || \
+		-o $@ tests/fuzz/filter.c lib/filter.c lib/grow.c || \
 		{ echo "fastcp: clang cannot build the fuzz target (libFuzzer missing?)"; rm -f $@; }
 
 fuzz: build/fuzz/filter

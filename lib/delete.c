@@ -3,6 +3,7 @@
  */
 #include "check.h"
 #include "delete.h"
+#include "grow.h"
 #include "plan.h"
 #include "sys.h"
 #include "observe.h"
@@ -32,13 +33,9 @@ static int names_push(struct fcp_names *s, const char *name)
 {
 	char **v, *copy;
 
-	if (s->n == s->cap) {
-		v = realloc(s->v, (s->cap ? 2 * s->cap : 64) * sizeof(*v));
-		if (!v)
-			return -ENOMEM;
-		s->v = v;
-		s->cap = s->cap ? 2 * s->cap : 64;
-	}
+	if (!(v = fcp_grow(s->v, &s->cap, s->n + 1, sizeof(*v), 64)))
+		return -ENOMEM;
+	s->v = v;
 	if (!(copy = strdup(name)))
 		return -ENOMEM;
 	s->v[s->n++] = copy;

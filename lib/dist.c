@@ -15,6 +15,7 @@
  * copies' names) is in dist_wait.c.
  */
 #include "dist_int.h"
+#include "grow.h"
 #include "sys.h"
 
 #include <dirent.h>
@@ -157,20 +158,17 @@ void fcp_dist_root_made(struct fcp_job *job, struct fcp_dir *d)
 	struct fcp_dist_state *ds = job->dist;
 	struct fcp_root *root = d->root;
 	struct droot *r = calloc(1, sizeof(*r)), **slot;
+	struct fcp_dir **held;
 	char *parent = dir_of(root->dst_abs);
 	int sfd = fcp_sys_dup(d->src_fd), dfd = fcp_sys_dup(d->dst_fd);
 
 	/* Held: its finish (metadata, name) waits for every rank. */
 	atomic_fetch_add(&d->pending, 1);
 	pthread_mutex_lock(&ds->lock);
-	if (ds->nheld == ds->cap_held) {
-		int cap = ds->cap_held ? 2 * ds->cap_held : 8;
-		struct fcp_dir **v = realloc(ds->held, cap * sizeof(*v));
-		if (!v)
-			abort(); /* a few pointers: nothing sane to do without them */
-		ds->held = v;
-		ds->cap_held = cap;
-	}
+	held = fcp_grow(ds->held, &ds->cap_held, (size_t)ds->nheld + 1, sizeof(*held), 8);
+	if (!held)
+		abort(); /* a few pointers: nothing sane to do without them */
+	ds->held = held;
 	ds->held[ds->nheld++] = d;
 	slot = r ? root_slot(ds, root->id) : NULL;
 	if (slot && !*slot && sfd >= 0 && dfd >= 0 && root->src_abs && parent) {

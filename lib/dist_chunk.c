@@ -16,6 +16,7 @@
 #include "chunk.h"
 #include "dist_int.h"
 #include "engine.h"
+#include "grow.h"
 #include "sys.h"
 
 #include <errno.h>
@@ -37,21 +38,6 @@ struct range_result {
 	int64_t eof;
 };
 
-static bool grow(void **v, int *cap, int n, size_t size)
-{
-	int ncap;
-	void *p;
-
-	if (n < *cap)
-		return true;
-	ncap = *cap ? 2 * *cap : 8;
-	if (!(p = realloc(*v, ncap * size)))
-		return false;
-	*v = p;
-	*cap = ncap;
-	return true;
-}
-
 bool fcp_dist_may_share(const struct fcp_job *job, uint64_t size)
 {
 	return job->dist && job->dist->may_give && size >= (uint64_t)FCP_LARGE_MIN &&
@@ -61,14 +47,17 @@ bool fcp_dist_may_share(const struct fcp_job *job, uint64_t size)
 void fcp_dist_chunk_add(struct fcp_job *job, struct fcp_bigfile *b)
 {
 	struct fcp_dist_state *ds = job->dist;
+	struct shared_file *files;
 	struct fcp_chunk_share s;
 
 	if (!ds || !ds->may_give || !fcp_chunk_shareable(b, &s) || !s.d->root->dist)
 		return;
 	pthread_mutex_lock(&ds->lock);
 	/* Out of memory it is simply not shared. */
-	if (grow((void **)&ds->files, &ds->cap_files, ds->nfiles, sizeof(*ds->files)))
+	if ((files = fcp_grow(ds->files, &ds->cap_files, (size_t)ds->nfiles + 1, sizeof(*files), 8))) {
+		ds->files = files;
 		ds->files[ds->nfiles++] = (struct shared_file){ b, ++ds->next_id, s };
+	}
 	pthread_mutex_unlock(&ds->lock);
 }
 
@@ -130,10 +119,14 @@ void fcp_dist_chunk_result(struct fcp_job *job, int owner, uint64_t id, uint64_t
 			   int64_t eof)
 {
 	struct fcp_dist_state *ds = job->dist;
+	struct range_result *results;
 
 	pthread_mutex_lock(&ds->lock);
-	if (!grow((void **)&ds->results, &ds->cap_results, ds->nresults, sizeof(*ds->results)))
+	results = fcp_grow(ds->results, &ds->cap_results, (size_t)ds->nresults + 1,
+			   sizeof(*results), 8);
+	if (!results)
 		abort(); /* the owner would wait for it forever */
+	ds->results = results;
 	ds->results[ds->nresults++] =
 		(struct range_result){ .to = owner, .err = err, .id = id, .bytes = bytes, .eof = eof };
 	pthread_mutex_unlock(&ds->lock);

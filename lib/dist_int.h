@@ -89,12 +89,15 @@ struct fcp_dist_state {
 	size_t nmeta, cap_meta;
 	struct buf *links;         /* NAMES units for each rank */
 	struct fcp_dir **held;     /* rank 0's root copies */
-	int nheld, cap_held;
+	int nheld;
+	size_t cap_held;
 	struct shared_file *files; /* large files whose chunks may go */
-	int nfiles, cap_files;
+	int nfiles;
+	size_t cap_files;
 	uint64_t next_id;
 	struct range_result *results; /* ranges done here, for their owners */
-	int nresults, cap_results;
+	int nresults;
+	size_t cap_results;
 };
 
 /* dist_unit.c: a unit of work as bytes. */

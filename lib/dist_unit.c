@@ -7,6 +7,7 @@
  * architecture. Every unit taken is checked to lie within its message.
  */
 #include "dist_int.h"
+#include "grow.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -14,17 +15,11 @@
 
 static int buf_put(struct buf *b, const void *p, size_t n)
 {
-	if (b->len + n > b->cap) {
-		size_t cap = b->cap ? b->cap * 2 : 4096;
-		char *q;
+	char *q = fcp_grow(b->p, &b->cap, b->len + n, 1, 4096);
 
-		while (cap < b->len + n)
-			cap *= 2;
-		if (!(q = realloc(b->p, cap)))
-			return -ENOMEM;
-		b->p = q;
-		b->cap = cap;
-	}
+	if (!q)
+		return -ENOMEM;
+	b->p = q;
 	memcpy(b->p + b->len, p, n);
 	b->len += n;
 	return 0;

@@ -15,6 +15,7 @@
  */
 #include "dist_int.h"
 #include "entry.h"
+#include "grow.h"
 #include "sys.h"
 
 #include <errno.h>
@@ -57,6 +58,7 @@ void fcp_dist_dir_done(struct fcp_job *job, struct fcp_dir *d, struct fcp_at dst
 	struct meta_rec m = { .root = d->root->id, .st = d->st, .inherited = dst.inherited,
 			      .existed = dst.existed, .exact = dst.exact_xattrs,
 			      .created = d->created, .gives_acl = d->gives_acl };
+	struct meta_rec *v;
 	bool added;
 
 	if (!(m.rel = fcp_dir_rel_path(d))) {
@@ -67,15 +69,10 @@ void fcp_dist_dir_done(struct fcp_job *job, struct fcp_dir *d, struct fcp_at dst
 	for (const char *p = m.rel; *p; p++)
 		m.depth += *p == '/';
 	pthread_mutex_lock(&ds->lock);
-	if (ds->nmeta == ds->cap_meta) {
-		size_t cap = ds->cap_meta ? 2 * ds->cap_meta : 256;
-		struct meta_rec *v = realloc(ds->meta, cap * sizeof(*v));
-		if (v) {
-			ds->meta = v;
-			ds->cap_meta = cap;
-		}
-	}
-	added = ds->nmeta < ds->cap_meta;
+	v = fcp_grow(ds->meta, &ds->cap_meta, ds->nmeta + 1, sizeof(*v), 256);
+	if (v)
+		ds->meta = v;
+	added = v != NULL;
 	if (added)
 		ds->meta[ds->nmeta++] = m;
 	pthread_mutex_unlock(&ds->lock);
@@ -161,12 +158,9 @@ static void take_names(struct fcp_job *job, const char *buf, size_t len)
 	size_t n = 0, cap = 0, off = 0;
 
 	while (off < len) {
-		if (n == cap) {
-			if (!(nv = realloc(v, (cap ? 2 * cap : 256) * sizeof(*v))))
-				abort(); /* names would be lost without a word */
-			v = nv;
-			cap = cap ? 2 * cap : 256;
-		}
+		if (!(nv = fcp_grow(v, &cap, n + 1, sizeof(*v), 256)))
+			abort(); /* names would be lost without a word */
+		v = nv;
 		if (!fcp_unit_unpack(buf, len, &off, &v[n]))
 			break; /* not from this build: nothing to trust */
 		n++;

@@ -7,6 +7,7 @@
  * pattern costs polynomial time, not exponential.
  */
 #include "filter.h"
+#include "grow.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -193,14 +194,11 @@ bool fcp_glob_match(const char *pat, const char *text, unsigned flags)
 
 static int push(struct fcp_rules *r, struct fcp_rule *rule)
 {
-	if (r->n == r->cap) {
-		size_t cap = r->cap ? 2 * r->cap : 8;
-		struct fcp_rule *v = realloc(r->v, cap * sizeof(*v));
-		if (!v)
-			return -ENOMEM;
-		r->v = v;
-		r->cap = cap;
-	}
+	struct fcp_rule *v = fcp_grow(r->v, &r->cap, r->n + 1, sizeof(*v), 8);
+
+	if (!v)
+		return -ENOMEM;
+	r->v = v;
 	r->v[r->n++] = *rule;
 	r->needs_path |= rule->path;
 	r->needs_type |= rule->dir_only;

@@ -2,6 +2,7 @@
  * json.c - JSON text in a growing buffer (json.h).
  */
 #include "json.h"
+#include "grow.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,16 +22,13 @@ void fcp_json_free(struct fcp_json *j)
 
 static void put(struct fcp_json *j, const char *s, size_t n)
 {
-	if (j->len + n + 1 > j->cap) {
-		size_t cap = (j->cap ? j->cap * 2 : 256) + n;
-		char *p = realloc(j->p, cap);
-		if (!p) {
-			j->oom = true;
-			return;
-		}
-		j->p = p;
-		j->cap = cap;
+	char *p = fcp_grow(j->p, &j->cap, j->len + n + 1, 1, 256);
+
+	if (!p) {
+		j->oom = true;
+		return;
 	}
+	j->p = p;
 	memcpy(j->p + j->len, s, n);
 	j->len += n;
 	j->p[j->len] = 0;

@@ -4,6 +4,7 @@
 #include "config.h"
 #include "manifest.h"
 #include "check.h"
+#include "grow.h"
 #include "sys.h"
 
 #include <errno.h>
@@ -565,12 +566,11 @@ static int rows(struct fcp_manifest *m, struct row **out, size_t *n)
 		const char *p = (const char *)sqlite3_column_text(q, 0);
 
 		r.has_hash = blob_hash(sqlite3_column_blob(q, 2), sqlite3_column_bytes(q, 2), &r.h);
-		if (*n == cap) {
-			struct row *v = realloc(*out, (cap = cap ? 2 * cap : 1024) * sizeof(*v));
-			if (!v)
-				break;
-			*out = v;
-		}
+		struct row *v = fcp_grow(*out, &cap, *n + 1, sizeof(*v), 1024);
+
+		if (!v)
+			break;
+		*out = v;
 		if (!p || !(r.path = strdup(p)))
 			break;
 		(*out)[(*n)++] = r;

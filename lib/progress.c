@@ -14,6 +14,7 @@
  * report.c clears it there before any message: errors never tear it.
  */
 #include "observe.h"
+#include "grow.h"
 #include "plan.h"
 #include "sys.h"
 
@@ -155,7 +156,7 @@ static void scan_dir(struct fcp_status *p, int root, char *rel, size_t len,
 	int fd = !len ? fcp_sys_dup(root)
 	       : follow ? fcp_sys_openat(root, rel, O_RDONLY | O_DIRECTORY, 0)
 			: fcp_sys_open_beneath(root, rel, O_RDONLY | O_DIRECTORY, 0);
-	struct sub **subs = NULL;
+	struct sub **subs = NULL, **more;
 	size_t n = 0, cap = 0;
 	struct dirent *de;
 	DIR *dir;
@@ -183,12 +184,9 @@ static void scan_dir(struct fcp_status *p, int root, char *rel, size_t len,
 		if (in_loop(up, &st))
 			continue;
 		p->dirs_total++;
-		if (n == cap) {
-			struct sub **more = realloc(subs, (cap = cap ? 2 * cap : 16) * sizeof(*subs));
-			if (!more)
-				break;
-			subs = more;
-		}
+		if (!(more = fcp_grow(subs, &cap, n + 1, sizeof(*subs), 16)))
+			break;
+		subs = more;
 		if (!(subs[n] = malloc(sizeof(struct sub) + strlen(de->d_name) + 1)))
 			break;
 		subs[n]->dev = fcp_statx_dev(&st);

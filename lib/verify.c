@@ -5,6 +5,7 @@
 #include "config.h"
 #include "verify.h"
 #include "limiter.h"
+#include "grow.h"
 #include "sys.h"
 
 #include <errno.h>
@@ -59,14 +60,11 @@ void fcp_vstream_begin(struct fcp_vstream *v, struct fcp_vsum *sum, uint64_t off
  * runners never get here: their sum has every window already. */
 static struct fcp_hash *window(struct fcp_vsum *s, size_t idx)
 {
-	if (idx >= s->cap) {
-		size_t cap = idx + 1 > 2 * s->cap ? idx + 1 : 2 * s->cap;
-		struct fcp_hash *p = realloc(s->win, cap * sizeof(*p));
-		if (!p)
-			return NULL;
-		s->win = p;
-		s->cap = cap;
-	}
+	struct fcp_hash *p = fcp_grow(s->win, &s->cap, idx + 1, sizeof(*p), 64);
+
+	if (!p)
+		return NULL;
+	s->win = p;
 	if (idx >= s->n)
 		s->n = idx + 1;
 	return &s->win[idx];

@@ -11,6 +11,7 @@
 #include "job.h"
 #include "delete.h"
 #include "dist.h"
+#include "grow.h"
 #include "meta.h"
 #include "plan.h"
 #include "sys.h"
@@ -204,10 +205,8 @@ static int scan_sorted(struct fcp_worker *w, struct fcp_dir *d, DIR *dir, struct
 
 	/* Short of memory, an entry is emitted at once, unsorted. */
 	while ((r = fcp_sys_readdir(dir, &de)) > 0) {
-		if (n == cap && (nv = realloc(v, (cap ? 2 * cap : 256) * sizeof(*v)))) {
+		if ((nv = fcp_grow(v, &cap, n + 1, sizeof(*v), 256)))
 			v = nv;
-			cap = cap ? 2 * cap : 256;
-		}
 		if (n < cap && (v[n].name = strdup(de->d_name))) {
 			v[n].ino = de->d_ino;
 			v[n++].type = de->d_type;
