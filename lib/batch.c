@@ -17,6 +17,21 @@
 #include <stdlib.h>
 #include <string.h>
 
+/*
+ * A remote source (FUSE, NFS, ...) never answers io_uring at once: every
+ * open, statx and read of a batch goes to one of io_uring's own worker
+ * threads and back, a hand-over more per call than a worker thread's own
+ * system call. Through the benchmark's FUSE passthrough with no latency,
+ * the synchronous path copied small ×0.1 in 0.62 s against the batch's
+ * 0.94 s (system CPU 0.37 against 0.84 s); at 1 ms a round trip, 1.15
+ * against 1.23 s. Only more requests in flight than the pool's threads
+ * can make beat that: at 10 ms, 2.66 s through io_uring (113 in flight)
+ * against 3.36 s (82) at the pool's 128 threads (BENCHMARKS-NOTES.md,
+ * eleventh measurement). So there the pool grows first (sched.c's
+ * governor grows it while its workers wait and CPU is left), and batches
+ * go through io_uring only once it is as large as it gets and would
+ * still grow. A fixed pool (-j) takes io_uring from the start.
+ */
 static bool uring_wanted(struct fcp_job *job, struct fcp_dir *d)
 {
 	const struct fcp_engine *list[3];
@@ -24,7 +39,7 @@ static bool uring_wanted(struct fcp_job *job, struct fcp_dir *d)
 	/* --dedup decides per file, after hashing it, whether to write it
 	 * at all: the synchronous path (dedup.c). */
 	if (job->o->no_io_uring || job->o->fsync || job->o->dry_run || job->o->dedup ||
-	    !atomic_load(&job->uring_ok))
+	    !atomic_load(&job->uring_ok) || (job->remote_src && !fcp_sched_at_limit(job)))
 		return false;
 	fcp_engine_plan(job, fcp_statx_dev(&d->st), d->dst_dev, list);
 	return list[0] != &fcp_engine_clone;

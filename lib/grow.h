@@ -6,7 +6,8 @@
 
 #include <stddef.h>
 
-/* v (an array of *cap elements of each bytes) made to hold at least need:
+/* v (an array of *cap elements of each bytes) made to hold at least need
+ * (1 or more):
  * returned as it is where it does, else reallocated to twice *cap (first,
  * where *cap is 0), doubled again until need fits, and *cap set. NULL
  * when memory is out: v and *cap are left as they were, for the caller

@@ -87,14 +87,14 @@ static int usable_cpus(void)
 	return n > 0 ? n : 1;
 }
 
-/* The pool may grow (sched.c) where a source or DEST is served over a
- * link, whose every call is a round trip (device.c). */
-static bool any_remote(char *const *srcs, int nsrc, const char *dst)
+/* Is a source served over a link, whose every call is a round trip
+ * (device.c)? */
+static bool any_remote(char *const *srcs, int nsrc)
 {
 	for (int i = 0; i < nsrc; i++)
 		if (fcp_fs_remote(srcs[i]))
 			return true;
-	return fcp_fs_remote(dst);
+	return false;
 }
 
 static int default_threads(int cpus)
@@ -730,7 +730,9 @@ static int run(const struct fcp_options *o, char *const *srcs, int nsrc, const c
 	 * CPU, not more) and for how busy its CPUs are (sched.c's governor). */
 	job.cpus = shared(cpus, o->cpu_share);
 	threads = o->threads > 0 ? o->threads : shared(default_threads(cpus), o->cpu_share);
-	max_threads = o->threads > 0 || !any_remote(srcs, nsrc, dst)
+	job.remote_src = any_remote(srcs, nsrc);
+	/* The pool may grow (sched.c) where a source or DEST is remote. */
+	max_threads = o->threads > 0 || !(job.remote_src || fcp_fs_remote(dst))
 			      ? threads : shared(THREADS_ELASTIC_MAX, o->cpu_share);
 	if (fcp_dist_init(&job) < 0) {
 		fcp_report_errorf(&job, "out of memory");

@@ -178,6 +178,8 @@ struct fcp_job {
 	 * written) and the next file does not ask again. */
 	atomic_ullong refused[FCP_ENGINE_SLOTS];
 	atomic_bool uring_ok;        /* io_uring still believed usable */
+	bool remote_src;             /* a source is served over a link (device.c):
+					batch.c's choice of path */
 	atomic_bool uring_used;      /* some batch went through io_uring */
 	atomic_bool uring_link_refused; /* io_uring's LINKAT failed where linkat()
 					 * works: batches name files by rename */
@@ -248,6 +250,9 @@ void fcp_sched_push_delayed(struct fcp_worker *w, struct fcp_item *it, long long
 /* Run the pool until no work is left; returns the number of workers. */
 int fcp_sched_run(struct fcp_job *job);
 int fcp_sched_threads(const struct fcp_job *job);
+/* The pool cannot grow and would: its workers wait rather than work, and
+ * CPU is left (a fixed pool: always). */
+bool fcp_sched_at_limit(const struct fcp_job *job);
 /* Another rank may still give work (dist.c): the run does not end when
  * the queues are empty, only once unheld. */
 void fcp_sched_hold(struct fcp_job *job);

@@ -70,6 +70,8 @@ struct fcp_sched {
 	atomic_ulong done;        /* items processed */
 	atomic_llong item_ns;     /* the time they took, summed (elastic only) */
 	bool elastic;             /* max > the first n: a governor may grow it */
+	atomic_bool at_limit;     /* the pool is at max and would grow: its
+				     workers wait, CPU is left (batch.c) */
 	pthread_t gov;
 	bool gov_stop;
 	pthread_mutex_t gov_lock;
@@ -157,6 +159,7 @@ int fcp_sched_create(struct fcp_job *job, int threads, int max)
 	atomic_init(&s->n, threads > 0 ? threads : 1);
 	s->max = max > s->n ? max : s->n;
 	s->elastic = s->max > s->n;
+	atomic_init(&s->at_limit, !s->elastic);
 	s->w = calloc(s->max, sizeof(*s->w));
 	if (!s->w) {
 		free(s);
@@ -451,10 +454,10 @@ struct gov_period {
  * than work, the process leaves CPU time unused (a machine whose CPUs it
  * saturates gains nothing from more threads, and only pays for their
  * switches), and there is work that no worker takes up. */
-static bool gov_wants_more(struct fcp_sched *s, const struct gov_period *p, int n)
+static bool gov_wants_more(struct fcp_sched *s, const struct gov_period *p)
 {
 	return p->running < GOV_BUSY && p->cpu < GOV_CPU && atomic_load(&s->queued) > 0 &&
-	       atomic_load(&s->sleepers) == 0 && n < s->max;
+	       atomic_load(&s->sleepers) == 0;
 }
 
 /* Seconds an item has taken on average so far: a worker started now
@@ -528,12 +531,16 @@ static void *governor(void *arg)
 			window = GOV_WINDOW * GOV_PERIOD_MS * 1e-3;
 		/* the newest sample at least a window old, else the oldest */
 		for (k = nh - 1; k > 0 && k > nh - GOV_HIST && ht[k % GOV_HIST] > w1 - window; k--) {}
-		if (w1 - ht[k % GOV_HIST] >= window && gov_wants_more(s, &p, n)) {
-			rate_before = RATE(ht[k % GOV_HIST], hd[k % GOV_HIST], w1, d1);
-			since = w1;
-			settled = 0;
-			start_workers(s, n * GOV_FACTOR < s->max ? n * GOV_FACTOR : s->max);
+		if (w1 - ht[k % GOV_HIST] < window || !gov_wants_more(s, &p))
+			continue;
+		if (n >= s->max) { /* more in flight only another way */
+			atomic_store(&s->at_limit, true);
+			continue;
 		}
+		rate_before = RATE(ht[k % GOV_HIST], hd[k % GOV_HIST], w1, d1);
+		since = w1;
+		settled = 0;
+		start_workers(s, n * GOV_FACTOR < s->max ? n * GOV_FACTOR : s->max);
 	}
 	pthread_mutex_unlock(&s->gov_lock);
 	return NULL;
@@ -623,6 +630,11 @@ int fcp_sched_give(struct fcp_job *job, enum fcp_item_kind kind, int max,
 int fcp_sched_threads(const struct fcp_job *job)
 {
 	return atomic_load(&job->sched->n);
+}
+
+bool fcp_sched_at_limit(const struct fcp_job *job)
+{
+	return atomic_load(&job->sched->at_limit);
 }
 
 void fcp_sched_destroy(struct fcp_job *job)

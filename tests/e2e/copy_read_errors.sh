@@ -1,7 +1,8 @@
 #!/bin/bash
 # No silent data loss on a failing or odd source (issue 17, items 1 and 12),
 # on every data path: the io_uring batch (small files, --reflink=never so it
-# is taken at once), the synchronous read/write path (--no-io-uring),
+# is taken at once, and -j 2: a FUSE source gets it with a fixed pool), the
+# synchronous read/write path (--no-io-uring),
 # copy_file_range (source and copy on the same faultfs mount), medium files
 # read with O_DIRECT (auto: faultfs's direct_io files are never cached; and
 # --direct-read=always) and from 2 MiB written so too (the direct pipe),
@@ -109,12 +110,12 @@ check_copied() {
 # The paths: directory, file (and its offsets for EIO and EOF), destination
 # kind, fastcp options.
 PATHS=(
-	"small bad_4k 0,2048 tmp --reflink=never"
-	"small bad_4k 0,2048 new --reflink=never"
+	"small bad_4k 0,2048 tmp --reflink=never -j 2"
+	"small bad_4k 0,2048 new --reflink=never -j 2"
 	"small bad_4k 0,2048 tmp --no-io-uring"
 	"small bad_4k 0,2048 same"
-	"small bad_200k 0,65536,100000 tmp --reflink=never"
-	"small bad_200k 0,65536,100000 new --reflink=never"
+	"small bad_200k 0,65536,100000 tmp --reflink=never -j 2"
+	"small bad_200k 0,65536,100000 new --reflink=never -j 2"
 	"small bad_200k 0,65536,100000 tmp --no-io-uring"
 	"small bad_200k 0,65536,100000 same"
 	"medium bad_1m 0,65536,524388 tmp"
@@ -141,6 +142,14 @@ if dd if=/dev/zero of="$T/odirect" bs=4096 count=1 oflag=direct status=none 2>/d
 else
 	unpiped="no O_DIRECT writes in $T: the pipe's cases ran the synchronous path (the rest passed)"
 fi
+
+# The io_uring batch's cases must go through it: from a FUSE source it is
+# taken where the pool is fixed (-j; batch.c), else the synchronous path.
+setup small tmp
+run_fcp --debug --reflink=never -j 2 $TOPT "$SRC" "$DST"
+check_copied "small, io_uring, no fault"
+check_grep "bad_4k' -> .*io_uring batch" "$T/err" "bad_4k did not go through the io_uring batch"
+teardown
 
 for p in "${PATHS[@]}"; do
 	read -r dir file offs kind opts <<<"$p"

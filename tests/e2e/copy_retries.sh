@@ -40,7 +40,8 @@ mnt() { # OPTIONS...: a fresh faultfs (its read count from zero) on $M
 	faultfs_mount "$B" "$M" --match='bad_*' "$@"
 }
 
-for path in "small --reflink=never" "small --reflink=never --no-io-uring" \
+# -j 2: the io_uring batch, which a FUSE source gets with a fixed pool.
+for path in "small --reflink=never -j 2" "small --reflink=never --no-io-uring" \
 	    "medium --reflink=never" "medium" "big -j 2"; do
 	set -- $path
 	dir=$1
