@@ -16,7 +16,10 @@
  * lookup, open or read is a round trip and only more of them in flight at
  * once make the copy faster. It grows the pool GOV_FACTOR times at most
  * every few GOV_PERIOD_MS, and stops growing for good once a growth did
- * not raise the rate at which entries are done.
+ * not raise the rate at which entries are done. At its max, with its
+ * workers still waiting and CPU left, it says so (at_limit): a remote
+ * source's batches then go through io_uring, whose calls in flight are
+ * not bound to a thread each (batch.c).
  */
 #include "engine.h"
 #include "job.h"
