@@ -538,6 +538,7 @@ static void finish(struct fcp_worker *w, struct fcp_dir *d, struct small *s)
 			       "and written with others of its directory, few system calls)");
 	fcp_obs_entry(job, FCP_OBS_COPY, S_IFREG, d, s->name, s->got, "io_uring");
 	fcp_manifest_copied(job, d, s->name);
+	fcp_move_made(job, fcp_statx_dev(&s->st), s->st.stx_ino, d->dst_fd, s->name);
 }
 
 /*

@@ -134,6 +134,7 @@ void fcp_file_finish(struct fcp_entry *e, struct fcp_hl_entry *hl, int out,
 		fcp_debug_item(e->job, e->d, e->name, e->dst_name, "no data (--attributes-only)");
 	fcp_obs_entry(e->job, FCP_OBS_COPY, S_IFREG, e->d, e->name, e->st.stx_size, e->engine);
 	fcp_manifest_copied(e->job, e->d, e->dst_name);
+	fcp_move_made(e->job, fcp_statx_dev(&e->st), e->st.stx_ino, e->d->dst_fd, e->dst_name);
 	goto out;
 fail:
 	fcp_dest_discard_file(e->job, e->d, tmp, out);

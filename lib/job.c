@@ -757,12 +757,14 @@ static int run(const struct fcp_options *o, char *const *srcs, int nsrc, const c
 		return FCP_EXIT_USAGE;
 	}
 	if (last < 0 || fcp_sched_create(&job, threads, max_threads) < 0 || fcp_hl_init(&job) < 0 ||
-	    fcp_dd_init(&job) < 0 || (o->check && fcp_check_links_init(&job) < 0)) {
+	    fcp_dd_init(&job) < 0 || fcp_move_init(&job) < 0 ||
+	    (o->check && fcp_check_links_init(&job) < 0)) {
 		fcp_report_errorf(&job, "out of memory");
 		free_operands(ops, nsrc);
 		free(tops);
 		fcp_sched_destroy(&job);
 		fcp_manifest_close(&job);
+		fcp_move_free(&job);
 		fcp_dist_free(&job);
 		return FCP_EXIT_PARTIAL;
 	}
@@ -806,6 +808,7 @@ static int run(const struct fcp_options *o, char *const *srcs, int nsrc, const c
 	stats->io_path = atomic_load(&job.uring_used) ? "io_uring" : "sync";
 	fcp_hl_free(&job);
 	fcp_dd_free(&job);
+	fcp_move_free(&job);
 	fcp_dist_free(&job);
 	fcp_sched_destroy(&job);
 	clock_gettime(CLOCK_MONOTONIC, &t1);

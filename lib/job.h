@@ -170,6 +170,7 @@ struct fcp_job {
 	struct fcp_sched *sched;
 	struct fcp_hlmap *hl;
 	struct fcp_ddmap *dd;        /* --dedup's content map (dedup.c), or NULL */
+	struct fcp_move_made *move_made; /* --move: the copies made (move.c), or NULL */
 	struct fcp_dist_state *dist; /* one of several ranks (dist.c), or NULL */
 	unsigned tmp_rank;           /* in every temporary name: the ranks share
 					tmp_prefix */
@@ -401,6 +402,14 @@ bool fcp_move_rename(struct fcp_job *job, const char *src, const struct statx *s
 /* After the copy: remove what of src has its whole copy at dname in
  * ddir, each copy made durable first; name what stays. */
 void fcp_move_prune(struct fcp_job *job, const char *src, int ddir, const char *dname);
+/* The record of the copies made, under --move (0, or -ENOMEM). */
+int fcp_move_init(struct fcp_job *job);
+void fcp_move_free(struct fcp_job *job);
+/* A regular file's copy is named name in dirfd: this run wrote, cloned or
+ * linked it from the source inode (src_dev, src_ino), or found its
+ * content equal. Only such a source is removed by the prune. */
+void fcp_move_made(struct fcp_job *job, uint64_t src_dev, uint64_t src_ino, int dirfd,
+		   const char *name);
 
 /* The marker xattr of a hidden root copy: its final name. */
 #define FCP_ROOT_MARKER "user.fastcp.root"

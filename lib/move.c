@@ -8,11 +8,15 @@
  * compared with its source (the quick check: type, size, mtime; a
  * symlink's target, a device's number), its data and its directory are
  * fsync'ed, and only then is the source name removed; a source directory
- * goes once emptied. A source that differs from its copy (it failed, or
- * changed while it was copied) stays, and is named. A move that is
+ * goes once emptied. A regular file goes only where this run wrote,
+ * cloned or linked its copy, or compared the content of the file that was
+ * there equal to it (fcp_move_made): a file of the same name, size and
+ * mtime but other bytes is no copy, and the quick check alone cannot tell.
+ * A source that differs from its copy (it failed, was kept by -n, -u or
+ * -i, or changed while it was copied) stays, and is named. A move that is
  * killed loses nothing: the same command again copies what is missing
  * (--move implies --sync: the killed run's hidden copy is taken up, the
- * finished files are skipped) and removes what is left of the source.
+ * finished files are compared) and removes what is left of the source.
  */
 #include "job.h"
 #include "sys.h"
@@ -21,12 +25,124 @@
 #include <dirent.h>
 #include <errno.h>
 #include <libgen.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #define NOFOLLOW_DIR (O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+
+/* A regular file's copy this run made or found equal: the source's inode
+ * and the inode under the copy's name. */
+struct made {
+	uint64_t src_dev, src_ino, dst_dev, dst_ino;
+};
+
+/* All of them, appended by the workers and sorted once for the prune. */
+struct fcp_move_made {
+	pthread_mutex_t lock;
+	struct made *v;
+	size_t n, cap;
+	bool sorted;
+	bool lost; /* one could not be recorded (memory): its source stays */
+};
+
+int fcp_move_init(struct fcp_job *job)
+{
+	if (!job->o->move)
+		return 0;
+	job->move_made = calloc(1, sizeof(*job->move_made));
+	if (!job->move_made)
+		return -ENOMEM;
+	pthread_mutex_init(&job->move_made->lock, NULL);
+	return 0;
+}
+
+void fcp_move_free(struct fcp_job *job)
+{
+	if (!job->move_made)
+		return;
+	pthread_mutex_destroy(&job->move_made->lock);
+	free(job->move_made->v);
+	free(job->move_made);
+	job->move_made = NULL;
+}
+
+static void add(struct fcp_move_made *m, const struct made *k)
+{
+	pthread_mutex_lock(&m->lock);
+	if (m->n == m->cap) {
+		size_t cap = m->cap ? m->cap * 2 : 1024;
+		struct made *v = realloc(m->v, cap * sizeof(*v));
+
+		if (!v) {
+			m->lost = true;
+			pthread_mutex_unlock(&m->lock);
+			return;
+		}
+		m->v = v;
+		m->cap = cap;
+	}
+	m->v[m->n++] = *k;
+	m->sorted = false;
+	pthread_mutex_unlock(&m->lock);
+}
+
+void fcp_move_made(struct fcp_job *job, uint64_t src_dev, uint64_t src_ino, int dirfd,
+		   const char *name)
+{
+	struct made k = { src_dev, src_ino, 0, 0 };
+	struct statx d;
+
+	if (!job->move_made)
+		return;
+	/* Gone or replaced right away: its prune finds no copy of it. */
+	if (fcp_sys_statx(dirfd, name, AT_SYMLINK_NOFOLLOW, STATX_TYPE | STATX_INO, &d) < 0 ||
+	    !S_ISREG(d.stx_mode))
+		return;
+	k.dst_dev = fcp_statx_dev(&d);
+	k.dst_ino = d.stx_ino;
+	add(job->move_made, &k);
+}
+
+static int cmp_made(const void *a, const void *b)
+{
+	const struct made *x = a, *y = b;
+
+	if (x->src_dev != y->src_dev)
+		return x->src_dev < y->src_dev ? -1 : 1;
+	if (x->src_ino != y->src_ino)
+		return x->src_ino < y->src_ino ? -1 : 1;
+	if (x->dst_dev != y->dst_dev)
+		return x->dst_dev < y->dst_dev ? -1 : 1;
+	if (x->dst_ino != y->dst_ino)
+		return x->dst_ino < y->dst_ino ? -1 : 1;
+	return 0;
+}
+
+/* Did this run make or find equal the copy d of source s? Asked after the
+ * copy, by the one thread that prunes. */
+static bool made(struct fcp_job *job, const struct statx *s, const struct statx *d)
+{
+	struct fcp_move_made *m = job->move_made;
+	struct made k = { fcp_statx_dev(s), s->stx_ino, fcp_statx_dev(d), d->stx_ino };
+
+	if (!m)
+		return false;
+	if (!m->sorted) {
+		qsort(m->v, m->n, sizeof(*m->v), cmp_made);
+		m->sorted = true;
+	}
+	return bsearch(&k, m->v, m->n, sizeof(*m->v), cmp_made) != NULL;
+}
+
+/* cp's options that keep (-n, -u), ask about (-i) or back up (-b) a file
+ * in the way: a rename would replace it unasked. */
+static bool guarded(const struct fcp_options *o)
+{
+	return o->update != FCP_UPDATE_ALL || o->interactive || o->backup != FCP_BACKUP_NONE;
+}
 
 bool fcp_move_rename(struct fcp_job *job, const char *src, const struct statx *sst, int pfd,
 		     const char *name, const struct statx *dstx)
@@ -40,6 +156,8 @@ bool fcp_move_rename(struct fcp_job *job, const char *src, const struct statx *s
 		r = fcp_sys_renameat(AT_FDCWD, src, pfd, name, RENAME_NOREPLACE);
 	else if (S_ISDIR(dstx->stx_mode) != S_ISDIR(sst->stx_mode))
 		return false; /* the copy reports it */
+	else if (!S_ISDIR(dstx->stx_mode) && guarded(job->o))
+		return false; /* kept, asked about or backed up by the plan */
 	else /* as mv: a file replaces a file, a directory an empty one */
 		r = fcp_sys_renameat(AT_FDCWD, src, pfd, name, 0);
 	/* Another filesystem (EXDEV), a non-empty directory in the way, no
@@ -208,6 +326,13 @@ static bool prune(struct fcp_job *job, int sdir, const char *sname, int ddir, co
 	}
 	if (S_ISDIR(s.stx_mode) && S_ISDIR(d.stx_mode))
 		return prune_dir(job, sdir, sname, ddir, dname, path, &s);
+	/* Checked first: a file -n, -u or -i kept there may pass the quick
+	 * check, and the message must not blame the source. */
+	if (S_ISREG(s.stx_mode) && !made(job, &s, &d)) {
+		kept(job, path, "what is at its destination is not its copy (kept there, or its "
+		     "copy failed)", 0);
+		return false;
+	}
 	if (!copy_same(&s, &d, sdir, sname, ddir, dname)) {
 		kept(job, path, "its copy differs (it failed, or the source changed)", 0);
 		return false;
@@ -246,6 +371,11 @@ void fcp_move_prune(struct fcp_job *job, const char *src, int ddir, const char *
 	if (sdir < 0) {
 		kept(job, src, "cannot open the directory of", sdir);
 		goto out;
+	}
+	/* Said once: the sources it concerns are named one by one. */
+	if (job->move_made && job->move_made->lost) {
+		fcp_report_errorf(job, "out of memory: sources whose copies were made stay");
+		job->move_made->lost = false;
 	}
 	/* The copy's own name in the destination directory is durable first. */
 	if ((r = fcp_sys_fsync(ddir)) < 0)

@@ -183,9 +183,14 @@ bool fcp_plan_data_same(struct fcp_entry *e, const struct statx *dst)
 			return false;
 		if (e->job->o->checksum && e->content) /* compared in a batch */
 			return e->content > 0;
-		/* Any error reading either side says no. */
-		return e->job->o->checksum ? fcp_plan_content(e, dst) == 1
-					   : same_time(&st->stx_mtime, &dst->stx_mtime);
+		/* Any error reading either side says no. --move trusts the
+		 * quick check only once the content agrees too: a file of
+		 * the same name, size and mtime but other bytes (a camera's
+		 * numbering started again) would let its source go. */
+		if (e->job->o->checksum)
+			return fcp_plan_content(e, dst) == 1;
+		return same_time(&st->stx_mtime, &dst->stx_mtime) &&
+		       (!e->job->o->move || fcp_plan_content(e, dst) == 1);
 	case S_IFLNK:
 		return same_target(e);
 	case S_IFBLK:
@@ -393,6 +398,10 @@ bool fcp_plan_settled(struct fcp_entry *e)
 		dst.exact_xattrs = true;
 		fcp_meta_copy(e->job, src_at(e), dst, &e->st, e->d, e->name);
 	}
+	/* --move: its content was compared equal (fcp_plan_data_same). */
+	if ((a == FCP_ACT_META || a == FCP_ACT_SKIP) && S_ISREG(e->st.stx_mode))
+		fcp_move_made(e->job, fcp_statx_dev(&e->st), e->st.stx_ino, e->d->dst_fd,
+			      e->dst_name);
 	count(e->job, a);
 	if (e->job->o->debug && (a == FCP_ACT_KEEP || a == FCP_ACT_META || a == FCP_ACT_SKIP))
 		fcp_debug_item(e->job, e->d, e->name, e->dst_name,

@@ -57,11 +57,12 @@ static int parse(int rank, int argc, char **argv, struct fcp_options *o, char **
 }
 
 /* Options whose output is one file or one database: every rank would
- * write it at once. */
+ * write it at once. --move removes a source only where its own process
+ * made the copy or compared it (lib/move.c), and rank 0 removes them all. */
 static const char *unshared(const struct fcp_options *o)
 {
 	return o->manifest ? "--manifest" : o->events ? "--events" : o->log ? "--log" :
-	       o->check ? "--check" : NULL;
+	       o->check ? "--check" : o->move ? "--move" : NULL;
 }
 
 static void summary(const struct fcp_options *o, struct fcp_stats *s)

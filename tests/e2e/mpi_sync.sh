@@ -3,8 +3,8 @@
 # tidied by the rank that reads it. After changes to the source (files
 # changed, added, removed, a directory removed, a mode changed), the copy
 # is exact again and what the source lost is gone; a second run finds
-# everything up to date. And the options that write one shared file are
-# refused with one message, exit 2.
+# everything up to date. And the options that write one shared file, and
+# --move, are refused with one message, exit 2.
 . "${TESTLIB:-$(dirname "$0")/../lib}/lib.sh" || exit 1
 t_init
 need_mpi
@@ -54,12 +54,15 @@ run_mpi 3 -T --sync "$T/src" "$T/dst"
 check_rc 0 "--sync of a directory missing a linked name"
 check_tree "$T/src" "$T/dst"
 
-# One file written by every rank at once: refused, said once.
-for opt in "--manifest=$T/m.db" "--events=$T/ev" "--log=$T/log" --check; do
+# One file written by every rank at once, and --move (rank 0 removes a
+# source only where it made or compared the copy itself): refused, said
+# once, nothing changed.
+for opt in "--manifest=$T/m.db" "--events=$T/ev" "--log=$T/log" --check --move; do
 	run_mpi 2 $opt "$T/src" "$T/dst"
 	check_rc 2 "fastcp-mpi $opt"
 	check_eq "$(grep -c 'not available across ranks' "$T/err")" 1 "$opt: one message"
 done
+check_tree "$T/src" "$T/dst"
 run_mpi 2 --help
 check_rc 0 "--help"
 check_eq "$(grep -c '^usage: ' "$T/out")" 1 "--help printed once"
