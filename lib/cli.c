@@ -8,6 +8,7 @@
 #include "filter.h"
 #include "sys.h"
 #include "hash.h"
+#include "job.h"
 #include "manifest.h"
 
 #include <ctype.h>
@@ -768,6 +769,17 @@ int fcp_cli_parse(int argc, char **argv, struct fcp_options *o, char ***srcs, in
 	/* A rename takes a directory whole, what a filter leaves out too. */
 	if (o->move && fcp_options_filter(o))
 		return bad("%s", "--move cannot be combined with filters");
+	/* The metadata alone, or a link to the source, is no copy of the
+	 * data: the source would go and its bytes with it. */
+	if (fcp_move_conflict(o))
+		return bad("--move cannot be combined with %s: it makes no copy of the data "
+			   "before the source goes", fcp_move_conflict(o));
+	/* rsync's -n is a dry run: a user who means one must not get
+	 * deletions for real, as cp's no-clobber would give. */
+	if (o->update == FCP_UPDATE_NONE && o->delete_extra)
+		return bad("%s", "-n (--no-clobber, --update=none) is not a dry run and cannot be "
+			   "combined with --delete or --mirror: use --dry-run to see what would "
+			   "be deleted");
 	if (o->checksum && !fcp_hash_available())
 		return bad("%s", "--checksum is not available: fastcp was built without libxxhash");
 	if (o->verify && !fcp_hash_available())

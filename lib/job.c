@@ -702,6 +702,11 @@ static int run(const struct fcp_options *o, char *const *srcs, int nsrc, const c
 		fcp_report_errorf(&job, "--dry-run cannot show a --move");
 		return FCP_EXIT_USAGE;
 	}
+	if (fcp_move_conflict(o)) {
+		fcp_report_errorf(&job, "--move cannot be combined with %s: it makes no copy of "
+				  "the data before the source goes", fcp_move_conflict(o));
+		return FCP_EXIT_USAGE;
+	}
 	if (o->move) {
 		moving.sync = true;
 		job.o = &moving;

@@ -402,6 +402,9 @@ bool fcp_move_rename(struct fcp_job *job, const char *src, const struct statx *s
 /* After the copy: remove what of src has its whole copy at dname in
  * ddir, each copy made durable first; name what stays. */
 void fcp_move_prune(struct fcp_job *job, const char *src, int ddir, const char *dname);
+/* The option that cannot go with --move (it makes no copy of the data
+ * before the source would go), or NULL. */
+const char *fcp_move_conflict(const struct fcp_options *o);
 /* The record of the copies made, under --move (0, or -ENOMEM). */
 int fcp_move_init(struct fcp_job *job);
 void fcp_move_free(struct fcp_job *job);

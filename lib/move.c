@@ -48,6 +48,19 @@ struct fcp_move_made {
 	bool lost; /* one could not be recorded (memory): its source stays */
 };
 
+const char *fcp_move_conflict(const struct fcp_options *o)
+{
+	if (!o->move)
+		return NULL;
+	if (o->attributes_only)
+		return "--attributes-only";
+	if (o->make == FCP_MAKE_HARDLINK)
+		return "-l (--link)";
+	if (o->make == FCP_MAKE_SYMLINK)
+		return "-s (--symbolic-link)";
+	return NULL;
+}
+
 int fcp_move_init(struct fcp_job *job)
 {
 	if (!job->o->move)

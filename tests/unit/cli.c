@@ -178,6 +178,18 @@ int main(void)
 	CHECK(parse(&o, (char *[]){ "fastcp", "-n", "a", "b", NULL }) == 1 && !o.dry_run &&
 	      o.update == FCP_UPDATE_NONE);
 	CHECK(parse(&o, (char *[]){ "fastcp", "-n", "-b", "a", "b", NULL }) < 0);
+	/* An rsync user's -n is a dry run: never with deletions (issue 33). */
+	CHECK(parse_rc((char *[]){ "fastcp", "-n", "--delete", "a", "b", NULL }) == FCP_EXIT_USAGE);
+	CHECK(parse_rc((char *[]){ "fastcp", "--mirror", "-n", "a", "b", NULL }) == FCP_EXIT_USAGE);
+	CHECK(parse_rc((char *[]){ "fastcp", "--update=none", "--delete", "a", "b", NULL }) ==
+	      FCP_EXIT_USAGE);
+	CHECK(parse(&o, (char *[]){ "fastcp", "-u", "--delete", "a", "b", NULL }) == 1);
+	/* --move only with a copy of the data (issue 33). */
+	CHECK(parse(&o, (char *[]){ "fastcp", "--move", "-n", "a", "b", NULL }) == 1 && o.move);
+	CHECK(parse_rc((char *[]){ "fastcp", "--move", "--attributes-only", "a", "b", NULL }) ==
+	      FCP_EXIT_USAGE);
+	CHECK(parse_rc((char *[]){ "fastcp", "-l", "--move", "a", "b", NULL }) == FCP_EXIT_USAGE);
+	CHECK(parse_rc((char *[]){ "fastcp", "--move", "-s", "a", "b", NULL }) == FCP_EXIT_USAGE);
 	CHECK(parse(&o, (char *[]){ "fastcp", "--backup=nu", "a", "b", NULL }) == 1 &&
 	      o.backup == FCP_BACKUP_NUMBERED);
 	CHECK(parse(&o, (char *[]){ "fastcp", "--backup=n", "a", "b", NULL }) < 0); /* none? never? */
