@@ -51,6 +51,10 @@ for how in plain sync verify; do
 	check_rc 0 "copy ($how)"
 	check_eq "$(sqlite3 "$m" 'select count(*) from files where side = 0 and xxh128 is not null')" \
 		"$nfiles" "files recorded with a hash ($how)"
+	# Read back from storage only with --verify: only then trusted later.
+	[ "$how" = verify ] && want="is not null" || want="is null"
+	check_eq "$(sqlite3 "$m" "select count(*) from files where side = 0 and verified $want")" \
+		"$nfiles" "files recorded as read back, or not ($how)"
 	run_fcp --check --manifest "$m" "$d"
 	check_rc 0 "check of the intact copy ($how)"
 	check_eq "$(cat "$T/out")" "" "no difference in the intact copy ($how)"
