@@ -793,10 +793,12 @@ static char *probably_meant(const char *dest, const struct row *v, size_t n)
 
 	if (!dir && fd >= 0)
 		close(fd);
-	while (dir && !found && fcp_sys_readdir(dir, &de) > 0) {
+	/* A few hundred of them at most: a hint, not a search. */
+	for (int seen = 0; dir && !found && seen < 500 && fcp_sys_readdir(dir, &de) > 0; seen++) {
 		char *c;
 
-		if (de->d_type != DT_DIR || !strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+		if ((de->d_type != DT_DIR && de->d_type != DT_UNKNOWN) || !strcmp(de->d_name, ".") ||
+		    !strcmp(de->d_name, ".."))
 			continue;
 		c = fcp_path_join(dest, de->d_name);
 		if (c && sample_there(c, v, n))
