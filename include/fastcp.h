@@ -176,6 +176,8 @@ struct fcp_stats {
 	uint64_t skipped;        /* items left out by policy */
 	uint64_t differences;    /* --check: lines of differences printed */
 	uint64_t hashed_trusted; /* files whose hash the manifest gave, unread */
+	uint64_t uncompared;     /* --check --manifest FILE DEST: files with no
+				    hash recorded, so not compared */
 	bool check;              /* the counts are a --check's */
 	uint64_t leftovers;      /* of interrupted runs, found (the first
 				    FCP_LEFTOVERS_NAMED named), none removed */

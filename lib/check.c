@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 void fcp_check_say(struct fcp_job *job, const char *path, const char *fmt, ...)
 {
@@ -160,6 +161,61 @@ static void check_meta(struct fcp_job *job, const struct statx *st, struct fcp_a
 		fcp_check_say(job, path, "xattrs differ");
 }
 
+/* The bytes of data in the source file of e (its size less its holes, as
+ * SEEK_DATA and SEEK_HOLE say) and its number of data extents; -errno. */
+static int source_data(struct fcp_entry *e, uint64_t *data, uint64_t *extents)
+{
+	int fd = e->src_fd >= 0 ? e->src_fd
+				: fcp_sys_openat(e->d->src_fd, e->name,
+						 O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK |
+						 O_NOCTTY | (e->job->is_root ? O_NOATIME : 0), 0);
+	off_t size = (off_t)e->st.stx_size, off = 0, hole;
+	int r = fd < 0 ? fd : 0;
+
+	*data = *extents = 0;
+	while (r == 0 && off < size) {
+		if ((off = fcp_sys_lseek(fd, off, SEEK_DATA)) < 0 || off >= size) {
+			r = off == -ENXIO || off >= size ? 0 : (int)off;
+			break;
+		}
+		if ((hole = fcp_sys_lseek(fd, off, SEEK_HOLE)) <= off) {
+			r = hole < 0 ? (int)hole : -EIO;
+			break;
+		}
+		hole = hole < size ? hole : size;
+		*data += (uint64_t)(hole - off);
+		*extents += 1;
+		off = hole;
+	}
+	if (fd >= 0 && fd != e->src_fd)
+		close(fd);
+	return r;
+}
+
+/*
+ * The copy keeps holes (unless --sparse=never), so a copy whose holes were
+ * filled is a difference: it allocates more than the source's data by more
+ * than the destination's rounding can explain, which is two of its blocks
+ * per data extent (both ends) and 64 KiB for its own extent records. Only
+ * a source that allocates less than its size can have holes; SEEK_HOLE
+ * then tells holes from compression (a compressed source's copy elsewhere
+ * allocates its whole size, and that is no difference).
+ */
+static void check_holes(struct fcp_entry *e, const struct statx *dst, const char *path)
+{
+	const struct statx *st = &e->st;
+	uint64_t src_alloc = st->stx_blocks * 512, dst_alloc = dst->stx_blocks * 512;
+	uint64_t blk = dst->stx_blksize > 4096 ? dst->stx_blksize : 4096;
+	uint64_t data, extents;
+
+	if (e->job->o->sparse == FCP_SPARSE_NEVER || src_alloc >= st->stx_size ||
+	    dst_alloc <= src_alloc + (64 << 10) || source_data(e, &data, &extents) < 0 ||
+	    dst_alloc <= data + 2 * blk * extents + (64 << 10))
+		return;
+	fcp_check_say(e->job, path, "holes filled (allocated %llu != %llu)",
+		      (unsigned long long)src_alloc, (unsigned long long)dst_alloc);
+}
+
 /* Content (same: 1 or 0 when already compared, -1 to read it here), a
  * link's target, a device's number. */
 static void check_data(struct fcp_entry *e, const struct statx *dst, const char *path, int same)
@@ -171,6 +227,8 @@ static void check_data(struct fcp_entry *e, const struct statx *dst, const char 
 			      (unsigned long long)dst->stx_size);
 	else if (S_ISREG(st->stx_mode) && (same >= 0 ? same : fcp_plan_content(e, dst)) == 0)
 		fcp_check_say(e->job, path, "content differs");
+	else if (S_ISREG(st->stx_mode))
+		check_holes(e, dst, path);
 	else if (!S_ISREG(st->stx_mode) && !fcp_plan_data_same(e, dst))
 		fcp_check_say(e->job, path, S_ISLNK(st->stx_mode) ? "symlink target differs"
 					 : "device %u:%u != %u:%u", st->stx_rdev_major,

@@ -13,6 +13,7 @@
  *   type directory != file: 'PATH'    (SOURCE's first, DEST's second)
  *   size 10 != 12: 'PATH'              (not read: sizes differ)
  *   content differs: 'PATH'
+ *   holes filled (allocated 4096 != 10489856): 'PATH'
  *   symlink target differs: 'PATH'
  *   device 1:3 != 1:5: 'PATH'
  *   hard links differ: 'PATH'

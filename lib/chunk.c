@@ -50,7 +50,7 @@ _Static_assert(FCP_RESUME_MIN >= FCP_LARGE_MIN, "a resumable file is copied in c
  * to save at most 96 MiB of copying on the rare crash.
  */
 #define RECORD_EVERY 4
-_Static_assert(CHUNK_SIZE == FCP_VERIFY_WINDOW, "--verify hashes one window per chunk");
+_Static_assert(CHUNK_SIZE == FCP_VERIFY_WINDOW, "--verify, --manifest hash a window per chunk");
 
 struct fcp_bigfile {
 	struct fcp_entry e;     /* with its own copies of the names */
@@ -78,7 +78,7 @@ struct fcp_bigfile {
 	int prefix, recorded;   /* under rlock: chunks done from the start,
 				   and as many as the record on the file says */
 	bool has_record;        /* a record is on the file (found or made) */
-	struct fcp_vsum sum;    /* --verify: window i is chunk i's (verify.h) */
+	struct fcp_vsum sum;    /* --verify, --manifest: window i is chunk i's (verify.h) */
 	char names[];
 };
 
@@ -133,7 +133,7 @@ static int runners_wanted(struct fcp_job *job, int chunks)
 
 /* --resume: start after the chunks the record found says are done, and
  * record from there on (if the file is to be recorded at all). */
-/* --verify of a resumed file: nobody in this run read the chunks done
+/* --verify or --manifest of a resumed file: nobody in this run read the chunks done
  * before it (they are not copied again), so their source is read now to
  * hash them; an error fails the file. */
 static void hash_done(struct fcp_bigfile *b, off_t end)
@@ -204,7 +204,7 @@ bool fcp_chunk_start(struct fcp_entry *e, const struct fcp_xfer *x, struct fcp_h
 	atomic_init(&b->span, span_of(0, b->chunks));
 	b->owner = -1;
 	b->e.vsum = NULL;
-	if (e->job->o->verify) {
+	if (fcp_copy_hashed(e->job)) {
 		if (fcp_vsum_init(&b->sum, (uint64_t)x->size) < 0) {
 			free(b);
 			return false; /* one worker copies it */

@@ -238,7 +238,8 @@ static bool refused_here(const struct fcp_entry *e)
 /* A duplicate of the done first copy x: the same bytes? Then link it
  * (hardlink: settled, true) or leave its first copy open to clone from.
  * Anything else: copied on its own. */
-static bool duplicate(struct fcp_entry *e, struct fcp_hl_entry *hl, const struct fcp_dd_entry *x)
+static bool duplicate(struct fcp_entry *e, struct fcp_hl_entry *hl, const struct fcp_dd_entry *x,
+		      const struct fcp_hash *h)
 {
 	uint64_t size = e->st.stx_size;
 	struct statx st;
@@ -266,7 +267,10 @@ static bool duplicate(struct fcp_entry *e, struct fcp_hl_entry *hl, const struct
 	if (r < 0)
 		return false; /* EMLINK and the like: a copy of its own */
 	saved(e->job, size);
-	fcp_manifest_copied(e->job, e->d, e->dst_name);
+	/* Its bytes were compared equal to the source's, whose hash is h. */
+	fcp_manifest_copied(e->job, e->d, e->dst_name, h);
+	if (hl)
+		fcp_hl_set_hash(hl, h);
 	fcp_move_made(e->job, fcp_statx_dev(&e->st), e->st.stx_ino, e->d->dst_fd, e->dst_name);
 	close(e->src_fd);
 	fcp_hl_done(e->w, hl, true);
@@ -277,7 +281,7 @@ bool fcp_dedup_settled(struct fcp_entry *e, struct fcp_hl_entry *hl)
 {
 	struct fcp_ddmap *m = e->job->dd;
 	struct fcp_dd_entry *x;
-	struct fcp_hash h;
+	struct fcp_hash h, real;
 	size_t cap;
 	void *buf;
 	bool found;
@@ -289,6 +293,7 @@ bool fcp_dedup_settled(struct fcp_entry *e, struct fcp_hl_entry *hl)
 	buf = fcp_worker_buf(e->w, &cap);
 	if (fcp_hash_fd(e->job, e->src_fd, e->st.stx_size, buf, cap, false, &h) < 0)
 		return false; /* the copy meets the error and reports it */
+	real = h;
 	if (m->collide)
 		h = (struct fcp_hash){ 0, 0 };
 	pthread_mutex_lock(&m->lock);
@@ -311,7 +316,7 @@ bool fcp_dedup_settled(struct fcp_entry *e, struct fcp_hl_entry *hl)
 		e->dd_first = x; /* NULL without memory: copied on its own */
 		return false;
 	}
-	return duplicate(e, hl, x);
+	return duplicate(e, hl, x, &real);
 }
 
 ssize_t fcp_dedup_clone(struct fcp_entry *e, int out, bool *cloned)

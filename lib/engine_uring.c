@@ -72,6 +72,8 @@ struct small {
 	bool flags_refused;      /* the rename said it takes no flags here */
 	int direct;              /* --verify: 1 read back with O_DIRECT */
 	ssize_t vgot;            /* --verify: what the read-back returned */
+	bool hashed;             /* --manifest: h is of the bytes written */
+	struct fcp_hash h;
 	int link_err;            /* why io_uring could not link it */
 	char link_path[32];      /* linkat's old path for an unnamed one */
 };
@@ -537,7 +539,7 @@ static void finish(struct fcp_worker *w, struct fcp_dir *d, struct small *s)
 		fcp_debug_item(job, d, s->name, s->name, "io_uring batch (a small file: read "
 			       "and written with others of its directory, few system calls)");
 	fcp_obs_entry(job, FCP_OBS_COPY, S_IFREG, d, s->name, s->got, "io_uring");
-	fcp_manifest_copied(job, d, s->name);
+	fcp_manifest_copied(job, d, s->name, s->hashed ? &s->h : NULL);
 	fcp_move_made(job, fcp_statx_dev(&s->st), s->st.stx_ino, d->dst_fd, s->name);
 }
 
@@ -620,6 +622,11 @@ static void rounds_data(struct fcp_worker *w, struct io_uring *ring, struct fcp_
 	}
 	fcp_limit_take(job, 0, k);
 	ring_run(ring, k, f);
+	/* --manifest: the hash of the bytes written, from the buffer they
+	 * were written from (a small file is one window). */
+	for (int i = 0; job->man && i < n; i++)
+		if ((f[i].hashed = f[i].out >= 0 && !f[i].err && f[i].got >= 0))
+			fcp_hash_buf(f[i].buf, (size_t)f[i].got, &f[i].h);
 	if (job->o->verify)
 		round_verify(w, ring, d, f, n);
 	k = 0;

@@ -42,8 +42,9 @@ static struct fcp_xfer xfer_of(struct fcp_entry *e, int out)
 	};
 }
 
-/* The data of a file not cut in chunks: with --verify, the source's
- * windows are hashed from the bytes the engine reads (verify.h). */
+/* The data of a file not cut in chunks: with --verify or --manifest, the
+ * source's windows are hashed from the bytes the engine reads and writes
+ * (verify.h). */
 static ssize_t copy_hashed(struct fcp_entry *e, struct fcp_xfer *x)
 {
 	struct fcp_vstream v;
@@ -65,7 +66,8 @@ static ssize_t copy_hashed(struct fcp_entry *e, struct fcp_xfer *x)
 	return r < 0 ? r : t < 0 ? t : r;
 }
 
-/* A clone reads nothing: --verify reads the source to hash it. */
+/* A clone moves no bytes through fastcp: --verify and --manifest read the
+ * source, whose blocks the copy now shares, to hash it. */
 static int hash_clone_source(struct fcp_entry *e, const struct fcp_xfer *x)
 {
 	fcp_vsum_free(e->vsum);
@@ -108,12 +110,16 @@ void fcp_file_finish(struct fcp_entry *e, struct fcp_hl_entry *hl, int out,
 		     struct fcp_tmp *tmp, int err, const char *what)
 {
 	struct fcp_at at = FCP_AT_NEW(out, e->d, e->create_mode);
+	struct fcp_hash h;
 
 	if (err < 0)
 		goto fail;
 	what = "cannot verify copy of";
-	if (e->vsum && (err = verify(e, out)) < 0)
+	if (e->vsum && e->job->o->verify && (err = verify(e, out)) < 0)
 		goto fail;
+	/* --manifest: the hash of the bytes written (verified, with --verify). */
+	if (e->vsum)
+		fcp_vsum_hash(e->vsum, &h);
 	/* Rewritten in place: an inode of its own past, not a new one; its
 	 * xattrs the source lacks stay, as cp leaves them. */
 	if (tmp->in_place)
@@ -133,7 +139,9 @@ void fcp_file_finish(struct fcp_entry *e, struct fcp_hl_entry *hl, int out,
 	else if (e->job->o->debug)
 		fcp_debug_item(e->job, e->d, e->name, e->dst_name, "no data (--attributes-only)");
 	fcp_obs_entry(e->job, FCP_OBS_COPY, S_IFREG, e->d, e->name, e->st.stx_size, e->engine);
-	fcp_manifest_copied(e->job, e->d, e->dst_name);
+	fcp_manifest_copied(e->job, e->d, e->dst_name, e->vsum ? &h : NULL);
+	if (e->vsum && hl)
+		fcp_hl_set_hash(hl, &h);
 	fcp_move_made(e->job, fcp_statx_dev(&e->st), e->st.stx_ino, e->d->dst_fd, e->dst_name);
 	goto out;
 fail:
@@ -230,7 +238,7 @@ void fcp_file_copy(struct fcp_entry *e)
 		return;
 	}
 	x = xfer_of(e, out);
-	e->vsum = e->job->o->verify ? &sum : NULL;
+	e->vsum = fcp_copy_hashed(e->job) ? &sum : NULL;
 	/* A clone is one call for the whole file: only a file that was not
 	 * cloned is shared out in chunks (with a hash of their own). */
 	if (e->dd_from >= 0) /* --dedup: a clone of its first copy */

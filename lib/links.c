@@ -143,6 +143,8 @@ struct fcp_hl_entry {
 	char *rel_dir;          /* directory of the first copy, relative to root */
 	char *name;             /* its destination name */
 	uint64_t copy_ino;      /* found up to date there, or 0 (made) */
+	bool has_hash;          /* h is the first copy's (--manifest) */
+	struct fcp_hash h;
 	struct hl_waiter *waiters;
 };
 
@@ -259,6 +261,14 @@ static void hl_forget(struct fcp_worker *w, struct fcp_hl_entry *e, struct hl_wa
 	}
 }
 
+void fcp_hl_set_hash(struct fcp_hl_entry *e, const struct fcp_hash *h)
+{
+	if (e) {
+		e->h = *h;
+		e->has_hash = true;
+	}
+}
+
 void fcp_hl_done(struct fcp_worker *w, struct fcp_hl_entry *e, bool ok)
 {
 	struct fcp_job *job = fcp_worker_job(w);
@@ -363,7 +373,7 @@ int fcp_hl_link(struct fcp_worker *w, struct fcp_hl_entry *e, struct fcp_dir *d,
 	if (r == 0) {
 		atomic_fetch_add(&job->c.hardlinks, 1);
 		fcp_obs_entry(job, FCP_OBS_LINK, S_IFREG, d, dst_name, 0, NULL);
-		fcp_manifest_copied(job, d, dst_name);
+		fcp_manifest_copied(job, d, dst_name, e->has_hash ? &e->h : NULL);
 		fcp_move_made(job, e->dev, e->ino, d->dst_fd, dst_name);
 	}
 	return r;

@@ -4,6 +4,7 @@
 #ifndef FCP_LINKS_H
 #define FCP_LINKS_H
 
+#include "hash.h"
 #include "job.h"
 
 /* Where a symlink points, judged lexically from where it sits. */
@@ -51,6 +52,9 @@ enum fcp_hl_state fcp_hl_claim(struct fcp_job *job, const struct statx *st, stru
 /* The first name of e was copied (ok): link the queued names. Or not: the
  * queued names are copied again, the first of them as the new first. */
 void fcp_hl_done(struct fcp_worker *w, struct fcp_hl_entry *e, bool ok);
+/* The hash of the bytes the first copy wrote (--manifest), for the
+ * records of its other names; before fcp_hl_done(). */
+void fcp_hl_set_hash(struct fcp_hl_entry *e, const struct fcp_hash *h);
 
 /* As fcp_hl_claim, for a name that needs no copy: the destination has it
  * up to date as inode dst_ino (--sync), which the other names must be too

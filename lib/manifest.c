@@ -7,6 +7,7 @@
 #include "grow.h"
 #include "sys.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,7 +37,10 @@ char *fcp_manifest_key(const struct fcp_dir *d, const char *name, bool src)
 #include <unistd.h>
 
 #define APP_ID 0x66637031 /* "fcp1" */
-#define SCHEMA 1
+/* 2: a file's hash is that of its 32 MiB windows (hash.h); a larger
+ * file's hash recorded by schema 1 (XXH3-128 of it whole) is dropped
+ * when such a manifest is opened (migrate). */
+#define SCHEMA 2
 #define BATCH 4096        /* records per transaction, at most */
 #define LINGER_MS 200     /* the writer waits this long for a batch to fill */
 
@@ -73,6 +77,7 @@ struct fcp_manifest {
 	size_t queued;
 	bool closing;
 	bool failed;   /* a write failed: said once, the rest dropped */
+	bool must_exist; /* --check --manifest FILE DEST: never made */
 };
 
 bool fcp_manifest_available(void)
@@ -131,8 +136,11 @@ static int load(struct fcp_manifest *m)
 	sqlite3_int64 n = 0;
 	int r;
 
-	if (sqlite3_prepare_v2(m->db, "SELECT count(*) FROM files WHERE xxh128 IS NOT NULL",
-			       -1, &q, NULL) != SQLITE_OK)
+	/* Trusted: hashes of bytes read from storage (verified set), not a
+	 * copy's hash of the bytes it wrote, which a check is there to
+	 * confirm. */
+	if (sqlite3_prepare_v2(m->db, "SELECT count(*) FROM files WHERE xxh128 IS NOT NULL "
+			       "AND verified IS NOT NULL", -1, &q, NULL) != SQLITE_OK)
 		return sqlite3_errcode(m->db);
 	if ((r = sqlite3_step(q)) == SQLITE_ROW)
 		n = sqlite3_column_int64(q, 0);
@@ -144,7 +152,8 @@ static int load(struct fcp_manifest *m)
 	if (!(m->v = calloc(m->cap, sizeof(*m->v))))
 		return SQLITE_NOMEM;
 	if (sqlite3_prepare_v2(m->db, "SELECT side, path, size, mtime, ctime, ino, xxh128 "
-			       "FROM files WHERE xxh128 IS NOT NULL", -1, &q, NULL) != SQLITE_OK)
+			       "FROM files WHERE xxh128 IS NOT NULL AND verified IS NOT NULL",
+			       -1, &q, NULL) != SQLITE_OK)
 		return sqlite3_errcode(m->db);
 	while ((r = sqlite3_step(q)) == SQLITE_ROW && n-- > 0) {
 		const char *path = (const char *)sqlite3_column_text(q, 1);
@@ -182,8 +191,9 @@ bool fcp_manifest_lookup(struct fcp_job *job, bool src, const char *key,
 	return true;
 }
 
-void fcp_manifest_record(struct fcp_job *job, bool src, const char *key,
-			 const struct statx *st, const struct fcp_hash *h)
+/* Queue a record; verified: h is of bytes read from storage now. */
+static void record(struct fcp_job *job, bool src, const char *key, const struct statx *st,
+		   const struct fcp_hash *h, bool verified)
 {
 	struct fcp_manifest *m = job->man;
 	size_t n = strlen(key) + 1;
@@ -193,7 +203,8 @@ void fcp_manifest_record(struct fcp_job *job, bool src, const char *key,
 		return;
 	*r = (struct rec){ .side = src, .has_hash = h != NULL, .size = st->stx_size,
 			   .ino = st->stx_ino, .mtime = ns(&st->stx_mtime),
-			   .ctime = ns(&st->stx_ctime), .verified = h ? (int64_t)time(NULL) : 0 };
+			   .ctime = ns(&st->stx_ctime),
+			   .verified = h && verified ? (int64_t)time(NULL) : 0 };
 	if (h)
 		r->h = *h;
 	memcpy(r->path, key, n);
@@ -205,8 +216,16 @@ void fcp_manifest_record(struct fcp_job *job, bool src, const char *key,
 	pthread_mutex_unlock(&m->lock);
 }
 
-void fcp_manifest_copied(struct fcp_job *job, const struct fcp_dir *d, const char *name)
+void fcp_manifest_record(struct fcp_job *job, bool src, const char *key,
+			 const struct statx *st, const struct fcp_hash *h)
 {
+	record(job, src, key, st, h, true);
+}
+
+void fcp_manifest_copied(struct fcp_job *job, const struct fcp_dir *d, const char *name,
+			 const struct fcp_hash *h)
+{
+	struct fcp_hash empty;
 	struct statx st;
 	char *key;
 
@@ -216,7 +235,12 @@ void fcp_manifest_copied(struct fcp_job *job, const struct fcp_dir *d, const cha
 	if (fcp_sys_statx(d->dst_fd, name, AT_SYMLINK_NOFOLLOW, STATX_BASIC_STATS, &st) < 0 ||
 	    !S_ISREG(st.stx_mode) || !(key = fcp_manifest_key(d, name, false)))
 		return;
-	fcp_manifest_record(job, false, key, &st, NULL);
+	if (!h && st.stx_size == 0) { /* --attributes-only, or nothing to hash */
+		fcp_hash_buf(NULL, 0, &empty);
+		h = &empty;
+	}
+	/* Read back from storage and compared only with --verify. */
+	record(job, false, key, &st, h, job->o->verify);
 	free(key);
 }
 
@@ -236,7 +260,10 @@ static int put(sqlite3_stmt *ins, const struct rec *r)
 	if (r->has_hash) {
 		hash_blob(&r->h, blob);
 		sqlite3_bind_blob(ins, 7, blob, 16, SQLITE_TRANSIENT);
-		sqlite3_bind_int64(ins, 8, r->verified);
+		if (r->verified)
+			sqlite3_bind_int64(ins, 8, r->verified);
+		else
+			sqlite3_bind_null(ins, 8);
 	} else {
 		sqlite3_bind_null(ins, 7);
 		sqlite3_bind_null(ins, 8);
@@ -352,16 +379,17 @@ static const char *identify(struct fcp_manifest *m, char *why, size_t len)
 		" ino INTEGER NOT NULL, xxh128 BLOB, verified INTEGER,"
 		" PRIMARY KEY(side, path)) WITHOUT ROWID;"
 		"PRAGMA application_id = 1717792817;" /* APP_ID */
-		"PRAGMA user_version = 1;"            /* SCHEMA */
+		"PRAGMA user_version = 2;"            /* SCHEMA */
 		"COMMIT;";
 	int app = 0, ver = 0, tables = 0, rc;
 
-	_Static_assert(APP_ID == 1717792817 && SCHEMA == 1, "init[] spells them out");
+	_Static_assert(APP_ID == 1717792817 && SCHEMA == 2, "init[] spells them out");
 	/* Two processes making one new manifest: the second waits on the
 	 * first's transaction (busy timeout) and finds its tables. */
 	if ((rc = one_int(m->db, "PRAGMA application_id", &app)) == SQLITE_OK &&
 	    (rc = one_int(m->db, "SELECT count(*) FROM sqlite_master", &tables)) == SQLITE_OK &&
-	    !app && !tables && (rc = sqlite3_exec(m->db, init, NULL, NULL, NULL)) != SQLITE_OK)
+	    !app && !tables && !m->must_exist &&
+	    (rc = sqlite3_exec(m->db, init, NULL, NULL, NULL)) != SQLITE_OK)
 		sqlite3_exec(m->db, "ROLLBACK", NULL, NULL, NULL);
 	if (rc == SQLITE_OK)
 		rc = one_int(m->db, "PRAGMA application_id", &app);
@@ -371,6 +399,8 @@ static const char *identify(struct fcp_manifest *m, char *why, size_t len)
 		snprintf(why, len, "%s", sqlite3_errmsg(m->db));
 		return why;
 	}
+	if (!app && !tables)
+		return "an empty database: it records no files";
 	if (app != APP_ID)
 		return "another SQLite database, not a fastcp manifest";
 	if (ver > SCHEMA) {
@@ -379,6 +409,27 @@ static const char *identify(struct fcp_manifest *m, char *why, size_t len)
 		return why;
 	}
 	return NULL;
+}
+
+/* Schema 1 hashed a file whole; its hashes of files larger than one
+ * window mean something else now (hash.h): forgotten, not trusted. */
+static const char *migrate(struct fcp_manifest *m, char *why, size_t len)
+{
+	static const char sql[] =
+		"BEGIN IMMEDIATE;"
+		"UPDATE files SET xxh128 = NULL, verified = NULL WHERE size > 33554432;"
+		"PRAGMA user_version = 2;"
+		"COMMIT;";
+	int ver = 0;
+
+	_Static_assert(FCP_HASH_WINDOW == 33554432, "sql[] spells it out");
+	if (one_int(m->db, "PRAGMA user_version", &ver) == SQLITE_OK && ver >= SCHEMA)
+		return NULL;
+	if (sqlite3_exec(m->db, sql, NULL, NULL, NULL) == SQLITE_OK)
+		return NULL;
+	snprintf(why, len, "%s", sqlite3_errmsg(m->db));
+	sqlite3_exec(m->db, "ROLLBACK", NULL, NULL, NULL);
+	return why;
 }
 
 static const char *damaged(struct fcp_manifest *m, char *why, size_t len)
@@ -454,6 +505,8 @@ static const char *setup(struct fcp_manifest *m, bool want_known, char *text, si
 	 * nor trusted: one read of it all, before anything is copied. */
 	if (!why)
 		why = damaged(m, text, len);
+	if (!why)
+		why = migrate(m, text, len);
 	if (!why && want_known && (rc = load(m)) != SQLITE_OK) {
 		snprintf(text, len, "%s", sqlite3_errstr(rc));
 		why = text;
@@ -463,7 +516,8 @@ static const char *setup(struct fcp_manifest *m, bool want_known, char *text, si
 
 /* Open and check; the hashes read in when want_known. NULL after saying
  * why not. */
-static struct fcp_manifest *manifest_open(struct fcp_job *job, const char *path, bool want_known)
+static struct fcp_manifest *manifest_open(struct fcp_job *job, const char *path, bool want_known,
+					  bool must_exist)
 {
 	struct fcp_manifest *m = calloc(1, sizeof(*m));
 	const char *why = !m ? "out of memory" : unwritable(path);
@@ -475,10 +529,12 @@ static struct fcp_manifest *manifest_open(struct fcp_job *job, const char *path,
 		pthread_cond_init(&m->wake, NULL);
 		m->tail = &m->head;
 		m->path = strdup(path);
+		m->must_exist = must_exist;
 	}
 	if (!why)
 		why = not_sqlite(path);
-	if (!why && (rc = sqlite3_open_v2(path, &m->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
+	if (!why && (rc = sqlite3_open_v2(path, &m->db, SQLITE_OPEN_READWRITE |
+					  (must_exist ? 0 : SQLITE_OPEN_CREATE) |
 					  SQLITE_OPEN_FULLMUTEX, NULL)) != SQLITE_OK) {
 		/* SQLite's "unable to open database file" hides the cause. */
 		int e = m->db ? sqlite3_system_errno(m->db) : 0;
@@ -511,9 +567,11 @@ static struct fcp_manifest *manifest_open(struct fcp_job *job, const char *path,
 	return m;
 }
 
-int fcp_manifest_open(struct fcp_job *job, const char *path)
+/* Open the manifest for job, with its writer; must_exist: never made. */
+static int open_for(struct fcp_job *job, const char *path, bool must_exist)
 {
-	struct fcp_manifest *m = manifest_open(job, path, job->o->checksum || job->o->check);
+	struct fcp_manifest *m = manifest_open(job, path, job->o->checksum || job->o->check,
+					       must_exist);
 
 	if (!m)
 		return -1;
@@ -526,6 +584,11 @@ int fcp_manifest_open(struct fcp_job *job, const char *path)
 	}
 	m->writer_on = true;
 	return 0;
+}
+
+int fcp_manifest_open(struct fcp_job *job, const char *path)
+{
+	return open_for(job, path, false);
 }
 
 void fcp_manifest_close(struct fcp_job *job)
@@ -580,7 +643,10 @@ static int rows(struct fcp_manifest *m, struct row **out, size_t *n)
 	return rc == SQLITE_DONE || rc == SQLITE_OK ? 0 : -1;
 }
 
-/* Read one recorded file again: say how it changed; record its hash. */
+/* Read one recorded file again: say how it changed; record its hash when
+ * it is the one recorded. A file recorded without a hash is not read: its
+ * bytes may be damaged already, and nothing here could tell, so its hash
+ * now is never taken for the truth; it is counted as not compared. */
 static void verify_one(struct fcp_job *job, int dfd, const char *dest, const struct row *r,
 		       void *buf, size_t cap, uint64_t *unhashed)
 {
@@ -605,14 +671,15 @@ static void verify_one(struct fcp_job *job, int dfd, const char *dest, const str
 	else if (st.stx_size != r->size)
 		fcp_check_say(job, p, "size %llu != %llu", (unsigned long long)r->size,
 			      (unsigned long long)st.stx_size);
+	else if (!r->has_hash)
+		(*unhashed)++;
 	else if ((e = fcp_hash_fd(job, fd, st.stx_size, buf, cap,
 				  fcp_sys_set_direct(fd, true) == 0, &h)) < 0)
 		fcp_report_failed(job, "cannot read", p, e);
-	else if (r->has_hash && !fcp_hash_equal(&h, &r->h))
+	else if (!fcp_hash_equal(&h, &r->h))
 		fcp_check_say(job, p, "content differs");
 	else {
-		/* The same bytes (or the first hash of them): verified now. */
-		*unhashed += !r->has_hash;
+		/* The same bytes: verified now. */
 		fcp_manifest_record(job, false, r->path, &st, &h);
 		atomic_fetch_add(&job->c.files, 1);
 	}
@@ -665,36 +732,158 @@ static void verify_all(struct verify *x, int threads)
 		pthread_join(t[k], NULL);
 }
 
+/* Is the recorded path rel (a row; "" for DEST itself) there, below the
+ * directory dfd, or as dfd itself when dfd is a file? */
+static bool row_there(int dfd, bool dfd_is_file, const char *rel)
+{
+	int fd;
+
+	if (!*rel || dfd_is_file)
+		return !*rel && dfd_is_file;
+	fd = fcp_sys_open_beneath(dfd, rel, O_PATH | O_NOFOLLOW, 0);
+	if (fd >= 0)
+		close(fd);
+	return fd >= 0;
+}
+
+/* Is any of a few rows, spread over all of them, there under path? */
+static bool sample_there(const char *path, const struct row *v, size_t n)
+{
+	int fd = fcp_sys_openat(AT_FDCWD, path, O_PATH | O_DIRECTORY, 0);
+	bool found = false;
+
+	if (fd < 0)
+		return false;
+	for (size_t k = 0; k < 16 && !found; k++)
+		found = row_there(fd, false, v[n * k / 16].path);
+	close(fd);
+	return found;
+}
+
+/* The real path of dest, or of the nearest directory above it that
+ * exists (dest may be missing: mistyped, or its disk not mounted). */
+static char *real_existing(const char *dest)
+{
+	char *copy = strdup(dest), *p = NULL, *slash;
+
+	while (copy && !(p = realpath(copy, NULL))) {
+		if (!(slash = strrchr(copy, '/'))) {
+			p = realpath(".", NULL);
+			break;
+		}
+		if (slash == copy) {
+			p = strdup("/");
+			break;
+		}
+		*slash = 0;
+	}
+	free(copy);
+	return p;
+}
+
+/* A directory under which the recorded files are, near dest: one of its
+ * parents (the copy went into DEST, not -T), or one of its directories
+ * (the reverse). malloc'd, or NULL. */
+static char *probably_meant(const char *dest, const struct row *v, size_t n)
+{
+	char *p = real_existing(dest), *slash, *found = NULL;
+	int fd = fcp_sys_openat(AT_FDCWD, dest, O_RDONLY | O_DIRECTORY, 0);
+	DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
+	struct dirent *de;
+
+	if (!dir && fd >= 0)
+		close(fd);
+	/* A few hundred of them at most: a hint, not a search. */
+	for (int seen = 0; dir && !found && seen < 500 && fcp_sys_readdir(dir, &de) > 0; seen++) {
+		char *c;
+
+		if ((de->d_type != DT_DIR && de->d_type != DT_UNKNOWN) || !strcmp(de->d_name, ".") ||
+		    !strcmp(de->d_name, ".."))
+			continue;
+		c = fcp_path_join(dest, de->d_name);
+		if (c && sample_there(c, v, n))
+			found = c;
+		else
+			free(c);
+	}
+	if (dir)
+		closedir(dir);
+	for (int up = 0; p && !found && up < 8 && (slash = strrchr(p, '/')); up++) {
+		slash[slash == p] = 0;
+		if (sample_there(p, v, n))
+			found = strdup(p);
+		if (slash == p)
+			break;
+	}
+	free(p);
+	return found;
+}
+
+/* Before any file is read: is anything recorded there at all? Where
+ * nothing is (a DEST mistyped, a disk not mounted), a line per file
+ * "missing" would hide the cause: said once, with the directory
+ * probably meant, and nothing is checked. */
+static bool nothing_there(struct fcp_job *job, const struct verify *x)
+{
+	char *meant;
+
+	for (size_t i = 0; i < x->n; i++)
+		if (row_there(x->dfd, x->dfd == -ENOTDIR, x->v[i].path))
+			return false;
+	meant = probably_meant(x->dest, x->v, x->n);
+	fcp_report_errorf(job, "none of the %zu files that manifest '%s' records is in '%s'%s%s%s; "
+			  "nothing checked", x->n, job->o->manifest, x->dest,
+			  meant ? " (was '" : "", meant ? meant : "", meant ? "' meant?)" : "");
+	free(meant);
+	return true;
+}
+
 int fcp_manifest_verify(const struct fcp_options *o, const char *dest, struct fcp_stats *stats)
 {
 	struct fcp_job job = { .o = o, .err = o->err ? o->err : stderr };
 	struct verify x = { .job = &job, .dest = dest };
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	int r;
+	int r, rc = 0;
+	size_t all;
 
 	memset(stats, 0, sizeof(*stats));
+	stats->check = true;
 	pthread_mutex_init(&job.err_lock, NULL);
-	if (fcp_manifest_open(&job, o->manifest) < 0)
+	/* Only a manifest a copy made can say what DEST should hold: a
+	 * missing or empty one is a mistake (a mistyped name), never made. */
+	if (open_for(&job, o->manifest, true) < 0)
 		return FCP_EXIT_USAGE;
 	r = rows(job.man, &x.v, &x.n);
-	if (r < 0)
+	all = x.n;
+	if (r < 0) {
 		fcp_report_errorf(&job, "cannot read manifest '%s': %s", o->manifest,
 				  sqlite3_errmsg(job.man->db));
+	} else if (x.n == 0) {
+		fcp_report_errorf(&job, "manifest '%s' records no files; nothing checked",
+				  o->manifest);
+		rc = FCP_EXIT_USAGE;
+	}
 	/* DEST is a file when the copy was one file (-T): its row is "". */
 	x.dfd = fcp_sys_openat(AT_FDCWD, dest, O_RDONLY | O_DIRECTORY, 0);
-	if (x.dfd < 0 && x.dfd != -ENOTDIR) {
+	if (x.dfd < 0 && x.dfd != -ENOTDIR && x.dfd != -ENOENT) {
 		fcp_report_failed(&job, "cannot open", dest, x.dfd);
+		x.n = 0;
+	}
+	if (x.n && nothing_there(&job, &x)) {
+		rc = FCP_EXIT_USAGE;
 		x.n = 0;
 	}
 	fcp_sys_reads_noatime(true);
 	verify_all(&x, o->threads > 0 ? o->threads : cpus > 0 ? 3 * (int)cpus : 3);
 	fcp_sys_reads_noatime(false);
-	for (size_t i = 0; i < x.n; i++)
+	for (size_t i = 0; i < all; i++)
 		free(x.v[i].path);
 	if (x.unhashed)
-		fprintf(job.err, "fastcp: %llu file%s had no hash recorded (copied without one): "
-			"hashed now and recorded, not compared\n",
-			(unsigned long long)x.unhashed, x.unhashed == 1 ? "" : "s");
+		fprintf(job.err, "fastcp: %llu file%s recorded without a hash (by an older fastcp, "
+			"or a copy that could not hash %s): not compared; a check against the "
+			"source (fastcp --check --manifest FILE SOURCE DEST) records %s\n",
+			(unsigned long long)x.unhashed, x.unhashed == 1 ? "" : "s",
+			x.unhashed == 1 ? "it" : "them", x.unhashed == 1 ? "its hash" : "theirs");
 	if (x.dfd >= 0)
 		close(x.dfd);
 	free(x.v);
@@ -702,8 +891,11 @@ int fcp_manifest_verify(const struct fcp_options *o, const char *dest, struct fc
 	stats->files = job.c.files;
 	stats->failed = job.c.failed + (r < 0);
 	stats->differences = job.c.differs;
-	stats->check = true;
-	return stats->failed || stats->differences ? FCP_EXIT_PARTIAL : FCP_EXIT_OK;
+	stats->uncompared = x.unhashed;
+	if (rc)
+		return rc;
+	return stats->failed || stats->differences || stats->uncompared ? FCP_EXIT_PARTIAL
+									  : FCP_EXIT_OK;
 }
 
 #else /* no SQLite: --manifest is refused on the command line */
@@ -719,7 +911,8 @@ bool fcp_manifest_lookup(struct fcp_job *job, bool src, const char *key,
 			 const struct statx *st, struct fcp_hash *h) { return false; }
 void fcp_manifest_record(struct fcp_job *job, bool src, const char *key,
 			 const struct statx *st, const struct fcp_hash *h) { }
-void fcp_manifest_copied(struct fcp_job *job, const struct fcp_dir *d, const char *name) { }
+void fcp_manifest_copied(struct fcp_job *job, const struct fcp_dir *d, const char *name,
+			 const struct fcp_hash *h) { }
 int fcp_manifest_verify(const struct fcp_options *o, const char *dest, struct fcp_stats *stats)
 {
 	memset(stats, 0, sizeof(*stats));

@@ -6,11 +6,15 @@
  * side 0 is the destination, path relative to DEST (the copy's name
  * first when it goes into DEST); side 1 a source, by absolute path. mtime
  * and ctime in nanoseconds; xxh128 the 16 bytes of XXH3-128 (big-endian
- * high then low half) or NULL when the copy did not read it; verified the
- * Unix time its bytes were last hashed. The file carries application_id
- * 0x66637031 ("fcp1") and user_version 1: anything else (another
- * database, a newer fastcp's schema, a file that is not SQLite or is
- * corrupt) is reported and neither trusted nor written.
+ * high then low half; hash.h says what is hashed) or NULL when nothing
+ * hashed it; verified the Unix time its bytes were last read from storage
+ * and hashed, or NULL for a copy's hash of the bytes it wrote that no read
+ * has confirmed yet (without --verify). --check and --checksum trust only
+ * verified hashes; --check --manifest FILE DEST compares with every one.
+ * The file carries application_id 0x66637031 ("fcp1") and user_version 2
+ * (a manifest of version 1 is taken up, manifest.c): anything else
+ * (another database, a newer fastcp's schema, a file that is not SQLite
+ * or is corrupt) is reported and neither trusted nor written.
  *
  * Workers never wait on SQLite: the hashes known are read into memory
  * once, before the walk (fcp_manifest_lookup reads that copy, lock-free),
@@ -43,20 +47,27 @@ void fcp_manifest_close(struct fcp_job *job);
  * its source's absolute path (src true). malloc'd, NULL without memory. */
 char *fcp_manifest_key(const struct fcp_dir *d, const char *name, bool src);
 
-/* The recorded hash of key, if the file (st) is unchanged since. */
+/* The recorded hash of key, if it was read from storage and the file (st)
+ * is unchanged since. */
 bool fcp_manifest_lookup(struct fcp_job *job, bool src, const char *key,
 			 const struct statx *st, struct fcp_hash *h);
 
-/* Queue a record of key (st; h NULL: hash not known). */
+/* Queue a record of key (st; h NULL: hash not known), its bytes read from
+ * storage and hashed now. */
 void fcp_manifest_record(struct fcp_job *job, bool src, const char *key,
 			 const struct statx *st, const struct fcp_hash *h);
 
-/* A file just copied to name in d: recorded (destination side). */
-void fcp_manifest_copied(struct fcp_job *job, const struct fcp_dir *d, const char *name);
+/* A file just copied to name in d: recorded (destination side), with h,
+ * the hash of the bytes the copy wrote (NULL: not known; an empty file's
+ * is known without it). */
+void fcp_manifest_copied(struct fcp_job *job, const struct fcp_dir *d, const char *name,
+			 const struct fcp_hash *h);
 
 /* --check --manifest FILE DEST: every file recorded under DEST is read
- * again, each one changed or gone said as --check says it (and its new
- * hash recorded). Returns an FCP_EXIT_* code. */
+ * again, each one changed or gone said as --check says it (and its hash,
+ * found equal, recorded as verified now); one recorded without a hash is
+ * counted as not compared. A manifest missing or empty, or none of whose
+ * files is in DEST, is an error (exit 2). Returns an FCP_EXIT_* code. */
 int fcp_manifest_verify(const struct fcp_options *o, const char *dest, struct fcp_stats *stats);
 
 #endif

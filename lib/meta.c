@@ -34,6 +34,16 @@ static enum fcp_warn_kind xattr_kind(const char *key)
 	return FCP_WARN_XATTR;
 }
 
+/* XFS lists a POSIX ACL twice, as system.posix_acl_* and as the
+ * attribute it keeps it in, trusted.SGI_ACL_FILE or _DEFAULT (as root).
+ * That one is the same ACL: copied, compared and removed as
+ * system.posix_acl_*, never by this name (removing it removes the ACL,
+ * and another filesystem does not have it). */
+static bool acl_mirror(const char *key)
+{
+	return !strcmp(key, "trusted.SGI_ACL_FILE") || !strcmp(key, "trusted.SGI_ACL_DEFAULT");
+}
+
 static bool listed(const char *list, size_t n, const char *key)
 {
 	for (size_t off = 0; off < n; off += strlen(list + off) + 1)
@@ -65,7 +75,7 @@ static void drop_extra(struct fcp_job *job, struct fcp_at at, const char *list, 
 
 	for (ssize_t off = 0; m > 0 && off < m; off += strlen(have + off) + 1) {
 		const char *key = have + off;
-		int r = listed(list, n, key) ? 0 : fcp_sys_removexattr(AT(at), key);
+		int r = listed(list, n, key) || acl_mirror(key) ? 0 : fcp_sys_removexattr(AT(at), key);
 
 		if (r < 0 && r != -ENODATA)
 			warn(job, xattr_kind(key), d, name, r);
@@ -86,7 +96,7 @@ bool fcp_meta_copy_xattrs(struct fcp_job *job, struct fcp_at src, struct fcp_at 
 	for (ssize_t off = 0; n > 0 && off < n; off += strlen(list + off) + 1) {
 		const char *key = list + off;
 		void *val = NULL;
-		ssize_t len = fcp_sys_getxattr(AT(src), key, &val);
+		ssize_t len = acl_mirror(key) ? -ENODATA : fcp_sys_getxattr(AT(src), key, &val);
 		int r = len < 0 ? (int)len : fcp_sys_setxattr(AT(dst), key, val, len);
 		bool access = !strcmp(key, "system.posix_acl_access");
 
@@ -113,13 +123,16 @@ static bool values_same(struct fcp_at a, const char *alist, ssize_t an, struct f
 	bool same = true;
 
 	for (ssize_t off = 0; off < bn; off += strlen(blist + off) + 1)
-		count_b++;
+		count_b += !acl_mirror(blist + off);
 	for (ssize_t off = 0; same && off < an; off += strlen(alist + off) + 1) {
 		const char *key = alist + off;
 		void *va = NULL, *vb = NULL;
-		ssize_t la = fcp_sys_getxattr(AT(a), key, &va);
-		ssize_t lb = fcp_sys_getxattr(AT(b), key, &vb);
+		ssize_t la, lb;
 
+		if (acl_mirror(key))
+			continue;
+		la = fcp_sys_getxattr(AT(a), key, &va);
+		lb = fcp_sys_getxattr(AT(b), key, &vb);
 		count_a++;
 		same = la >= 0 && lb == la && (la == 0 || !memcmp(va, vb, la));
 		free(va);

@@ -110,9 +110,12 @@ static bool side_direct(const struct fcp_job *job, bool src)
 }
 
 /* The XXH3-128 of one side of e (st: that side's inode): the manifest's
- * while the file is unchanged, else read whole (and recorded). Reading
- * errors are --check's to report; the copy meets a source error itself. */
-static int side_hash(struct fcp_entry *e, bool src, const struct statx *st, struct fcp_hash *h)
+ * while the file is unchanged, else read whole (*read set; a source's is
+ * recorded, a copy's only once it is found equal: fcp_plan_content).
+ * Reading errors are --check's to report; the copy meets a source error
+ * itself. */
+static int side_hash(struct fcp_entry *e, bool src, const struct statx *st, struct fcp_hash *h,
+		     bool *read)
 {
 	int flags = O_RDONLY | O_NOFOLLOW | O_CLOEXEC | (e->job->is_root ? O_NOATIME : 0);
 	char *key = e->job->man ? fcp_manifest_key(e->d, src ? e->name : e->dst_name, src) : NULL;
@@ -121,10 +124,12 @@ static int side_hash(struct fcp_entry *e, bool src, const struct statx *st, stru
 	void *buf = fcp_worker_buf(e->w, &cap);
 	bool direct = false;
 
+	*read = false;
 	if (key && fcp_manifest_lookup(e->job, src, key, st, h)) {
 		free(key);
 		return 0;
 	}
+	*read = true;
 	/* Planned by name (a batch): the source is opened here. */
 	if (src && e->src_fd >= 0)
 		fd = e->src_fd;
@@ -142,7 +147,7 @@ static int side_hash(struct fcp_entry *e, bool src, const struct statx *st, stru
 		r = fcp_hash_fd(e->job, fd, st->stx_size, buf, cap, direct, h);
 	if (direct && fd == e->src_fd) /* the batch's: the copy reads it next */
 		fcp_sys_set_direct(fd, false);
-	if (r == 0 && key)
+	if (r == 0 && key && src)
 		fcp_manifest_record(e->job, src, key, st, h);
 	if (r < 0 && e->job->o->check)
 		fcp_report_failed_in(e->job, "cannot read", e->d, src ? e->name : e->dst_name, !src, r);
@@ -155,11 +160,23 @@ static int side_hash(struct fcp_entry *e, bool src, const struct statx *st, stru
 int fcp_plan_content(struct fcp_entry *e, const struct statx *dst)
 {
 	struct fcp_hash a, b;
-	int r = side_hash(e, true, &e->st, &a);
+	bool read, dst_read = false;
+	int r = side_hash(e, true, &e->st, &a, &read);
+	char *key;
 
 	if (r == 0)
-		r = side_hash(e, false, dst, &b);
-	return r < 0 ? r : fcp_hash_equal(&a, &b);
+		r = side_hash(e, false, dst, &b, &dst_read);
+	if (r < 0)
+		return r;
+	/* A copy's hash is recorded only when it matches its source's: a
+	 * damaged copy's would later pass for the truth (--check --manifest
+	 * FILE DEST compares against it). */
+	if (dst_read && fcp_hash_equal(&a, &b) && e->job->man &&
+	    (key = fcp_manifest_key(e->d, e->dst_name, false))) {
+		fcp_manifest_record(e->job, false, key, dst, &b);
+		free(key);
+	}
+	return fcp_hash_equal(&a, &b);
 }
 
 static bool same_target(struct fcp_entry *e)

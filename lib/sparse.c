@@ -69,9 +69,9 @@ int fcp_engine_plan(struct fcp_job *job, uint64_t src_dev, uint64_t dst_dev,
 	 * btrfs subvolumes with different st_dev too): never means neither. */
 	if (rl == FCP_REFLINK_AUTO && !refused(job, &fcp_engine_clone, src_dev, dst_dev))
 		list[n++] = &fcp_engine_clone;
-	/* --verify hashes the bytes as they are read: copy_file_range moves
-	 * them inside the kernel, where nobody can. */
-	if (rl == FCP_REFLINK_AUTO && !job->o->verify &&
+	/* --verify and --manifest hash the bytes as they are read:
+	 * copy_file_range moves them inside the kernel, where nobody can. */
+	if (rl == FCP_REFLINK_AUTO && !fcp_copy_hashed(job) &&
 	    !refused(job, &fcp_engine_range, src_dev, dst_dev))
 		list[n++] = &fcp_engine_range;
 	list[n++] = &fcp_engine_rw;

@@ -58,9 +58,14 @@ void fcp_stats_print(const struct fcp_stats *s, FILE *f)
 
 	if (s->check) { /* nothing copied: what was found */
 		fprintf(f, "fastcp: check: %llu difference%s in %.2f s; %llu hash%s from the "
-			   "manifest (those files not read)\n", (unsigned long long)s->differences,
+			   "manifest (those files not read)", (unsigned long long)s->differences,
 			s_(s->differences), s->seconds, (unsigned long long)s->hashed_trusted,
 			s->hashed_trusted == 1 ? "" : "es");
+		/* A file that could not be compared is not a file found equal. */
+		if (s->uncompared)
+			fprintf(f, "; %llu file%s not compared (no hash recorded)",
+				(unsigned long long)s->uncompared, s_(s->uncompared));
+		fputc('\n', f);
 		return;
 	}
 
@@ -207,6 +212,7 @@ void fcp_stats_json(const struct fcp_stats *s, struct fcp_json *j)
 	fcp_json_bool(j, "check", s->check);
 	fcp_json_u64(j, "differences", s->differences);
 	fcp_json_u64(j, "hashed_trusted", s->hashed_trusted);
+	fcp_json_u64(j, "not_compared", s->uncompared);
 	fcp_json_u64(j, "left_hidden", s->left_hidden);
 	fcp_json_u64(j, "leftovers", s->leftovers);
 	while (n < FCP_ERRORS_KEPT && s->errors[n][0]) {

@@ -35,7 +35,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define FCP_VERIFY_WINDOW ((uint64_t)32 << 20)
+#define FCP_VERIFY_WINDOW FCP_HASH_WINDOW
 
 /* The windows of one file. */
 struct fcp_vsum {
@@ -50,6 +50,19 @@ struct fcp_vstream {
 	uint64_t pos;    /* the next offset to hash */
 	int err;         /* -ENOMEM, or 0 */
 };
+
+/* Are the bytes a copy writes hashed as they pass (--verify, and
+ * --manifest, which records the hash of the bytes written)? */
+static inline bool fcp_copy_hashed(const struct fcp_job *job)
+{
+	return job->o->verify || job->man;
+}
+
+/* The file hash (hash.h) of the windows in s. */
+static inline void fcp_vsum_hash(const struct fcp_vsum *s, struct fcp_hash *out)
+{
+	fcp_hash_windows(s->win, s->n, out);
+}
 
 /* Room for the windows of size bytes (more are added as a stream needs
  * them). Returns 0 or -ENOMEM. */
