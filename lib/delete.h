@@ -9,13 +9,25 @@
  * vanished from the source since (a directory removed during the copy
  * does not take its copy along). Removal is by directory fd and name, a
  * directory opened with O_NOFOLLOW and checked to be the one stat'ed
- * before it is emptied: no symlink is ever followed, no other filesystem
- * entered.
+ * before it is emptied: no symlink is ever followed, no other mount
+ * entered (mount ids, not st_dev: a bind mount of the same filesystem is
+ * another mount). A directory of the copy on another mount than DEST's
+ * (a mount point inside DEST, or below one) is copied into but keeps its
+ * extras. Several SOURCEs merging into one copy are judged together, and
+ * the files the job writes (own.h) are never extras.
  */
 #ifndef FCP_DELETE_H
 #define FCP_DELETE_H
 
 #include "job.h"
+
+struct fcp_operand;
+
+/* --delete with several SOURCEs of one name (ops[i].name, operands.h):
+ * note which merge into one copy, so that its extras are judged against
+ * them all. 0, or -ENOMEM. */
+int fcp_delete_merge_init(struct fcp_job *job, const struct fcp_operand *ops, int n);
+void fcp_delete_merge_free(struct fcp_job *job);
 
 /* Before d is scanned: start keeping its source names, if d will have its
  * extras deleted. */
