@@ -4,7 +4,7 @@
 #include "check.h"
 #include "delete.h"
 #include "grow.h"
-#include "operands.h"
+#include "merge.h"
 #include "own.h"
 #include "plan.h"
 #include "sys.h"
@@ -12,7 +12,6 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -354,184 +353,6 @@ static int remove_at(struct sweep *x, int *dirfd, const struct statx *dir_st, bo
 	return 0;
 }
 
-/*
- * Several SOURCEs of one name merge into one copy (operands.h): each is
- * copied in its round, and a name of the copy is an extra only if none
- * of them has it, as rsync keeps the union of its sources. Judged by one
- * source alone, each round would delete what the others copied.
- */
-struct fcp_merge {
-	int n;
-	char **src[]; /* per operand: the other SOURCE directories of its
-			 name, resolved (NULL-terminated), or NULL */
-};
-
-/* The directories of the other SOURCEs merging into d's copy that stand
- * where d stands, open in fd[] (-1: none there). */
-struct others {
-	size_t n;
-	int *fd;
-};
-
-static bool source_dir(struct fcp_job *job, const char *src)
-{
-	struct statx st;
-
-	return fcp_sys_statx(AT_FDCWD, src, fcp_job_follows_args(job) ? 0 : AT_SYMLINK_NOFOLLOW,
-			     STATX_TYPE, &st) == 0 && S_ISDIR(st.stx_mode);
-}
-
-static int op_by_name(const void *a, const void *b, void *arg)
-{
-	const struct fcp_operand *ops = arg;
-	const char *x = ops[*(const int *)a].name, *y = ops[*(const int *)b].name;
-
-	return !x || !y ? (!x) - (!y) : strcmp(x, y);
-}
-
-/* ops[i] gets the others of its group idx[s..e) that are directories. */
-static int merge_group(struct fcp_job *job, struct fcp_merge *m, const struct fcp_operand *ops,
-		       const int *idx, int s, int e)
-{
-	for (int a = s; a < e; a++) {
-		char **v = calloc(e - s, sizeof(*v));
-		int k = 0;
-
-		if (!v)
-			return -ENOMEM;
-		m->src[idx[a]] = v;
-		for (int b = s; b < e; b++) {
-			char real[PATH_MAX];
-
-			if (b == a || !source_dir(job, ops[idx[b]].src))
-				continue;
-			v[k] = strdup(realpath(ops[idx[b]].src, real) ? real : ops[idx[b]].src);
-			if (!v[k++])
-				return -ENOMEM;
-		}
-	}
-	return 0;
-}
-
-int fcp_delete_merge_init(struct fcp_job *job, const struct fcp_operand *ops, int n)
-{
-	struct fcp_merge *m;
-	int *idx, r = 0;
-
-	if (!job->o->delete_extra || n < 2)
-		return 0;
-	m = calloc(1, sizeof(*m) + n * sizeof(*m->src));
-	idx = malloc(n * sizeof(*idx));
-	if (!m || !idx) {
-		free(m);
-		free(idx);
-		return -ENOMEM;
-	}
-	m->n = n;
-	job->merge = m;
-	for (int i = 0; i < n; i++)
-		idx[i] = i;
-	qsort_r(idx, n, sizeof(*idx), op_by_name, (void *)ops);
-	for (int s = 0, e; r == 0 && s < n && ops[idx[s]].name; s = e) {
-		for (e = s + 1; e < n && !op_by_name(&idx[s], &idx[e], (void *)ops); e++)
-			;
-		if (e - s > 1)
-			r = merge_group(job, m, ops, idx, s, e);
-	}
-	free(idx);
-	return r;
-}
-
-void fcp_delete_merge_free(struct fcp_job *job)
-{
-	struct fcp_merge *m = job->merge;
-
-	for (int i = 0; m && i < m->n; i++) {
-		for (char **v = m->src[i]; v && *v; v++)
-			free(*v);
-		free(m->src[i]);
-	}
-	free(m);
-	job->merge = NULL;
-}
-
-/* The directory rel of the SOURCE directory src, as the walk would reach
- * it: through no symlink, unless -L follows them all. */
-static int other_dir(struct fcp_job *job, const char *src, const char *rel)
-{
-	int root = fcp_sys_openat(AT_FDCWD, src, O_PATH | O_DIRECTORY, 0), fd;
-
-	if (root < 0 || !*rel)
-		return root;
-	fd = job->o->symlinks == FCP_SYMLINKS_FOLLOW
-		     ? fcp_sys_openat(root, rel, O_PATH | O_DIRECTORY, 0)
-		     : fcp_sys_open_beneath(root, rel, O_PATH | O_DIRECTORY, 0);
-	close(root);
-	return fd;
-}
-
-static void others_close(struct others *o)
-{
-	for (size_t i = 0; i < o->n; i++)
-		if (o->fd[i] >= 0)
-			close(o->fd[i]);
-	free(o->fd);
-	o->fd = NULL;
-	o->n = 0;
-}
-
-/* Open the others of d (none: o->n is 0). -errno after reporting it when
- * one cannot be looked at: d's extras cannot be judged then. */
-static int others_open(struct fcp_job *job, const struct fcp_dir *d, struct others *o)
-{
-	char **v = job->merge && d->root->id >= 0 && d->root->id < job->merge->n
-			   ? job->merge->src[d->root->id] : NULL;
-	char *rel;
-	size_t n = 0;
-	int r = 0;
-
-	o->n = 0;
-	o->fd = NULL;
-	while (v && v[n])
-		n++;
-	if (!n)
-		return 0;
-	if (!(rel = fcp_dir_rel_path(d)) || !(o->fd = malloc(n * sizeof(*o->fd)))) {
-		free(rel);
-		fcp_report_failed_in(job, "out of memory in", d, NULL, true, -ENOMEM);
-		return -ENOMEM;
-	}
-	for (size_t i = 0; i < n; i++) {
-		int fd = other_dir(job, v[i], rel);
-		/* Not there, or not reached by the walk: it has nothing here. */
-		if (fd < 0 && fd != -ENOENT && fd != -ENOTDIR && fd != -ELOOP && r == 0) {
-			char *p = fcp_path_join(v[i], rel);
-			fcp_report_failed(job, "cannot read", p ? p : v[i], fd);
-			free(p);
-			r = fd;
-		}
-		o->fd[o->n++] = fd < 0 ? -1 : fd;
-	}
-	free(rel);
-	if (r < 0)
-		others_close(o);
-	return r;
-}
-
-/* Has another SOURCE name? One that cannot be asked may: kept. */
-static bool others_have(const struct others *o, const char *name)
-{
-	struct statx st;
-
-	for (size_t i = 0; i < o->n; i++) {
-		int r = o->fd[i] < 0 ? -ENOENT
-				     : fcp_sys_statx(o->fd[i], name, AT_SYMLINK_NOFOLLOW, STATX_TYPE, &st);
-		if (r != -ENOENT && r != -ENOTDIR)
-			return true;
-	}
-	return false;
-}
-
 /* Why nothing is deleted in d's copy for its mount, or NULL. */
 static const char *mount_why(unsigned char where)
 {
@@ -546,7 +367,7 @@ int fcp_delete_entry(struct fcp_job *job, struct fcp_dir *d, const char *name)
 	/* (Asked here only where d was scanned elsewhere: not stored.) */
 	unsigned char where = d->dst_mount ? d->dst_mount : mount_of(d, &mnt);
 	struct sweep x = { job, mnt, job->o->dry_run, 0, NULL, 0 };
-	struct others o;
+	struct fcp_others o;
 	char *p = fcp_dir_dst_path(d, name);
 	int dfd = d->dst_fd; /* d's own: never closed here */
 	int r = 1;
@@ -556,17 +377,17 @@ int fcp_delete_entry(struct fcp_job *job, struct fcp_dir *d, const char *name)
 							   ? "its directory is a mount point"
 							   : "it is below a mount point");
 		atomic_fetch_add(&job->c.failed, 1);
-	} else if ((r = others_open(job, d, &o)) >= 0) {
+	} else if ((r = fcp_others_open(job, d, &o)) >= 0) {
 		/* Another SOURCE's entry of another type: theirs stays, as
 		 * without --delete, and this one fails. */
-		if (others_have(&o, name)) {
+		if (fcp_others_have(&o, name)) {
 			fcp_report_failed(job, "not replacing an entry another SOURCE of the same "
 					  "name has:", p ? p : name, 0);
 			r = 1;
 		} else {
 			r = remove_at(&x, &dfd, NULL, false, name, p ? p : name);
 		}
-		others_close(&o);
+		fcp_others_close(&o);
 	}
 	free(p);
 	return r;
@@ -619,13 +440,13 @@ static int extras(struct fcp_job *job, struct fcp_dir *d, const char *dpath,
 		  struct fcp_names *extra)
 {
 	struct fcp_names all = { 0 };
-	struct others o;
+	struct fcp_others o;
 	bool here = fcp_own_dir(job, d->dst_dev, d->dst_ino);
 	int r;
 
 	if (d->seen->n)
 		qsort(d->seen->v, d->seen->n, sizeof(*d->seen->v), by_name);
-	if ((r = others_open(job, d, &o)) < 0) {
+	if ((r = fcp_others_open(job, d, &o)) < 0) {
 		fcp_report_held(job, dpath, "another SOURCE of its name cannot be read");
 		return r;
 	}
@@ -635,10 +456,10 @@ static int extras(struct fcp_job *job, struct fcp_dir *d, const char *dpath,
 		if (strncmp(all.v[i], ".fcp-", 5) && !seen(d->seen, all.v[i]) &&
 		    !own(job, d, here, all.v[i]) &&
 		    !fcp_plan_keeps_extra(job, d, all.v[i], d->dst_fd, all.v[i]) &&
-		    !others_have(&o, all.v[i]) && (r = names_push(extra, all.v[i])) < 0)
+		    !fcp_others_have(&o, all.v[i]) && (r = names_push(extra, all.v[i])) < 0)
 			fcp_report_failed(job, "out of memory in", dpath, r);
 	names_clear(&all);
-	others_close(&o);
+	fcp_others_close(&o);
 	return r;
 }
 

@@ -21,14 +21,6 @@
 
 #include "job.h"
 
-struct fcp_operand;
-
-/* --delete with several SOURCEs of one name (ops[i].name, operands.h):
- * note which merge into one copy, so that its extras are judged against
- * them all. 0, or -ENOMEM. */
-int fcp_delete_merge_init(struct fcp_job *job, const struct fcp_operand *ops, int n);
-void fcp_delete_merge_free(struct fcp_job *job);
-
 /* Before d is scanned: start keeping its source names, if d will have its
  * extras deleted. */
 void fcp_delete_prepare(struct fcp_job *job, struct fcp_dir *d);

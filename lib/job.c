@@ -9,7 +9,6 @@
  */
 #include "check.h"
 #include "dedup.h"
-#include "delete.h"
 #include "dest.h"
 #include "dist.h"
 #include "engine.h"
@@ -17,6 +16,7 @@
 #include "job.h"
 #include "links.h"
 #include "manifest.h"
+#include "merge.h"
 #include "meta.h"
 #include "observe.h"
 #include "operands.h"
@@ -793,7 +793,7 @@ static int run(const struct fcp_options *o, char *const *srcs, int nsrc, const c
 		return FCP_EXIT_USAGE;
 	}
 	/* After the manifest is open: its -wal and -shm are known too. */
-	if (last < 0 || fcp_own_init(&job) < 0 || fcp_delete_merge_init(&job, ops, nsrc) < 0 ||
+	if (last < 0 || fcp_own_init(&job) < 0 || fcp_merge_init(&job, ops, nsrc) < 0 ||
 	    fcp_sched_create(&job, threads, max_threads) < 0 || fcp_hl_init(&job) < 0 ||
 	    fcp_dd_init(&job) < 0 || (o->check && fcp_check_links_init(&job) < 0)) {
 		fcp_report_errorf(&job, "out of memory");
@@ -802,7 +802,7 @@ static int run(const struct fcp_options *o, char *const *srcs, int nsrc, const c
 		fcp_sched_destroy(&job);
 		fcp_manifest_close(&job);
 		fcp_own_free(&job);
-		fcp_delete_merge_free(&job);
+		fcp_merge_free(&job);
 		fcp_dist_free(&job);
 		return FCP_EXIT_PARTIAL;
 	}
@@ -842,7 +842,7 @@ static int run(const struct fcp_options *o, char *const *srcs, int nsrc, const c
 		close(dfd);
 	fcp_manifest_close(&job); /* its last records written (or failed, counted) */
 	fcp_own_free(&job);
-	fcp_delete_merge_free(&job);
+	fcp_merge_free(&job);
 	fcp_check_links_free(&job);
 	collect(&job, stats);
 	stats->io_path = atomic_load(&job.uring_used) ? "io_uring" : "sync";

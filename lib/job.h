@@ -220,8 +220,8 @@ struct fcp_job {
 	char errors[FCP_ERRORS_KEPT][256];
 	struct fcp_manifest *man;    /* --manifest (manifest.c), or NULL */
 	struct fcp_own *own;         /* the files the job writes (own.c) */
-	struct fcp_merge *merge;     /* --delete: SOURCEs whose copies merge
-					into one (delete.c), or NULL */
+	struct fcp_merge *merge;     /* --delete: SOURCEs whose copies meet
+					(merge.c), or NULL */
 	struct fcp_check_links *check_links; /* --check: hard-link pairs (check.c) */
 	bool check_usage;            /* --check of a directory against a
 					non-directory: bad usage, exit 2 */

@@ -3,7 +3,8 @@
 # of one name merge into one copy, and --delete judges that copy against
 # all of them (as rsync keeps the union of its sources): no round deletes
 # what another copied, on the first run or any later one, while an extra
-# that none of them has goes, at every depth. A directory in the way of a
+# that none of them has goes, at every depth. So does "dir/.", which merges
+# into DEST itself, beside another SOURCE's copy. A directory in the way of a
 # file is not removed where another source has it. --check of the merge
 # finds no extras.
 . "${TESTLIB:-$(dirname "$0")/../lib}/lib.sh" || exit 1
@@ -67,10 +68,27 @@ check_grep "another SOURCE of the same name has: 'backup/photos/kind'" "$T/err"
 check_eq "$(cat backup/photos/kind/k)" "dir in 1" "the other source's directory"
 rm disk2/photos/kind
 
+# "dir/." merges into DEST itself, where another SOURCE's copy lies (both
+# in one round, at once): neither deletes the other's.
+mkdir -p top/docs cam/photos nest/photos/old
+printf 'top\n' >top/t
+printf 'doc\n' >top/docs/d
+for i in $(seq 1 200); do printf '%d\n' "$i" >"cam/photos/p$i"; done
+printf 'stale\n' >nest/stale
+printf 'stale\n' >nest/photos/old/stale
+for run in 1 2 3; do
+	run_fcp --mirror top/. cam/photos nest/
+	check_rc 0 "--mirror top/. cam/photos nest/, run $run"
+	check_eq "$(ls nest/photos | wc -l)" 200 "cam/photos' copy beside top/.'s, run $run"
+	check_eq "$(cat nest/t nest/docs/d)" "$(printf 'top\ndoc')" "top/.'s copy, run $run"
+	check_absent nest/stale "an extra of DEST that neither has"
+	check_absent nest/photos/old "an extra of cam/photos' copy"
+done
+
 # The same on several ranks (fastcp-mpi), where other ranks tidy some of
 # the merged directories.
 if command -v mpirun >/dev/null 2>&1 && [ -x "$FASTCP_MPI" ]; then
-	MPIRUN_="mpirun --allow-run-as-root --oversubscribe --bind-to none"
+	[ "${FCP_SANITIZE:-}" = asan ] && mpi_lsan_ # Open MPI's own memory (need_mpi)
 	for d in $(seq 1 20); do
 		mkdir -p "disk1/photos/m$d" "disk2/photos/m$d" "backup/photos/m$d"
 		for f in $(seq 1 30); do
