@@ -381,8 +381,8 @@ int fcp_delete_entry(struct fcp_job *job, struct fcp_dir *d, const char *name)
 		/* Another SOURCE's entry of another type: theirs stays, as
 		 * without --delete, and this one fails. */
 		if (fcp_others_have(&o, name)) {
-			fcp_report_failed(job, "not replacing an entry another SOURCE of the same "
-					  "name has:", p ? p : name, 0);
+			fcp_report_failed(job, "not replacing an entry another SOURCE has:",
+					  p ? p : name, 0);
 			r = 1;
 		} else {
 			r = remove_at(&x, &dfd, NULL, false, name, p ? p : name);

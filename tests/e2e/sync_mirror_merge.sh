@@ -64,7 +64,7 @@ check_nogrep "'backup/photos/[^']*\.jpg'" "$T/out" "--check found a file differi
 printf 'file in 2\n' >disk2/photos/kind
 run_fcp --mirror disk1/photos disk2/photos backup/
 check_rc 1 "a file of one source where the other has a directory"
-check_grep "another SOURCE of the same name has: 'backup/photos/kind'" "$T/err"
+check_grep "not replacing an entry another SOURCE has: 'backup/photos/kind'" "$T/err"
 check_eq "$(cat backup/photos/kind/k)" "dir in 1" "the other source's directory"
 rm disk2/photos/kind
 
