@@ -4,6 +4,8 @@
 #include "check.h"
 #include "delete.h"
 #include "grow.h"
+#include "merge.h"
+#include "own.h"
 #include "plan.h"
 #include "sys.h"
 #include "observe.h"
@@ -19,11 +21,72 @@ struct fcp_names {
 	size_t n, cap;
 };
 
+/* The mount that holds name in dirfd (its statx st, if asked already
+ * with STATX_MNT_ID), as a key: the mount id, or where no way to ask for
+ * one works, the device with the top bit set (mount ids are small). */
+static uint64_t mount_key(int dirfd, const char *name, int flags, const struct statx *st,
+			  uint64_t dev)
+{
+	uint64_t id;
+
+	if (st && (st->stx_mask & STATX_MNT_ID))
+		return st->stx_mnt_id;
+	return fcp_sys_mount_id(dirfd, name, flags, &id) == 0 ? id : dev | 1ull << 63;
+}
+
+/* Is directory fd the root of a mount (false where no kernel says)? */
+static bool mount_root(int fd)
+{
+	struct statx st;
+
+	return fcp_sys_statx(fd, "", AT_EMPTY_PATH, STATX_BASIC_STATS, &st) == 0 &&
+	       (st.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT) &&
+	       (st.stx_attributes & STATX_ATTR_MOUNT_ROOT);
+}
+
+/*
+ * Where d's copy lies (FCP_MOUNT_*), with its mount in *mnt: on the mount
+ * of its parent's copy, or of DEST for a root copy; a mount point itself;
+ * or below one. st_dev alone cannot tell a bind mount of a directory of
+ * the same filesystem (a container's volume, a chroot's /home), which
+ * holds what lies outside DEST: the mount ids can. DEST itself may be a
+ * mount point: a disk mounted there is the tree the user named.
+ */
+static unsigned char mount_of(const struct fcp_dir *d, uint64_t *mnt)
+{
+	const struct fcp_dir *p = d->parent;
+	uint64_t up;
+
+	if (d->dst_fd < 0)
+		return FCP_MOUNT_ROOT; /* not open: not known, not touched */
+	*mnt = mount_key(d->dst_fd, "", AT_EMPTY_PATH, NULL, d->dst_dev);
+	if (d->depth == 0 && !d->root->rel_top[0])
+		return FCP_MOUNT_SAME;
+	if (p && !p->is_top && p->dst_mount)
+		return p->dst_mount != FCP_MOUNT_SAME ? FCP_MOUNT_BELOW
+		       : *mnt == p->dst_mnt ? FCP_MOUNT_SAME : FCP_MOUNT_ROOT;
+	/* A top (DEST, or the directory --parents made in it; on another
+	 * rank, the root copy itself: dist.c), or a parent not asked: its
+	 * mount is read now. */
+	if (!p || p->dst_fd < 0)
+		return FCP_MOUNT_ROOT;
+	up = mount_key(p->dst_fd, "", AT_EMPTY_PATH, NULL, p->dst_dev);
+	if (up != *mnt)
+		return FCP_MOUNT_ROOT;
+	if (p->is_top && p->depth == 0 && p->root->rel_top[0] && mount_root(p->dst_fd))
+		return FCP_MOUNT_BELOW;
+	return FCP_MOUNT_SAME;
+}
+
 void fcp_delete_prepare(struct fcp_job *job, struct fcp_dir *d)
 {
 	/* The top pseudo-directory is DEST's parent: never ours to tidy. */
 	if (!job->o->delete_extra || !fcp_dir_existed(d) || d->is_top || d->dst_fd < 0)
 		return;
+	/* Asked before its children are: they ask their parent's. The
+	 * source's names are kept on another mount too, to say how many
+	 * extras stay there. */
+	d->dst_mount = mount_of(d, &d->dst_mnt);
 	d->seen = calloc(1, sizeof(*d->seen));
 	if (!d->seen)
 		fcp_report_failed_in(job, "out of memory in", d, NULL, false, -ENOMEM);
@@ -113,7 +176,7 @@ static char *join(const char *dir, const char *name)
 
 struct sweep {
 	struct fcp_job *job;
-	uint64_t dev;   /* the destination's filesystem: never left */
+	uint64_t mnt;   /* the mount of the directory tidied: never left */
 	bool dry;
 	int depth;      /* levels below the directory being tidied */
 	/* Extras of d (messages name them dpath/...; skip is its length and
@@ -174,7 +237,8 @@ static int remove_children(struct sweep *x, int *dirfd, const struct statx *dir_
 {
 	struct fcp_names kids = { 0 };
 	struct statx now;
-	bool kept = false, below = false;
+	bool kept = false, below = false, said = false;
+	bool own = fcp_own_dir(x->job, fcp_statx_dev(st), st->stx_ino);
 	int fd = fcp_sys_openat(*dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW, 0), r;
 
 	if (fd < 0)
@@ -196,6 +260,14 @@ static int remove_children(struct sweep *x, int *dirfd, const struct statx *dir_
 
 		if (p && x->d && fcp_plan_keeps_extra(x->job, x->d, p + x->skip, fd, kids.v[i])) {
 			kept = true;
+			free(p);
+			continue;
+		}
+		if (own && fcp_own_name(x->job, fcp_statx_dev(st), st->stx_ino, kids.v[i])) {
+			if (!said) /* once: the manifest comes with its -wal and -shm */
+				fcp_report_held(x->job, path, "it holds a file this job writes "
+							      "(--manifest, --log, --events)");
+			said = below = true;
 			free(p);
 			continue;
 		}
@@ -236,7 +308,8 @@ static int remove_at(struct sweep *x, int *dirfd, const struct statx *dir_st, bo
 {
 	struct statx st;
 	bool dir;
-	int r = fcp_sys_statx(*dirfd, name, AT_SYMLINK_NOFOLLOW, STATX_BASIC_STATS, &st);
+	int r = fcp_sys_statx(*dirfd, name, AT_SYMLINK_NOFOLLOW, STATX_BASIC_STATS | STATX_MNT_ID,
+			      &st);
 
 	if (r == -ENOENT)
 		return 0;
@@ -245,8 +318,14 @@ static int remove_at(struct sweep *x, int *dirfd, const struct statx *dir_st, bo
 		return 0;
 	}
 	dir = r == 0 && S_ISDIR(st.stx_mode);
-	if (dir && fcp_statx_dev(&st) != x->dev)
-		r = -EXDEV; /* a mount point: what is mounted there is not ours */
+	/* A mount point (a directory or a file bind-mounted there): what is
+	 * mounted is not ours, nor is anything below it. Kept, and the
+	 * directories above it with it. */
+	if (r == 0 && mount_key(*dirfd, name, AT_SYMLINK_NOFOLLOW, &st, fcp_statx_dev(&st)) != x->mnt) {
+		fcp_report_held(x->job, path, "it is a mount point (neither deleted nor entered)");
+		atomic_fetch_add(&x->job->c.failed, 1);
+		return 1;
+	}
 	if (r == 0 && dir)
 		r = remove_children(x, dirfd, dir_st, owned, name, path, &st);
 	if (r == -ECANCELED)
@@ -265,8 +344,7 @@ static int remove_at(struct sweep *x, int *dirfd, const struct statx *dir_st, bo
 	else if (r == 0)
 		r = fcp_sys_unlinkat(*dirfd, name, dir ? AT_REMOVEDIR : 0);
 	if (r < 0) {
-		fcp_report_failed(x->job, r == -EXDEV ? "not deleting a mount point," : "cannot delete",
-				  path, r == -EXDEV ? 0 : r);
+		fcp_report_failed(x->job, "cannot delete", path, r);
 		return r;
 	}
 	atomic_fetch_add(&x->job->c.deleted, 1);
@@ -275,74 +353,124 @@ static int remove_at(struct sweep *x, int *dirfd, const struct statx *dir_st, bo
 	return 0;
 }
 
+/* Why nothing is deleted in d's copy for its mount, or NULL. */
+static const char *mount_why(unsigned char where)
+{
+	return where == FCP_MOUNT_ROOT    ? "it is a mount point"
+	       : where == FCP_MOUNT_BELOW ? "it is below a mount point"
+					  : NULL;
+}
+
 int fcp_delete_entry(struct fcp_job *job, struct fcp_dir *d, const char *name)
 {
-	struct sweep x = { job, d->dst_dev, job->o->dry_run, 0, NULL, 0 };
+	uint64_t mnt = d->dst_mnt;
+	/* (Asked here only where d was scanned elsewhere: not stored.) */
+	unsigned char where = d->dst_mount ? d->dst_mount : mount_of(d, &mnt);
+	struct sweep x = { job, mnt, job->o->dry_run, 0, NULL, 0 };
+	struct fcp_others o;
 	char *p = fcp_dir_dst_path(d, name);
 	int dfd = d->dst_fd; /* d's own: never closed here */
-	int r = remove_at(&x, &dfd, NULL, false, name, p ? p : name);
+	int r = 1;
 
+	if (where != FCP_MOUNT_SAME) {
+		fcp_report_held(job, p ? p : name, where == FCP_MOUNT_ROOT
+							   ? "its directory is a mount point"
+							   : "it is below a mount point");
+		atomic_fetch_add(&job->c.failed, 1);
+	} else if ((r = fcp_others_open(job, d, &o)) >= 0) {
+		/* Another SOURCE's entry of another type: theirs stays, as
+		 * without --delete, and this one fails. */
+		if (fcp_others_have(&o, name)) {
+			fcp_report_failed(job, "not replacing an entry another SOURCE has:",
+					  p ? p : name, 0);
+			r = 1;
+		} else {
+			r = remove_at(&x, &dfd, NULL, false, name, p ? p : name);
+		}
+		fcp_others_close(&o);
+	}
 	free(p);
 	return r;
 }
 
-/* Why d's extras must stay, or NULL. */
-static const char *held(struct fcp_job *job, struct fcp_dir *d)
+/* Why d's extras must stay, or NULL; *fails: the reason is a failure
+ * not counted yet. */
+static const char *held(struct fcp_job *job, struct fcp_dir *d, bool *fails)
 {
 	struct statx st;
 
+	*fails = false;
 	if (atomic_load(&job->stop))
 		return "the copy was stopped";
 	if (atomic_load(&d->failed_in))
 		return "an item in it failed";
+	*fails = true;
 	/* Removed whole while it was read: what its scan missed was not
 	 * taken away from the source by anyone's choice. */
 	if (fcp_sys_fstatx(d->src_fd, &st) < 0 || st.stx_nlink == 0)
 		return "its source directory vanished";
-	return NULL;
+	/* Copied into, as cp would, but not tidied: what is mounted there
+	 * lives outside DEST. DEST is then no exact copy: exit 1. */
+	return mount_why(d->dst_mount);
 }
 
-/* Say that d's n extras stay, and why (vanished: a failure). */
-static void hold(struct fcp_job *job, const char *dpath, const char *why, size_t n)
+/* Say that d's n extras stay, and why (fails: count a failure). */
+static void hold(struct fcp_job *job, const char *dpath, const char *why, bool fails, size_t n)
 {
 	char text[160];
 
 	snprintf(text, sizeof(text), "%s (%zu entr%s the source lacks kept)", why, n,
 		 n == 1 ? "y" : "ies");
 	fcp_report_held(job, dpath, text);
-	if (!strcmp(why, "its source directory vanished"))
+	if (fails)
 		atomic_fetch_add(&job->c.failed, 1);
 }
 
-/* The names of d's copy that its source's scan did not meet. .fcp-*
- * names are temporary files of this or an interrupted run: named as
- * leftovers (leftover.c), never taken for user data. */
+/* Is name of d's copy one the job itself writes (own.h)? */
+static bool own(struct fcp_job *job, const struct fcp_dir *d, bool here, const char *name)
+{
+	return here && fcp_own_name(job, d->dst_dev, d->dst_ino, name);
+}
+
+/* The names of d's copy that neither its source's scan nor another
+ * SOURCE merging into it met. .fcp-* names are temporary files of this
+ * or an interrupted run: named as leftovers (leftover.c), never taken
+ * for user data; the files the job writes are not the copy's. */
 static int extras(struct fcp_job *job, struct fcp_dir *d, const char *dpath,
 		  struct fcp_names *extra)
 {
 	struct fcp_names all = { 0 };
+	struct fcp_others o;
+	bool here = fcp_own_dir(job, d->dst_dev, d->dst_ino);
 	int r;
 
 	if (d->seen->n)
 		qsort(d->seen->v, d->seen->n, sizeof(*d->seen->v), by_name);
+	if ((r = fcp_others_open(job, d, &o)) < 0) {
+		fcp_report_held(job, dpath, "another SOURCE of its name cannot be read");
+		return r;
+	}
 	if ((r = list_names(d->dst_fd, &all)) < 0)
 		fcp_report_failed(job, "cannot read directory", dpath, r);
 	for (size_t i = 0; r >= 0 && i < all.n; i++)
 		if (strncmp(all.v[i], ".fcp-", 5) && !seen(d->seen, all.v[i]) &&
+		    !own(job, d, here, all.v[i]) &&
 		    !fcp_plan_keeps_extra(job, d, all.v[i], d->dst_fd, all.v[i]) &&
-		    (r = names_push(extra, all.v[i])) < 0)
+		    !fcp_others_have(&o, all.v[i]) && (r = names_push(extra, all.v[i])) < 0)
 			fcp_report_failed(job, "out of memory in", dpath, r);
 	names_clear(&all);
+	fcp_others_close(&o);
 	return r;
 }
 
 void fcp_delete_extras(struct fcp_worker *w, struct fcp_dir *d)
 {
 	struct fcp_job *job = fcp_worker_job(w);
-	struct sweep x = { job, d->dst_dev, job->o->dry_run, 0, d, 0 };
+	struct sweep x = { job, d->dst_mnt, job->o->dry_run, 0, d, 0 };
 	struct fcp_names extra = { 0 };
 	int dfd = d->dst_fd; /* d's own: never closed here */
 	const char *why;
+	bool fails;
 	char *dpath;
 
 	if (!d->seen || atomic_load(&job->delete_stopped))
@@ -351,9 +479,9 @@ void fcp_delete_extras(struct fcp_worker *w, struct fcp_dir *d)
 	x.skip = strlen(dpath ? dpath : "?") + 1;
 	if (extras(job, d, dpath, &extra) >= 0 && extra.n) {
 		/* --check says every extra: it deletes nothing. */
-		why = job->o->check ? NULL : held(job, d);
+		why = job->o->check ? NULL : held(job, d, &fails);
 		if (why)
-			hold(job, dpath, why, extra.n);
+			hold(job, dpath, why, fails, extra.n);
 		for (size_t i = 0; !why && i < extra.n; i++) {
 			char *p = join(dpath ? dpath : "?", extra.v[i]);
 			int k = p ? remove_at(&x, &dfd, NULL, false, extra.v[i], p) : -ENOMEM;

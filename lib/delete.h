@@ -9,8 +9,12 @@
  * vanished from the source since (a directory removed during the copy
  * does not take its copy along). Removal is by directory fd and name, a
  * directory opened with O_NOFOLLOW and checked to be the one stat'ed
- * before it is emptied: no symlink is ever followed, no other filesystem
- * entered.
+ * before it is emptied: no symlink is ever followed, no other mount
+ * entered (mount ids, not st_dev: a bind mount of the same filesystem is
+ * another mount). A directory of the copy on another mount than DEST's
+ * (a mount point inside DEST, or below one) is copied into but keeps its
+ * extras. Several SOURCEs merging into one copy are judged together, and
+ * the files the job writes (own.h) are never extras.
  */
 #ifndef FCP_DELETE_H
 #define FCP_DELETE_H

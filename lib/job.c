@@ -16,9 +16,11 @@
 #include "job.h"
 #include "links.h"
 #include "manifest.h"
+#include "merge.h"
 #include "meta.h"
 #include "observe.h"
 #include "operands.h"
+#include "own.h"
 #include "parents.h"
 #include "sys.h"
 #include "verify.h"
@@ -301,6 +303,28 @@ static bool refused(struct fcp_job *job, const struct fcp_operand *op, const cha
 	return true;
 }
 
+/* A SOURCE that is a file this job writes (own.h; a shell glob may name
+ * the --log file) is left out; a copy that would replace one fails. True
+ * after saying so. */
+static bool own_operand(struct fcp_job *job, const char *src, const struct placement *p)
+{
+	char *to;
+	bool onto;
+
+	if (fcp_own_path(job, src)) {
+		fcp_report_errorf(job, "not copying '%s': this job writes it (--manifest, --log, "
+				  "--events)", src);
+		return true;
+	}
+	to = fcp_path_join(p->parent, p->name);
+	onto = to && fcp_own_path(job, to);
+	if (onto)
+		fcp_report_failed(job, "will not copy over a file this job writes (--manifest, "
+				  "--log, --events):", to, 0);
+	free(to);
+	return onto;
+}
+
 /* Resolve one SOURCE into a top pseudo-directory and its entry item.
  * Returns the item, or NULL after reporting why it cannot be copied.
  * *dfd: the destination parent, opened by the first operand that gets
@@ -333,6 +357,8 @@ static struct fcp_item *prepare(struct fcp_job *job, const struct fcp_operand *o
 		fcp_report_failed(job, "cannot stat", src, r);
 		goto out;
 	}
+	if (own_operand(job, src, &p))
+		goto out;
 	if (*dfd < 0)
 		*dfd = fcp_sys_openat(AT_FDCWD, job->o->parents ? dst : p.parent,
 				      O_RDONLY | O_DIRECTORY, 0);
@@ -485,13 +511,11 @@ static void usage(struct fcp_stats *s, const struct rusage *before)
 	s->max_rss_kb = ru.ru_maxrss;
 }
 
-/* The operands, with their repeats and rounds where several go into DEST
- * (operands.h). Returns the last round, or -ENOMEM. */
-static int plan(struct fcp_job *job, struct fcp_operand *ops, char *const *srcs, int nsrc,
-		const char *dst, bool into)
+/* The operands and, where several go into DEST, their copies' names (on
+ * every rank: --delete judges a copy by all the sources of its name). */
+static void name_operands(struct fcp_job *job, struct fcp_operand *ops, char *const *srcs,
+			  int nsrc, const char *dst, bool into)
 {
-	int sflags = fcp_job_follows_args(job) ? 0 : AT_SYMLINK_NOFOLLOW;
-
 	for (int i = 0; i < nsrc; i++) {
 		ops[i].src = srcs[i];
 		if (!into || nsrc < 2)
@@ -504,9 +528,19 @@ static int plan(struct fcp_job *job, struct fcp_operand *ops, char *const *srcs,
 			free(ops[i].name);
 			ops[i].name = fcp_parents_path(srcs[i]);
 		}
-		ops[i].stat_ok = fcp_sys_statx(AT_FDCWD, srcs[i], sflags, STATX_BASIC_STATS,
-					       &ops[i].st) == 0;
 	}
+}
+
+/* The operands, with their repeats and rounds where several go into DEST
+ * (operands.h). Returns the last round, or -ENOMEM. */
+static int plan(struct fcp_job *job, struct fcp_operand *ops, int nsrc, const char *dst,
+		bool into)
+{
+	int sflags = fcp_job_follows_args(job) ? 0 : AT_SYMLINK_NOFOLLOW;
+
+	for (int i = 0; i < nsrc && into && nsrc > 1; i++)
+		ops[i].stat_ok = fcp_sys_statx(AT_FDCWD, ops[i].src, sflags, STATX_BASIC_STATS,
+					       &ops[i].st) == 0;
 	return into && nsrc > 1 ? fcp_operands_plan(job, ops, nsrc, dst) : 0;
 }
 
@@ -751,7 +785,9 @@ static int run(const struct fcp_options *o, char *const *srcs, int nsrc, const c
 	}
 	tops = calloc(nsrc, sizeof(*tops));
 	ops = calloc(nsrc, sizeof(*ops));
-	last = !tops || !ops ? -ENOMEM : fcp_dist_leader(&job) ? plan(&job, ops, srcs, nsrc, dst, into) : 0;
+	if (ops)
+		name_operands(&job, ops, srcs, nsrc, dst, into);
+	last = !tops || !ops ? -ENOMEM : fcp_dist_leader(&job) ? plan(&job, ops, nsrc, dst, into) : 0;
 	last = fcp_dist_share(&job, last);
 	if (last >= 0)
 		fcp_dir_budget(&job, &threads, &max_threads, dir_roots(ops, nsrc));
@@ -761,7 +797,9 @@ static int run(const struct fcp_options *o, char *const *srcs, int nsrc, const c
 		fcp_dist_free(&job);
 		return FCP_EXIT_USAGE;
 	}
-	if (last < 0 || fcp_sched_create(&job, threads, max_threads) < 0 || fcp_hl_init(&job) < 0 ||
+	/* After the manifest is open: its -wal and -shm are known too. */
+	if (last < 0 || fcp_own_init(&job) < 0 || fcp_merge_init(&job, ops, nsrc) < 0 ||
+	    fcp_sched_create(&job, threads, max_threads) < 0 || fcp_hl_init(&job) < 0 ||
 	    fcp_dd_init(&job) < 0 || fcp_move_init(&job) < 0 ||
 	    (o->check && fcp_check_links_init(&job) < 0)) {
 		fcp_report_errorf(&job, "out of memory");
@@ -770,6 +808,8 @@ static int run(const struct fcp_options *o, char *const *srcs, int nsrc, const c
 		fcp_sched_destroy(&job);
 		fcp_manifest_close(&job);
 		fcp_move_free(&job);
+		fcp_own_free(&job);
+		fcp_merge_free(&job);
 		fcp_dist_free(&job);
 		return FCP_EXIT_PARTIAL;
 	}
@@ -808,6 +848,8 @@ static int run(const struct fcp_options *o, char *const *srcs, int nsrc, const c
 	if (dfd >= 0)
 		close(dfd);
 	fcp_manifest_close(&job); /* its last records written (or failed, counted) */
+	fcp_own_free(&job);
+	fcp_merge_free(&job);
 	fcp_check_links_free(&job);
 	collect(&job, stats);
 	stats->io_path = atomic_load(&job.uring_used) ? "io_uring" : "sync";

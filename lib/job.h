@@ -27,6 +27,8 @@ struct fcp_names;
 struct fcp_worker;
 struct fcp_dist_state;
 struct fcp_dist_root;
+struct fcp_own;
+struct fcp_merge;
 
 /* One top-level SOURCE and where it goes. */
 struct fcp_root {
@@ -82,6 +84,10 @@ struct fcp_dir {
 	atomic_bool failed_in;    /* an item in it (or below) failed: its
 				     extras are not deleted (--delete) */
 	struct fcp_names *seen;   /* the source names its scan met (--delete) */
+	/* --delete: the mount of its copy (delete.c), and where that lies:
+	 * nothing is deleted on or below a mount point inside DEST. */
+	uint64_t dst_mnt;
+	unsigned char dst_mount;  /* FCP_MOUNT_*, 0: not asked yet */
 	/* Filters (plan.c): the path below the root copy, where rules look
 	 * past the name; the innermost .gitignore list in force. */
 	char *rel;
@@ -95,6 +101,8 @@ struct fcp_dir {
 	pthread_mutex_t fd_lock;
 	int users;                /* workers using src_fd and dst_fd now */
 };
+
+enum { FCP_MOUNT_SAME = 1, FCP_MOUNT_ROOT, FCP_MOUNT_BELOW };
 
 /* A directory that was there before this job: neither made by it nor a
  * top pseudo-directory. */
@@ -212,6 +220,9 @@ struct fcp_job {
 	int nerrors;                 /* kept in errors (err_lock) */
 	char errors[FCP_ERRORS_KEPT][256];
 	struct fcp_manifest *man;    /* --manifest (manifest.c), or NULL */
+	struct fcp_own *own;         /* the files the job writes (own.c) */
+	struct fcp_merge *merge;     /* --delete: SOURCEs whose copies meet
+					(merge.c), or NULL */
 	struct fcp_check_links *check_links; /* --check: hard-link pairs (check.c) */
 	bool check_usage;            /* --check of a directory against a
 					non-directory: bad usage, exit 2 */

@@ -193,6 +193,48 @@ int fcp_sys_fstatx(int fd, struct statx *stx)
 	return fcp_sys_statx(fd, "", AT_EMPTY_PATH, STATX_BASIC_STATS | STATX_BTIME, stx);
 }
 
+/* The "mnt_id:" line of /proc/self/fdinfo/FD (Linux 3.15). */
+static int fdinfo_mount_id(int fd, uint64_t *id)
+{
+	char path[64], line[128];
+	unsigned long long v;
+	FILE *f;
+	int r = -EOPNOTSUPP;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	if (!(f = fopen(path, "re")))
+		return -EOPNOTSUPP;
+	while (r < 0 && fgets(line, sizeof(line), f))
+		if (sscanf(line, "mnt_id: %llu", &v) == 1) {
+			*id = v;
+			r = 0;
+		}
+	fclose(f);
+	return r;
+}
+
+int fcp_sys_mount_id(int dirfd, const char *name, int flags, uint64_t *id)
+{
+	struct statx st;
+	int r = fcp_sys_statx(dirfd, name, flags, STATX_MNT_ID, &st), fd;
+
+	if (r < 0)
+		return r;
+	if (st.stx_mask & STATX_MNT_ID) {
+		*id = st.stx_mnt_id;
+		return 0;
+	}
+	if (!*name) /* AT_EMPTY_PATH: dirfd itself */
+		return fdinfo_mount_id(dirfd, id);
+	fd = fcp_sys_openat(dirfd, name, O_PATH | O_CLOEXEC |
+			    (flags & AT_SYMLINK_NOFOLLOW ? O_NOFOLLOW : 0), 0);
+	if (fd < 0)
+		return fd;
+	r = fdinfo_mount_id(fd, id);
+	close(fd);
+	return r;
+}
+
 /* The one full-transfer loop: off < 0 means the file position (read/write),
  * else pread/pwrite from off. EINTR and short transfers are retried; a read
  * stops at end of file, a 0-byte write is a full device (-ENOSPC). */

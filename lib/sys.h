@@ -34,6 +34,11 @@ int fcp_sys_dup(int fd); /* close-on-exec */
 void fcp_sys_watch_stop(const atomic_bool *stop);
 int fcp_sys_statx(int dirfd, const char *name, int flags, unsigned mask, struct statx *stx);
 int fcp_sys_fstatx(int fd, struct statx *stx);
+/* The id of the mount that holds name in dirfd (flags: statx's), into
+ * *id: stx_mnt_id (Linux 5.8), else the mnt_id of /proc/self/fdinfo. A
+ * bind mount of a directory of the same filesystem has the st_dev of its
+ * parent but a mount id of its own. -EOPNOTSUPP where neither is there. */
+int fcp_sys_mount_id(int dirfd, const char *name, int flags, uint64_t *id);
 
 /* Read up to len bytes, retrying short reads until EOF; returns bytes read. */
 ssize_t fcp_sys_read_full(int fd, void *buf, size_t len);

@@ -13,6 +13,7 @@
 #include "dist.h"
 #include "grow.h"
 #include "meta.h"
+#include "own.h"
 #include "plan.h"
 #include "sys.h"
 
@@ -57,6 +58,8 @@ static bool dot_or_dotdot(const char *n)
 struct batch {
 	int count;
 	size_t used;
+	/* The directory, or its copy, holds a file the job writes (own.h). */
+	bool own_src, own_dst;
 	char names[BATCH_BYTES];
 };
 
@@ -110,6 +113,22 @@ static void batch_add(struct fcp_worker *w, struct fcp_dir *d, struct batch *b, 
 	b->count++;
 }
 
+/* A file the job writes (own.h) is never copied, nor copied onto; its
+ * name counts as met (--delete keeps what is there). */
+static bool own_entry(struct fcp_job *job, struct fcp_dir *d, struct batch *b, const char *name)
+{
+	bool src = b->own_src && fcp_own_name(job, fcp_statx_dev(&d->st), d->st.stx_ino, name);
+
+	if (!src && !(b->own_dst && fcp_own_name(job, d->dst_dev, d->dst_ino, name)))
+		return false;
+	if (d->seen)
+		fcp_names_add(job, d, name);
+	if (!src)
+		fcp_report_failed_in(job, "will not copy over a file this job writes (--manifest, "
+				     "--log, --events):", d, name, true, 0);
+	return true;
+}
+
 static void emit(struct fcp_worker *w, struct fcp_dir *d, struct batch *b, const char *name,
 		 unsigned char type)
 {
@@ -117,6 +136,8 @@ static void emit(struct fcp_worker *w, struct fcp_dir *d, struct batch *b, const
 	enum fcp_pick pick;
 
 	if (dot_or_dotdot(name))
+		return;
+	if ((b->own_src || b->own_dst) && own_entry(job, d, b, name))
 		return;
 	/* Left out here, so that an excluded directory is never read. Its
 	 * copy stays under --delete unless --delete-excluded says otherwise. */
@@ -253,6 +274,8 @@ void fcp_walk_scan(struct fcp_worker *w, struct fcp_dir *d)
 		return;
 	}
 	fcp_delete_prepare(job, d);
+	b.own_src = fcp_own_dir(job, fcp_statx_dev(&d->st), d->st.stx_ino);
+	b.own_dst = d->dst_fd >= 0 && fcp_own_dir(job, d->dst_dev, d->dst_ino);
 	fd = fcp_sys_openat(d->src_fd, ".", O_RDONLY | O_DIRECTORY, 0);
 	dir = fd >= 0 ? fdopendir(fd) : NULL;
 
