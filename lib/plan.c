@@ -354,6 +354,19 @@ static bool link_settled(struct fcp_entry *e, enum fcp_action a)
 	return true;
 }
 
+/* --attributes-only copies no data, so it replaces none: a non-directory
+ * there that is not a regular file beside a regular source (whose
+ * metadata it gets: guard()) stays, and the item fails, as in cp. Else a
+ * symlink or a device would take the place of a file and its bytes. */
+static bool attributes_refused(struct fcp_entry *e)
+{
+	if (!e->job->o->attributes_only || S_ISDIR(e->dst_mode) || S_ISDIR(e->st.stx_mode))
+		return false;
+	fcp_report_failed_in(e->job, "--attributes-only: will not replace", e->d, e->dst_name,
+			     true, -EEXIST);
+	return true;
+}
+
 bool fcp_plan_settled(struct fcp_entry *e)
 {
 	enum fcp_action a;
@@ -365,6 +378,8 @@ bool fcp_plan_settled(struct fcp_entry *e)
 		return true;
 	}
 	a = fcp_plan_entry(e);
+	if (a == FCP_ACT_REPLACE && attributes_refused(e))
+		return true;
 	if (a != FCP_ACT_KEEP && link_settled(e, a))
 		return true;
 	if (e->job->o->dry_run) {
