@@ -264,6 +264,38 @@ static bool linked_already(struct fcp_job *job, const struct statx *sst, const s
 	       fcp_statx_same_inode(sst, dstx);
 }
 
+/* Is name in directory pfd src's own directory entry? */
+static bool same_name(const char *src, int pfd, const char *name)
+{
+	char *sdir = dir_name(src), *sname = base_name(src);
+	struct statx a, b;
+	bool same = sdir && sname && !strcmp(sname, name) &&
+		    fcp_sys_statx(AT_FDCWD, sdir, 0, STATX_BASIC_STATS, &a) == 0 &&
+		    fcp_sys_fstatx(pfd, &b) == 0 && fcp_statx_same_inode(&a, &b);
+
+	free(sdir);
+	free(sname);
+	return same;
+}
+
+/* A file onto another name of its own inode (dstx), which cp copies with
+ * --backup or --remove-destination: the copy is made beside and renamed
+ * over that name, the source's name stays. Onto its own name, cp copies
+ * only with -f and --backup (the backup is the point): the old inode
+ * keeps the backup's name, a copy the file's. Never a symlink onto what
+ * it points to (dstx is not its inode). */
+static bool same_file_ok(struct fcp_job *job, const char *src, const struct statx *sst,
+			 const struct statx *dstx, int pfd, const char *name)
+{
+	const struct fcp_options *o = job->o;
+
+	if (!fcp_statx_same_inode(sst, dstx) || S_ISDIR(sst->stx_mode) || o->make != FCP_MAKE_COPY)
+		return false;
+	if (!same_name(src, pfd, name))
+		return o->backup != FCP_BACKUP_NONE || (o->force & FCP_FORCE_REMOVE);
+	return S_ISREG(sst->stx_mode) && o->backup != FCP_BACKUP_NONE && (o->force & FCP_FORCE);
+}
+
 /* Whether the copy of src (sst) to name in dst must be refused though it
  * can be made: returns true after reporting why. dstx is what is at the
  * destination now, or NULL; pfd the directory of name. */
@@ -279,7 +311,8 @@ static bool refused(struct fcp_job *job, const struct fcp_operand *op, const cha
 	if (!into && n && dst[n - 1] == '/' && !S_ISDIR(sst->stx_mode)) {
 		fcp_report_errorf(job, "cannot create %s '%s': %s",
 				  fcp_file_kind_name(sst->stx_mode, true), dst, strerror(ENOTDIR));
-	} else if (dstx && same_target(src, sst, dstx) && !linked_already(job, sst, dstx)) {
+	} else if (dstx && same_target(src, sst, dstx) && !linked_already(job, sst, dstx) &&
+		   !same_file_ok(job, src, sst, dstx, pfd, name)) {
 		fcp_report_errorf(job, "'%s' and '%s' are the same file", src, dst);
 	} else if (!S_ISDIR(sst->stx_mode) && fcp_operand_just_created(op, dstx)) {
 		/* A file of the same name as an earlier operand: the first

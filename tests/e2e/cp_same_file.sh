@@ -49,6 +49,44 @@ for cmd in "-L -l symlink foo" "-H -l symlink foo" "-l foo foo"; do
 	kept "$T/fcp/foo" "photo bytes" "$ino"
 done
 
+# Onto the source's own inode, cp copies in a few cases, and so does
+# fastcp (issue 33, item 17): another name of the file with --backup or
+# --remove-destination (the source's name stays), its own name with -f
+# and --backup (the backup is kept; the file is a copy); elsewhere both
+# refuse. Every byte stays somewhere.
+setup_same() {
+	echo "photo bytes" >foo; ln foo hardlink; echo F >F
+}
+for cmd in "-f -b F F" "-b foo hardlink" "--remove-destination foo hardlink" \
+	   "--backup=numbered foo hardlink" "-b -S .bak foo hardlink" \
+	   "-f F F" "-b F F" "--remove-destination F F" "-f foo hardlink" "foo hardlink"; do
+	cp_twins setup_same
+	cp_both $cmd
+	cp_same
+	check_eq "$(cat "$T/fcp/foo")" "photo bytes" "$cmd: bytes of foo"
+	check_eq "$(cat "$T/fcp/F")" "F" "$cmd: bytes of F"
+done
+check_eq "$(cat "$T/fcp/hardlink")" "photo bytes" "bytes of hardlink"
+
+# --backup=simple a~ a: the backup of a would take the source's name; cp
+# refuses, fastcp too (it replaced the source with the backup). And a
+# source reached through a symlink of that name (-L): refused as well.
+setup_tilde() { echo "source" >'a~'; echo "dest" >a; ln -s 'a~' la; }
+for cmd in "--backup=simple a~ a" "-b a~ a" "--backup=numbered a~ a" "-b -S x a~ a"; do
+	cp_twins setup_tilde
+	cp_both $cmd
+	cp_same
+done
+cp_twins setup_tilde
+cd "$T/fcp" || fail cd
+for cmd in "--backup=simple a~ a" "-L --backup=simple la a"; do
+	run_fcp $cmd
+	check_rc 1
+	check_grep "not copied, its backup name is the source: '(a~|la)'" "$T/err"
+	check_tree "$T/base" "$T/fcp" --no-times
+done
+cd "$T" || fail cd
+
 # --attributes-only: a symlink, a FIFO, a device never take a file's place.
 setup_attr() {
 	mkdir src out
