@@ -329,7 +329,10 @@ static bool eligible(const struct fcp_job *job, const struct small *s)
 
 	if (s->back || !S_ISREG(st->stx_mode) || st->stx_size > FCP_SMALL_MAX)
 		return false;
-	if ((job->o->preserve & FCP_PRESERVE_LINKS) && st->stx_nlink > 1)
+	/* Under -L any file may be reached again through a symlink: the
+	 * hard-link map must see it (fcp_entry_links_kept). */
+	if ((job->o->preserve & FCP_PRESERVE_LINKS) &&
+	    (st->stx_nlink > 1 || job->o->symlinks == FCP_SYMLINKS_FOLLOW))
 		return false;
 	return st->stx_blocks * 512 >= st->stx_size; /* no holes to keep */
 }

@@ -257,13 +257,19 @@ static void copy_dir(struct fcp_entry *e)
 	fcp_sched_push(e->w, scan);
 }
 
+bool fcp_entry_links_kept(const struct fcp_entry *e)
+{
+	return (e->job->o->preserve & FCP_PRESERVE_LINKS) && S_ISREG(e->st.stx_mode) &&
+	       (e->st.stx_nlink > 1 || following(e));
+}
+
 bool fcp_entry_hardlink(struct fcp_entry *e, struct fcp_hl_entry **hl)
 {
 	enum fcp_hl_state s;
 	int r;
 
 	*hl = NULL;
-	if (!(e->job->o->preserve & FCP_PRESERVE_LINKS) || e->st.stx_nlink < 2)
+	if (!fcp_entry_links_kept(e))
 		return false;
 	/* Several ranks: its other names may be found by another; one rank
 	 * copies them all once the tree is done (dist.c). */
