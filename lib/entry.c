@@ -259,8 +259,8 @@ static void copy_dir(struct fcp_entry *e)
 
 bool fcp_entry_links_kept(const struct fcp_entry *e)
 {
-	return (e->job->o->preserve & FCP_PRESERVE_LINKS) && S_ISREG(e->st.stx_mode) &&
-	       (e->st.stx_nlink > 1 || following(e));
+	return (e->job->o->preserve & FCP_PRESERVE_LINKS) &&
+	       (e->st.stx_nlink > 1 || (following(e) && S_ISREG(e->st.stx_mode)));
 }
 
 bool fcp_entry_hardlink(struct fcp_entry *e, struct fcp_hl_entry **hl)

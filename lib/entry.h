@@ -42,8 +42,8 @@ void fcp_file_copy(struct fcp_entry *e);
 
 struct fcp_hl_entry;
 
-/* Is e's inode looked up in the hard-link map (links kept)? A regular
- * file of several names, and one whose name may be a followed symlink
+/* Is e's inode looked up in the hard-link map (links kept)? One of several
+ * names, and a regular file whose name may be a followed symlink
  * (-L; -H: an operand), since another name or symlink may reach the same
  * inode: the copy has one inode for them, as cp's has. */
 bool fcp_entry_links_kept(const struct fcp_entry *e);

@@ -326,7 +326,7 @@ static bool link_settled(struct fcp_entry *e, enum fcp_action a)
 	struct fcp_hl_entry *hl;
 	int r;
 
-	if (!fcp_entry_links_kept(e) || (!dry && !up))
+	if (!fcp_entry_links_kept(e) || !S_ISREG(e->st.stx_mode) || (!dry && !up))
 		return false;
 	/* Several ranks: its other names may be another's; the inode's
 	 * owner plans them all once the tree is done (dist.c). */
