@@ -283,13 +283,15 @@ static bool same_name(const char *src, int pfd, const char *name)
  * over that name, the source's name stays. Onto its own name, cp copies
  * only with -f and --backup (the backup is the point): the old inode
  * keeps the backup's name, a copy the file's. Never a symlink onto what
- * it points to (dstx is not its inode). */
+ * it points to (dstx is not its inode), nor --move (a rename onto another
+ * name of the same inode does nothing). */
 static bool same_file_ok(struct fcp_job *job, const char *src, const struct statx *sst,
 			 const struct statx *dstx, int pfd, const char *name)
 {
 	const struct fcp_options *o = job->o;
 
-	if (!fcp_statx_same_inode(sst, dstx) || S_ISDIR(sst->stx_mode) || o->make != FCP_MAKE_COPY)
+	if (!fcp_statx_same_inode(sst, dstx) || S_ISDIR(sst->stx_mode) || o->make != FCP_MAKE_COPY ||
+	    o->move)
 		return false;
 	if (!same_name(src, pfd, name))
 		return o->backup != FCP_BACKUP_NONE || (o->force & FCP_FORCE_REMOVE);

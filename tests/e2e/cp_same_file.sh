@@ -67,6 +67,15 @@ for cmd in "-f -b F F" "-b foo hardlink" "--remove-destination foo hardlink" \
 	check_eq "$(cat "$T/fcp/F")" "F" "$cmd: bytes of F"
 done
 check_eq "$(cat "$T/fcp/hardlink")" "photo bytes" "bytes of hardlink"
+# --move onto another name of the file stays refused (rename(2) would do
+# nothing and the move would seem done).
+cp_twins setup_same
+cd "$T/fcp" || fail cd
+run_fcp --move -b foo hardlink
+check_rc 1
+check_grep "'foo' and 'hardlink' are the same file" "$T/err"
+check_tree "$T/base" "$T/fcp" --no-times
+cd "$T" || fail cd
 
 # --backup=simple a~ a: the backup of a would take the source's name; cp
 # refuses, fastcp too (it replaced the source with the backup). And a
