@@ -39,6 +39,32 @@ check_rc 1
 kept foo "photo bytes" "$ino"
 check_tree "$T/base" "$T/fcp" --no-times
 
+# Inside a tree: a symlink whose target is the file of its name in the
+# destination. Copied, linked, backed up or synced, it took the file's
+# place (a symlink to itself, exit 0); now the item fails, as in cp, and
+# the rest is copied.
+setup_tree() {
+	mkdir dir dir2; echo "photo bytes" >dir2/foo; ln -s ../dir2/foo dir/foo; echo x >dir/x
+}
+for cmd in "-T dir dir2" "-l -T dir dir2" "-b -T dir dir2" "--sync -T dir dir2" \
+	   "--remove-destination -T dir dir2" "--move -T dir dir2"; do
+	cp_twins setup_tree
+	ino=$(stat -c %i "$T/fcp/dir2/foo")
+	cd "$T/fcp" || fail cd
+	run_fcp $cmd
+	cd "$T" || fail cd
+	check_rc 1
+	check_grep "not copied, a symlink to the file it would replace: 'dir/foo'" "$T/err"
+	kept "$T/fcp/dir2/foo" "photo bytes" "$ino"
+	check_absent "$T/fcp/dir2/foo~" "$cmd: a backup of a file not replaced"
+	check_eq "$(cat "$T/fcp/dir2/x")" x "$cmd: the rest is copied"
+	check_link "$T/fcp/dir/foo" "$cmd: the source symlink"
+done
+# cp refuses it too (for the copy; cp -l and --remove-destination too).
+cp_twins setup_tree
+cp_both -T dir dir2
+cp_same
+
 # -L -l symlink foo, and -l foo foo: the link asked for is there already;
 # nothing to do, as in cp.
 for cmd in "-L -l symlink foo" "-H -l symlink foo" "-l foo foo"; do
