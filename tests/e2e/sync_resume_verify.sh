@@ -57,6 +57,9 @@ resumed_verified() {
 	note "the re-run wrote $bytes bytes, verified $vbytes in $vfiles files"
 	[ -n "$bytes" ] && [ "$bytes" -le $((SIZE - DONE)) ] ||
 		fail "the re-run wrote ${bytes:-?} bytes, more than the $((SIZE - DONE)) not recorded"
+	# The part a killed run copied is not counted as holes: the source
+	# has none.
+	check_grep '"bytes_holes": *0[,}]' "$T/out"
 	check_eq "$vfiles" 1 "files verified"
 	check_eq "$vbytes" "$SIZE" "bytes verified"
 	check_nogrep "Bad file descriptor" "$T/err"
