@@ -42,6 +42,22 @@ cp_both -H src/f src/link src/d/up out
 cp_same
 one_inode "$T/fcp/out" f link up
 
+# Many small files (copied in io_uring batches where there is io_uring),
+# each reached again by a symlink in another directory, met while its
+# batch holds it or after: every pair is one inode with the file's bytes.
+mkdir -p "$T/many/files" "$T/many/links"
+for i in $(seq 1 1500); do
+	echo "file $i" >"$T/many/files/f$i"
+	ln -s "../files/f$i" "$T/many/links/l$i"
+done
+run_fcp -L "$T/many" "$T/many-copy"
+check_rc 0
+bad=$(cd "$T/many-copy" && for i in $(seq 1 1500); do
+	[ -f "links/l$i" ] && [ ! -L "links/l$i" ] && [ "$(cat "links/l$i")" = "file $i" ] &&
+		[ "$(stat -c %i files/f$i)" = "$(stat -c %i links/l$i)" ] || echo "f$i"
+done | head -3)
+check_eq "$bad" "" "names of one file that are not one inode with its bytes"
+
 # Without links kept: copies of their own, as cp --no-preserve=links.
 cp_twins setup
 cp_both -L --no-preserve=links src out
