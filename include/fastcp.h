@@ -52,6 +52,9 @@ enum fcp_backup { FCP_BACKUP_NONE, FCP_BACKUP_SIMPLE, FCP_BACKUP_EXISTING,
 enum fcp_sparse { FCP_SPARSE_AUTO, FCP_SPARSE_ALWAYS, FCP_SPARSE_NEVER };
 /* What a non-directory's copy is: its data, or a link to the source. */
 enum fcp_make { FCP_MAKE_COPY, FCP_MAKE_HARDLINK, FCP_MAKE_SYMLINK };
+/* -f and --remove-destination change nothing in how a file is replaced
+ * (always by a rename); they only let a copy onto its own inode go on. */
+enum { FCP_FORCE = 1, FCP_FORCE_REMOVE = 2 };
 
 /* Parts of the metadata kept by archive mode; --no-preserve clears bits. */
 enum {
@@ -122,6 +125,8 @@ struct fcp_options {
 	bool debug;             /* say which engine copied each file, and why */
 	bool copy_contents;     /* FIFOs and devices read as files' data */
 	bool in_place;          /* rewrite a regular file there, its inode */
+	unsigned char force;    /* FCP_FORCE (-f), FCP_FORCE_REMOVE
+				   (--remove-destination): job.c */
 	/* What a person or a program sees (lib/progress.c, lib/observe.c): */
 	enum fcp_progress progress; /* the status line on stderr */
 	bool quiet;             /* -q: no summary */

@@ -93,3 +93,21 @@ int fcp_backup_make(struct fcp_worker *w, int dirfd, const char *name)
 	free(b);
 	return r;
 }
+
+bool fcp_backup_is_source(struct fcp_worker *w, int dirfd, const char *name,
+			  const struct statx *src)
+{
+	char *b = backup_name(fcp_worker_job(w)->o, dirfd, name);
+	struct statx at;
+	bool is = false;
+
+	/* A symlink there to the source counts too: the source may have
+	 * been reached through it (-L, -H). */
+	if (b && fcp_sys_statx(dirfd, b, AT_SYMLINK_NOFOLLOW, STATX_BASIC_STATS, &at) == 0)
+		is = fcp_statx_same_inode(&at, src) ||
+		     (S_ISLNK(at.stx_mode) &&
+		      fcp_sys_statx(dirfd, b, 0, STATX_BASIC_STATS, &at) == 0 &&
+		      fcp_statx_same_inode(&at, src));
+	free(b);
+	return is;
+}

@@ -11,4 +11,9 @@
  * can. Returns 0 or -errno. */
 int fcp_backup_make(struct fcp_worker *w, int dirfd, const char *name);
 
+/* Would the backup of name in dirfd replace the source being copied over
+ * it (src: its statx)? "fastcp --backup=simple a~ a": cp refuses that. */
+bool fcp_backup_is_source(struct fcp_worker *w, int dirfd, const char *name,
+			  const struct statx *src);
+
 #endif

@@ -78,6 +78,7 @@ struct fcp_bigfile {
 	int prefix, recorded;   /* under rlock: chunks done from the start,
 				   and as many as the record on the file says */
 	bool has_record;        /* a record is on the file (found or made) */
+	off_t resumed;          /* bytes a killed run copied, not written again */
 	struct fcp_vsum sum;    /* --verify, --manifest: window i is chunk i's (verify.h) */
 	char names[];
 };
@@ -170,6 +171,7 @@ static void resume_from(struct fcp_bigfile *b, const struct fcp_resume *rs)
 		atomic_init(&b->done[i], true);
 	atomic_init(&b->span, span_of(first, b->chunks));
 	b->prefix = b->recorded = first;
+	b->resumed = (off_t)first * CHUNK_SIZE;
 	pthread_mutex_init(&b->rlock, NULL);
 	if (b->e.vsum && first > 0)
 		hash_done(b, (off_t)first * CHUNK_SIZE);
@@ -294,9 +296,11 @@ static void land_last(struct fcp_worker *w, struct fcp_bigfile *b)
 
 	if (!err && eof < b->x.size)
 		err = FCP_ESHRANK;
-	/* c.bytes grew as the engines wrote (engine.h). */
-	if (!err && atomic_load(&b->bytes) < (unsigned long long)b->x.size)
-		atomic_fetch_add(&b->e.job->c.holes, b->x.size - atomic_load(&b->bytes));
+	/* c.bytes grew as the engines wrote (engine.h). What a killed run
+	 * copied is no hole. */
+	if (!err && atomic_load(&b->bytes) + b->resumed < (unsigned long long)b->x.size)
+		atomic_fetch_add(&b->e.job->c.holes,
+				 b->x.size - b->resumed - atomic_load(&b->bytes));
 	b->e.engine = "chunks";
 	b->e.w = w;
 	b->x.used = atomic_load(&b->used);

@@ -386,7 +386,8 @@ static int parse_cp(int c, const char *arg, struct fcp_options *o)
 		break;
 	case OPT_ATTR_ONLY: o->attributes_only = true; break;
 	/* The default: a file is replaced whole, by a rename. */
-	case 'f': case OPT_REMOVE_DEST: break;
+	case 'f': o->force |= FCP_FORCE; break;
+	case OPT_REMOVE_DEST: o->force |= FCP_FORCE_REMOVE; break;
 	case OPT_STRIP_SLASHES: o->strip_slashes = true; break;
 	case OPT_DEBUG: o->debug = true; break;
 	case OPT_COPY_CONTENTS: o->copy_contents = true; break;

@@ -28,6 +28,7 @@
 #include "debug.h"
 #include "engine.h"
 #include "limiter.h"
+#include "links.h"
 #include "manifest.h"
 #include "meta.h"
 #include "sys.h"
@@ -75,6 +76,8 @@ struct small {
 	bool hashed;             /* --manifest: h is of the bytes written */
 	struct fcp_hash h;
 	int link_err;            /* why io_uring could not link it */
+	struct fcp_hl_entry *hl; /* -L, links kept: its inode's entry (claim) */
+	bool ran;                /* its data rounds were run */
 	char link_path[32];      /* linkat's old path for an unnamed one */
 };
 
@@ -334,6 +337,18 @@ static bool eligible(const struct fcp_job *job, const struct small *s)
 	if ((job->o->preserve & FCP_PRESERVE_LINKS) && st->stx_nlink > 1)
 		return false;
 	return st->stx_blocks * 512 >= st->stx_size; /* no holes to keep */
+}
+
+/* Under -L any file may be reached again through a symlink (links kept):
+ * the hard-link map must know it before it is copied, or the other name
+ * is copied apart (fcp_entry_links_kept). The first name keeps its place
+ * in the batch; one that another name has goes back, to be linked. */
+static bool claimed(struct fcp_job *job, struct fcp_dir *d, struct small *s)
+{
+	if (!(job->o->preserve & FCP_PRESERVE_LINKS) || job->o->symlinks != FCP_SYMLINKS_FOLLOW)
+		return true;
+	s->hl = fcp_hl_claim_new(job, &s->st, d, s->name);
+	return s->hl != NULL;
 }
 
 /* Rounds 1 and 2: open each source, then stat what was opened, so that
@@ -694,7 +709,7 @@ int fcp_uring_batch(struct fcp_worker *w, struct fcp_dir *d, const char **names,
 	}
 	rounds_open(&u->ring, job, d, f, n);
 	for (int k = 0; k < n; k++)
-		f[k].back |= !eligible(job, &f[k]);
+		f[k].back |= !eligible(job, &f[k]) || !claimed(job, d, &f[k]);
 	round_prefetch(&u->ring, job, f, n);
 	nord = order_reads(d, f, n, ord);
 	/* Groups of eligible files whose data (plus the one byte that tells
@@ -720,12 +735,17 @@ int fcp_uring_batch(struct fcp_worker *w, struct fcp_dir *d, const char **names,
 		} else {
 			rounds_data(w, &u->ring, d, g, m);
 			done += m;
+			for (int k = 0; k < m; k++)
+				g[k].ran = true;
 		}
 		for (int k = 0; k < m; k++)
 			f[idx[k]] = g[k];
 	}
 	for (int k = 0; k < n; k++) {
 		back[k] = f[k].back;
+		/* Copied: its other names (symlinks followed) are linked to it;
+		 * not: they, and this one the synchronous way, try again. */
+		fcp_hl_done(w, f[k].hl, f[k].ran && !f[k].back && !f[k].err);
 		if (f[k].in < 0)
 			continue;
 		if (back[k] && d->rotational && S_ISREG(f[k].st.stx_mode))

@@ -257,13 +257,19 @@ static void copy_dir(struct fcp_entry *e)
 	fcp_sched_push(e->w, scan);
 }
 
+bool fcp_entry_links_kept(const struct fcp_entry *e)
+{
+	return (e->job->o->preserve & FCP_PRESERVE_LINKS) &&
+	       (e->st.stx_nlink > 1 || (following(e) && S_ISREG(e->st.stx_mode)));
+}
+
 bool fcp_entry_hardlink(struct fcp_entry *e, struct fcp_hl_entry **hl)
 {
 	enum fcp_hl_state s;
 	int r;
 
 	*hl = NULL;
-	if (!(e->job->o->preserve & FCP_PRESERVE_LINKS) || e->st.stx_nlink < 2)
+	if (!fcp_entry_links_kept(e))
 		return false;
 	/* Several ranks: its other names may be found by another; one rank
 	 * copies them all once the tree is done (dist.c). */
@@ -310,6 +316,24 @@ static int make_node(int dirfd, const char *tmp, void *arg)
 /* Symlinks, devices, FIFOs, sockets: made under a temporary name (or their
  * own in a hidden directory), given their metadata by name, renamed into
  * place. */
+/* Is the symlink e about to take the place of the very file it points to?
+ * Copied or linked (-l), it would leave there a link to itself and the
+ * file's bytes nowhere: the item is refused, as cp refuses it ("the same
+ * file"). A symlink there is only a name: replacing it loses no data. */
+static bool onto_its_target(struct fcp_entry *e)
+{
+	struct statx at, to;
+
+	if (fcp_sys_statx(e->d->dst_fd, e->dst_name, AT_SYMLINK_NOFOLLOW, STATX_WANT, &at) < 0 ||
+	    S_ISLNK(at.stx_mode) || S_ISDIR(at.stx_mode) ||
+	    fcp_sys_statx(e->d->src_fd, e->name, 0, STATX_WANT, &to) < 0 ||
+	    !fcp_statx_same_inode(&to, &at))
+		return false;
+	fcp_report_failed_in(e->job, "not copied, a symlink to the file it would replace:", e->d,
+			     e->name, false, 0);
+	return true;
+}
+
 static void copy_other(struct fcp_entry *e)
 {
 	struct node_spec spec = { (e->st.stx_mode & S_IFMT) | 0600,
@@ -460,6 +484,9 @@ static void dispatch(struct fcp_entry *e, unsigned char d_type)
 			fcp_obs_entry(e->job, FCP_OBS_SKIP, S_IFLNK, e->d, e->name, 0, NULL);
 			return;
 		}
+		/* Before the plan: nothing is backed up for it either. */
+		if (!e->job->o->check && onto_its_target(e))
+			return;
 		break;
 	case S_IFBLK:
 	case S_IFCHR:

@@ -42,6 +42,12 @@ void fcp_file_copy(struct fcp_entry *e);
 
 struct fcp_hl_entry;
 
+/* Is e's inode looked up in the hard-link map (links kept)? One of several
+ * names, and a regular file whose name may be a followed symlink
+ * (-L; -H: an operand), since another name or symlink may reach the same
+ * inode: the copy has one inode for them, as cp's has. */
+bool fcp_entry_links_kept(const struct fcp_entry *e);
+
 /* Another name of an inode already seen (hard link): link it, or queue it
  * behind the copy in flight, and return true. Returns false for a first
  * name, which the caller copies and then passes to fcp_hl_done(). */

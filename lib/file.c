@@ -121,9 +121,11 @@ void fcp_file_finish(struct fcp_entry *e, struct fcp_hl_entry *hl, int out,
 	if (e->vsum)
 		fcp_vsum_hash(e->vsum, &h);
 	/* Rewritten in place: an inode of its own past, not a new one; its
-	 * xattrs the source lacks stay, as cp leaves them. */
+	 * xattrs the source lacks stay, as cp leaves them, and so does its
+	 * mode where the source's is not given (--no-preserve=mode): a
+	 * private file is not opened to others. */
 	if (tmp->in_place)
-		at = (struct fcp_at){ .fd = out, .dirfd = -1 };
+		at = (struct fcp_at){ .fd = out, .dirfd = -1, .existed = true };
 	fcp_meta_copy(e->job, FCP_AT_FD(e->src_fd), at, &e->st, e->d, e->name);
 	what = "cannot sync copy of";
 	if (e->job->o->fsync && (err = fcp_sys_fsync(out)) < 0)

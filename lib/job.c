@@ -255,21 +255,49 @@ static void top_release(struct fcp_job *job, struct top *t)
 	free(t->root.left);
 }
 
-/* -l: is the name at the destination another hard link of src (a run
- * again), not src's own directory entry? Then it is no copy onto itself. */
-static bool linked_already(struct fcp_job *job, const char *src, const struct statx *sst,
-			   int pfd, const char *name)
+/* -l: is the name at the destination (dstx) already the inode the link
+ * would be made to (sst: the source as -l links it, a symlink itself
+ * unless followed)? Then -l has nothing to do, as in cp ("fastcp -l f f",
+ * a second run). A symlink whose target is the destination is not: the
+ * link would put the symlink in place of the file it points to. */
+static bool linked_already(struct fcp_job *job, const struct statx *sst, const struct statx *dstx)
+{
+	return job->o->make == FCP_MAKE_HARDLINK && !S_ISDIR(sst->stx_mode) &&
+	       fcp_statx_same_inode(sst, dstx);
+}
+
+/* Is name in directory pfd src's own directory entry? */
+static bool same_name(const char *src, int pfd, const char *name)
 {
 	char *sdir = dir_name(src), *sname = base_name(src);
 	struct statx a, b;
-	bool other = job->o->make == FCP_MAKE_HARDLINK && !S_ISDIR(sst->stx_mode) && sdir && sname &&
-		     fcp_sys_statx(AT_FDCWD, sdir, 0, STATX_BASIC_STATS, &a) == 0 &&
-		     fcp_sys_fstatx(pfd, &b) == 0 &&
-		     (!fcp_statx_same_inode(&a, &b) || strcmp(sname, name));
+	bool same = sdir && sname && !strcmp(sname, name) &&
+		    fcp_sys_statx(AT_FDCWD, sdir, 0, STATX_BASIC_STATS, &a) == 0 &&
+		    fcp_sys_fstatx(pfd, &b) == 0 && fcp_statx_same_inode(&a, &b);
 
 	free(sdir);
 	free(sname);
-	return other;
+	return same;
+}
+
+/* A file onto another name of its own inode (dstx), which cp copies with
+ * --backup or --remove-destination: the copy is made beside and renamed
+ * over that name, the source's name stays. Onto its own name, cp copies
+ * only with -f and --backup (the backup is the point): the old inode
+ * keeps the backup's name, a copy the file's. Never a symlink onto what
+ * it points to (dstx is not its inode), nor --move (a rename onto another
+ * name of the same inode does nothing). */
+static bool same_file_ok(struct fcp_job *job, const char *src, const struct statx *sst,
+			 const struct statx *dstx, int pfd, const char *name)
+{
+	const struct fcp_options *o = job->o;
+
+	if (!fcp_statx_same_inode(sst, dstx) || S_ISDIR(sst->stx_mode) || o->make != FCP_MAKE_COPY ||
+	    o->move)
+		return false;
+	if (!same_name(src, pfd, name))
+		return o->backup != FCP_BACKUP_NONE || (o->force & FCP_FORCE_REMOVE);
+	return S_ISREG(sst->stx_mode) && o->backup != FCP_BACKUP_NONE && (o->force & FCP_FORCE);
 }
 
 /* Whether the copy of src (sst) to name in dst must be refused though it
@@ -287,7 +315,8 @@ static bool refused(struct fcp_job *job, const struct fcp_operand *op, const cha
 	if (!into && n && dst[n - 1] == '/' && !S_ISDIR(sst->stx_mode)) {
 		fcp_report_errorf(job, "cannot create %s '%s': %s",
 				  fcp_file_kind_name(sst->stx_mode, true), dst, strerror(ENOTDIR));
-	} else if (dstx && same_target(src, sst, dstx) && !linked_already(job, src, sst, pfd, name)) {
+	} else if (dstx && same_target(src, sst, dstx) && !linked_already(job, sst, dstx) &&
+		   !same_file_ok(job, src, sst, dstx, pfd, name)) {
 		fcp_report_errorf(job, "'%s' and '%s' are the same file", src, dst);
 	} else if (!S_ISDIR(sst->stx_mode) && fcp_operand_just_created(op, dstx)) {
 		/* A file of the same name as an earlier operand: the first

@@ -320,6 +320,33 @@ enum fcp_hl_state fcp_hl_claim(struct fcp_job *job, const struct statx *st, stru
 	return claim(job, st, d, name, dst_name, 0, 0, out);
 }
 
+struct fcp_hl_entry *fcp_hl_claim_new(struct fcp_job *job, const struct statx *st,
+				      struct fcp_dir *d, const char *dst_name)
+{
+	struct fcp_hlmap *m = job->hl;
+	uint64_t dev = fcp_statx_dev(st);
+	size_t h = hl_bucket(dev, st->stx_ino);
+	struct fcp_hl_entry *e;
+
+	pthread_mutex_lock(&m->lock);
+	for (e = m->b[h]; e; e = e->next)
+		if (e->ino == st->stx_ino && e->dev == dev)
+			break;
+	if (e) {
+		e = NULL; /* another name has it: the synchronous way links it */
+	} else if ((e = calloc(1, sizeof(*e)))) {
+		e->dev = dev;
+		e->ino = st->stx_ino;
+		e->base_fd = d->is_top ? d->dst_fd : d->root->dst_fd;
+		e->rel_dir = fcp_dir_rel_path(d);
+		e->name = strdup(dst_name);
+		e->next = m->b[h];
+		m->b[h] = e;
+	}
+	pthread_mutex_unlock(&m->lock);
+	return e;
+}
+
 enum fcp_hl_state fcp_hl_claim_found(struct fcp_job *job, const struct statx *st,
 				     struct fcp_dir *d, const char *name, const char *dst_name,
 				     uint64_t dst_ino, struct fcp_hl_entry **out)

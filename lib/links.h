@@ -64,6 +64,13 @@ enum fcp_hl_state fcp_hl_claim_found(struct fcp_job *job, const struct statx *st
 				     struct fcp_dir *d, const char *name, const char *dst_name,
 				     uint64_t dst_ino, struct fcp_hl_entry **e);
 
+/* As fcp_hl_claim, only where the inode has no entry yet: the new entry
+ * (FCP_HL_FIRST: call fcp_hl_done() after the copy), or NULL when
+ * another name has one (or out of memory). For the io_uring batch, which
+ * neither links nor queues. */
+struct fcp_hl_entry *fcp_hl_claim_new(struct fcp_job *job, const struct statx *st,
+				      struct fcp_dir *d, const char *dst_name);
+
 /* The destination inode of e's first name when it was found up to date,
  * or 0 when this job made the copy. */
 uint64_t fcp_hl_copy_ino(const struct fcp_hl_entry *e);

@@ -348,8 +348,7 @@ static bool link_settled(struct fcp_entry *e, enum fcp_action a)
 	struct fcp_hl_entry *hl;
 	int r;
 
-	if (!(e->job->o->preserve & FCP_PRESERVE_LINKS) || e->st.stx_nlink < 2 ||
-	    !S_ISREG(e->st.stx_mode) || (!dry && !up))
+	if (!fcp_entry_links_kept(e) || !S_ISREG(e->st.stx_mode) || (!dry && !up))
 		return false;
 	/* Several ranks: its other names may be another's; the inode's
 	 * owner plans them all once the tree is done (dist.c). */
@@ -376,17 +375,49 @@ static bool link_settled(struct fcp_entry *e, enum fcp_action a)
 	return true;
 }
 
+/* Keep what e replaces under its backup name; false after reporting why
+ * not. A backup that would take the source's own name is no backup: the
+ * item is refused, as in cp. */
+static bool backed_up(struct fcp_entry *e)
+{
+	int r;
+
+	if (fcp_backup_is_source(e->w, e->d->dst_fd, e->dst_name, &e->st)) {
+		fcp_report_failed_in(e->job, "not copied, its backup name is the source:", e->d,
+				     e->name, false, 0);
+		return false;
+	}
+	r = fcp_backup_make(e->w, e->d->dst_fd, e->dst_name);
+	if (r < 0)
+		fcp_report_failed_in(e->job, "cannot back up", e->d, e->dst_name, true, r);
+	return r == 0;
+}
+
+/* --attributes-only copies no data, so it replaces none: a non-directory
+ * there that is not a regular file beside a regular source (whose
+ * metadata it gets: guard()) stays, and the item fails, as in cp. Else a
+ * symlink or a device would take the place of a file and its bytes. */
+static bool attributes_refused(struct fcp_entry *e)
+{
+	if (!e->job->o->attributes_only || S_ISDIR(e->dst_mode) || S_ISDIR(e->st.stx_mode))
+		return false;
+	fcp_report_failed_in(e->job, "--attributes-only: will not replace", e->d, e->dst_name,
+			     true, -EEXIST);
+	return true;
+}
+
 bool fcp_plan_settled(struct fcp_entry *e)
 {
 	enum fcp_action a;
 	struct fcp_at dst = FCP_AT_NAME(e->d->dst_fd, e->dst_name);
-	int r;
 
 	if (e->job->o->check) {
 		fcp_check_entry(e);
 		return true;
 	}
 	a = fcp_plan_entry(e);
+	if (a == FCP_ACT_REPLACE && attributes_refused(e))
+		return true;
 	if (a != FCP_ACT_KEEP && link_settled(e, a))
 		return true;
 	if (e->job->o->dry_run) {
@@ -407,10 +438,8 @@ bool fcp_plan_settled(struct fcp_entry *e)
 	/* What a non-directory replaces is kept first (a directory in
 	 * either place: merged, or refused, as cp does). */
 	if (a == FCP_ACT_REPLACE && e->job->o->backup && !S_ISDIR(e->dst_mode) &&
-	    !S_ISDIR(e->st.stx_mode) && (r = fcp_backup_make(e->w, e->d->dst_fd, e->dst_name)) < 0) {
-		fcp_report_failed_in(e->job, "cannot back up", e->d, e->dst_name, true, r);
+	    !S_ISDIR(e->st.stx_mode) && !backed_up(e))
 		return true;
-	}
 	if (a == FCP_ACT_META) {
 		dst.exact_xattrs = true;
 		fcp_meta_copy(e->job, src_at(e), dst, &e->st, e->d, e->name);

@@ -160,7 +160,9 @@ static int reuse(struct fcp_entry *e, const char *name, struct fcp_resume *r)
 		return NONE;
 	if (!S_ISREG(at.stx_mode) || at.stx_uid != e->job->euid || at.stx_nlink != 1)
 		return FOREIGN;
-	fd = fcp_sys_openat(dirfd, name, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY, 0);
+	/* --verify reads the copy back through this descriptor. */
+	fd = fcp_sys_openat(dirfd, name,
+			    fcp_dest_flags(e->job, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY), 0);
 	if (fd < 0)
 		return fd == -ELOOP || fd == -ENXIO ? FOREIGN : STALE;
 	/* Swapped since it was looked at: not the file looked at. */
@@ -217,7 +219,8 @@ int fcp_resume_open(struct fcp_entry *e, struct fcp_tmp *t, struct fcp_resume *r
 	if (fd == STALE)
 		fcp_sys_unlinkat(d->dst_fd, t->name, 0);
 	if (fd != FOREIGN) {
-		fd = fcp_sys_openat(d->dst_fd, t->name, FCP_DEST_NAMED_FLAGS, mode);
+		fd = fcp_sys_openat(d->dst_fd, t->name, fcp_dest_flags(e->job, FCP_DEST_NAMED_FLAGS),
+				    mode);
 		r->record = fd >= 0;
 		if (fd != -EEXIST)
 			return fd;

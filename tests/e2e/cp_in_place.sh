@@ -36,6 +36,16 @@ cp_both --in-place -T src out
 check_eq "$(stat -c %i "$T/fcp/out/a")" "$ino" "the same inode"
 check_eq "$(stat -c '%a %Y' "$T/fcp/out/a")" "600 $(stat -c %Y "$T/fcp/src/a")" "metadata"
 check_eq "$(getfattr --only-values -n user.old "$T/fcp/out/a" 2>/dev/null)" 1 "its own xattr kept, as by cp"
+# Without the source's mode (issue 33, item 17): the file keeps its own,
+# as with cp; a private one is not widened to the new-file default.
+cp_twins setup
+chmod 600 "$T/gnu/out/a" "$T/fcp/out/a"; chmod 644 "$T/gnu/src/a" "$T/fcp/src/a"
+rm "$T/fcp/keep/a-link" "$T/gnu/keep/a-link"
+ino=$(stat -c %i "$T/fcp/out/a")
+cp_both --in-place --no-preserve=mode src/a out/a
+cp_same
+check_eq "$(stat -c '%i %a' "$T/fcp/out/a")" "$ino 600" "the same inode, its own mode"
+check_eq "$(cat "$T/fcp/out/a")" "new a, longer than the old" "the new data"
 # Hard links not kept: its other names see the new data.
 cp_twins setup
 cp_both --in-place --no-preserve=links -T src out

@@ -42,6 +42,17 @@ check_rc 1
 check_absent "$T/fcp/a/top"
 check_grep "'..' in its path" "$T/err"
 
+# A directory of the path that is there already keeps its own mode and
+# owner (the man page says so; cp -a gives it the source's).
+cp_twins setup
+mkdir -p "$T/fcp/out/a"; chmod 751 "$T/fcp/out/a"
+chmod 700 "$T/fcp/a"
+before=$(stat -c '%a %u' "$T/fcp/out/a")
+cd "$T/fcp" && run_fcp --parents a/b/c/f out && cd "$T"
+check_rc 0
+check_eq "$(stat -c '%a %u' "$T/fcp/out/a")" "$before" "an existing directory of the path"
+check cmp "$T/fcp/a/b/c/f" "$T/fcp/out/a/b/c/f"
+
 # --dry-run makes none of the path's directories: it names them.
 cp_twins setup
 cd "$T/fcp" && run_fcp --dry-run --parents a/b/c/f x/y/h out && cd "$T"
