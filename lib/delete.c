@@ -356,8 +356,14 @@ void fcp_delete_extras(struct fcp_worker *w, struct fcp_dir *d)
 	const char *why;
 	char *dpath;
 
-	if (!d->seen || atomic_load(&job->delete_stopped))
+	if (!d->seen)
 		return;
+	/* --max-delete spent: a taken-up copy keeps what it cannot check. */
+	if (atomic_load(&job->delete_stopped)) {
+		if (taken_up(d))
+			atomic_store(&d->root->stale, true);
+		return;
+	}
 	dpath = fcp_dir_dst_path(d, NULL);
 	x.skip = strlen(dpath ? dpath : "?") + 1;
 	if (extras(job, d, dpath, &extra) >= 0 && extra.n) {
@@ -373,6 +379,8 @@ void fcp_delete_extras(struct fcp_worker *w, struct fcp_dir *d)
 			char *p = join(dpath ? dpath : "?", extra.v[i]);
 			int k = p ? remove_at(&x, &dfd, NULL, false, extra.v[i], p) : -ENOMEM;
 			free(p);
+			if (k < 0 && taken_up(d))
+				atomic_store(&d->root->stale, true);
 			if (k == -ECANCELED)
 				break;
 		}

@@ -430,8 +430,13 @@ int fcp_dest_mkdir_hidden(struct fcp_worker *w, struct fcp_root *root, int dirfd
 	 * or a symlink to refuse, an error) is the usual case's. */
 	if (fcp_sys_statx(dirfd, name, AT_SYMLINK_NOFOLLOW, STATX_TYPE, &st) != -ENOENT)
 		return fcp_dest_mkdir(dirfd, name, created);
-	if (root->adopt_fd >= 0)
-		return adopt(root, created, tmp);
+	if (root->adopt_fd >= 0) {
+		r = adopt(root, created, tmp);
+		/* Taken up by a --move: found again if it is killed later. */
+		if (fcp_worker_job(w)->o->move)
+			mark(fcp_worker_job(w), r, root);
+		return r;
+	}
 	r = fcp_dest_make(w, dirfd, tmp, make_dir, NULL);
 	if (r == 0)
 		r = fcp_sys_openat(dirfd, tmp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW, 0);
