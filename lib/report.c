@@ -321,10 +321,11 @@ void fcp_report_leftover(struct fcp_job *job, const char *path, bool dir, const 
 		/* Only a copy of that very source takes it up (leftover.c). */
 		fputs("' is an unfinished copy of '", m.f);
 		put_path(m.f, of);
-		fputs(taken ? "' left by an interrupted run; its name is taken now: remove it once "
-			      "that source is copied\n"
-			    : "' left by an interrupted run; copying that source here again finishes "
-			      "it, or remove it\n", m.f);
+		fputs(taken ? "' left by an interrupted run; its name is taken now: remove it "
+			      "once that source is copied\n"
+			    : "' left by an interrupted run; copying that source here again "
+			      "finishes it, or remove it\n",
+		      m.f);
 	} else {
 		fputs(dir ? "' is an unfinished copy left by an interrupted run, of a source it "
 			    "does not record; remove it\n"
