@@ -186,11 +186,28 @@ static struct fcp_root *marked_for(int fd, struct fcp_root **roots, int n, bool 
 	return found;
 }
 
+/* Say that the hidden copy name of d is the one root's copy finishes:
+ * where the copy comes from is never a surprise. */
+static void say_taken(struct fcp_job *job, const struct fcp_dir *d, const char *abs_dir,
+		      const char *name, const struct fcp_root *root)
+{
+	char *path = NULL;
+
+	if (!abs_dir || asprintf(&path, "%s/%s", abs_dir, name) < 0)
+		path = fcp_dir_dst_path(d, name);
+	pthread_mutex_lock(&job->err_lock);
+	fcp_progress_clear(job);
+	fprintf(job->err, "fastcp: finishing '%s', the copy of '%s' that an interrupted run "
+			  "left\n", path ? path : name, root->src_arg);
+	pthread_mutex_unlock(&job->err_lock);
+	free(path);
+}
+
 /* A stopped run's hidden copy, directory name in d: kept locked for the
  * root it is marked for (true), removed when empty and unmarked (--sync:
  * true), or left to be named (false). */
-static bool adopted(struct fcp_job *job, const struct fcp_dir *d, const char *name,
-		    struct fcp_root **roots, int n)
+static bool adopted(struct fcp_job *job, const struct fcp_dir *d, const char *abs_dir,
+		    const char *name, struct fcp_root **roots, int n)
 {
 	int fd = fcp_sys_openat(d->dst_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW, 0);
 	struct fcp_root *root;
@@ -214,10 +231,18 @@ static bool adopted(struct fcp_job *job, const struct fcp_dir *d, const char *na
 	    fcp_sys_statx(d->dst_fd, root->name, AT_SYMLINK_NOFOLLOW, STATX_TYPE, &at) == -ENOENT &&
 	    (root->adopt_name = strdup(name))) {
 		root->adopt_fd = fd;
+		say_taken(job, d, abs_dir, name, root);
 		return true;
 	}
 	close(fd);
 	return job->o->sync && !marked && fcp_sys_unlinkat(d->dst_fd, name, AT_REMOVEDIR) == 0;
+}
+
+/* Are the temporary files of killed runs in d removed? Where --sync
+ * resumes, and inside a taken-up copy, which is this source's own. */
+static bool tidies(const struct fcp_job *job, const struct fcp_dir *d)
+{
+	return job->o->sync || (d->root && d->root->adopted);
 }
 
 bool fcp_leftover_scan(struct fcp_job *job, const struct fcp_dir *d, const char *abs_dir,
@@ -251,9 +276,8 @@ bool fcp_leftover_scan(struct fcp_job *job, const struct fcp_dir *d, const char 
 		if (de->d_type == DT_UNKNOWN)
 			is_dir = fcp_sys_statx(d->dst_fd, de->d_name, AT_SYMLINK_NOFOLLOW, STATX_TYPE,
 					       &st) == 0 && S_ISDIR(st.stx_mode);
-		if (!job->o->dry_run && (is_dir ? adopted(job, d, de->d_name, roots, n)
-						: (job->o->sync || (d->root && d->root->adopted)) &&
-							  removed(job, d, abs_dir, de->d_name)))
+		if (!job->o->dry_run && (is_dir ? adopted(job, d, abs_dir, de->d_name, roots, n)
+						: tidies(job, d) && removed(job, d, abs_dir, de->d_name)))
 			continue;
 		if (!is_dir || !in_use(d->dst_fd, de->d_name))
 			found(job, d, abs_dir, de->d_name, is_dir);

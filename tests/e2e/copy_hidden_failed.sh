@@ -98,6 +98,7 @@ check_grep "the unfinished copy of 's' is left as '$T/${left#./}': the copy was 
 	"$T/err_stop"
 run_fcp s d3
 check_rc 0 "the same command after SIGINT"
+check_grep "^fastcp: finishing '$T/${left#./}', the copy of 's' that an interrupted run left" "$T/err"
 check_tree s d3
 check_eq "$(hidden_in . | wc -l)" 0 "hidden copies after the same command"
 

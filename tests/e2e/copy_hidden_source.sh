@@ -69,6 +69,7 @@ check_grep "is an unfinished copy of '$T/cam1/DCIM' left by an interrupted run; 
 rm -rf backup/DCIM
 run_fcp cam1/DCIM backup/
 check_rc 0 "the same command after the kill"
+check_grep "^fastcp: finishing '$T/$hidden', the copy of 'cam1/DCIM'" "$T/err"
 check_tree cam1/DCIM backup/DCIM
 check_absent "$hidden" "the killed run's copy was not the one finished"
 check_eq "$(find backup -maxdepth 1 -name '.fcp-*' | wc -l)" 0 "hidden copies left"
