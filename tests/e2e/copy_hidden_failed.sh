@@ -7,7 +7,8 @@
 # and finishes it: never a second hidden copy. The file in flight at the
 # stop is no failed item ("Interrupted system call"). In a killed run's
 # copy taken up, a file that fails now, or whose source is gone, may be
-# that run's partial file: it is removed before the copy gets its name.
+# that run's partial file: it is removed before the copy gets its name;
+# and -n does not keep it.
 # Kills and signals come at a fixed point: a large file read at --bwlimit
 # has begun in the hidden copy.
 . "${TESTLIB:-$(dirname "$0")/../lib}/lib.sh" || exit 1
@@ -140,6 +141,18 @@ for sync in '' --sync; do
 	check_eq "$(hidden_in . | wc -l)" 0 "hidden copies after the same command ($sync)"
 	rm -rf d5
 done
+
+# cp's guards keep files that were there; a taken-up copy's files are the
+# killed run's own: -n must not keep the partial big.
+mktree s
+stop_mid KILL . s d7
+left=$(hidden_in .)
+[ -d "$left" ] && [ -s "$left/big" ] || fail "no partial file in the hidden copy after the kill"
+run_fcp -n --sync s d7
+check_rc 0 "-n --sync after a kill"
+cmp -s s/big d7/big || fail "-n kept the killed run's partial file under its final name"
+check_tree s d7
+check_eq "$(hidden_in . | wc -l)" 0 "hidden copies after -n --sync"
 
 # 4. A full destination stops the copy: it stays hidden; with room made,
 # the same command finishes it.
