@@ -48,7 +48,8 @@ struct fcp_root {
 				   names may be a killed run's (resume.c) */
 	atomic_bool stale;      /* and a name in it that this run could neither
 				   confirm nor remove may be that run's partial
-				   file: the copy keeps its hidden name */
+				   file (or a rank could not open it at all):
+				   the copy keeps its hidden name */
 	int id;                 /* its operand's index: one root on every rank */
 	struct fcp_dist_root *dist; /* where other ranks open it (dist.c), or NULL */
 };

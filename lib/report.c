@@ -255,8 +255,8 @@ void fcp_report_left(struct fcp_job *job, const char *src, const struct fcp_root
 	if (atomic_load(&job->stop))
 		fputs("': the copy was stopped; the same command finishes it\n", m.f);
 	else if (atomic_load(&root->stale))
-		fputs("': it holds a stopped run's files that this run could not check against "
-		      "their source (failed above); remove it, then copy again\n", m.f);
+		fputs("': parts of it could not be checked against their source (failed "
+		      "above); the same command finishes it once they can be\n", m.f);
 	else
 		fprintf(m.f, "': %llu item%s failed (--atomic); the same command finishes it "
 			     "once they can be copied\n", failed, failed == 1 ? "" : "s");
