@@ -465,9 +465,10 @@ int fcp_plan_batch(struct fcp_worker *w, struct fcp_dir *d, const char **names, 
 bool fcp_plan_make_room(struct fcp_entry *e)
 {
 	/* Not a root copy's own name: "fastcp --delete -T file DIR" must not
-	 * remove DIR, it fails as cp -T does. */
-	if (!e->job->o->delete_extra || e->job->o->dry_run || !e->dst_mode || e->d->is_top ||
-	    S_ISDIR(e->dst_mode) == S_ISDIR(e->st.stx_mode))
+	 * remove DIR, it fails as cp -T does. In a taken-up copy, what is
+	 * in the way is the killed run's, of a source that changed type. */
+	if (!(e->job->o->delete_extra || taken_up(e->d)) || e->job->o->dry_run || !e->dst_mode ||
+	    e->d->is_top || S_ISDIR(e->dst_mode) == S_ISDIR(e->st.stx_mode))
 		return true;
 	return fcp_delete_entry(e->job, e->d, e->dst_name) == 0;
 }
