@@ -6,7 +6,9 @@
 # exists), and the tree ends whole in one place. The copy carries a marker
 # with its source's identity until the source is gone; another source
 # moved to that DEST afterwards is placed as cp places it. Every source
-# byte is checked to survive in the source or in DEST.
+# byte is checked to survive in the source or in DEST. Other kill points:
+# the 1st, 7th and 45th unlinkat, and during the copy (--bwlimit, once
+# the large file has begun in the hidden copy).
 . "${TESTLIB:-$(dirname "$0")/../lib}/lib.sh" || exit 1
 t_init
 need_fastcp
@@ -50,6 +52,40 @@ check_nothing_lost "$T/mnt/dest"
 check_no_temp "$T/mnt"
 getfattr -n user.fastcp.move "$T/mnt/dest" >/dev/null 2>&1 &&
 	fail "the move marker stays on a finished move"
+
+# Other points of the removal, and a kill during the copy (the copy is
+# still hidden then: the same command takes it up).
+for n in 1 7 45; do
+	rm -rf src "$T/mnt/dest" && cp -a ref src
+	strace -f -qq -o trace -e trace=unlinkat -e inject=unlinkat:signal=KILL:when=$n \
+		"$FASTCP" --move src "$T/mnt/dest" 2>/dev/null
+	grep -q 'killed by SIGKILL' trace || fail "the move was not killed at unlinkat $n"
+	check_nothing_lost "$T/mnt/dest"
+	run_fcp --move src "$T/mnt/dest"
+	check_rc 0 "the same command after a kill at unlinkat $n"
+	check_absent "$T/mnt/dest/src" "the rest put into DEST/SOURCE (kill at unlinkat $n)"
+	check_absent src
+	check_tree ref "$T/mnt/dest" --no-times
+done
+rm -rf src "$T/mnt/dest" && cp -a ref src
+head -c 2000000 /dev/urandom >src/zbig && cp src/zbig ref/zbig
+"$FASTCP" --bwlimit 256K --move src "$T/mnt/dest" 2>/dev/null &
+pid=$!
+for ((i = 0; i < 400; i++)); do
+	h=$(find "$T/mnt" -maxdepth 1 -name '.fcp-*' -type d -print -quit)
+	[ -n "$h" ] && [ -s "$h/zbig" ] && break
+	sleep 0.025
+done
+[ "$i" -lt 400 ] || fail "the move's copy never began its large file"
+kill -KILL "$pid"
+{ wait "$pid"; } 2>/dev/null
+check_absent "$T/mnt/dest" "a killed move's unfinished copy under its name"
+check_nothing_lost "$T/mnt/dest"
+run_fcp --move src "$T/mnt/dest"
+check_rc 0 "the same command after a kill during the copy"
+check_absent src
+check_tree ref "$T/mnt/dest" --no-times
+check_eq "$(find "$T/mnt" -maxdepth 1 -name '.fcp-*' | wc -l)" 0 "hidden copies"
 
 # Another source moved to an existing DEST goes into it, as cp places it.
 mkdir other && echo o >other/o
