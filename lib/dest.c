@@ -518,10 +518,9 @@ static char *hidden_path(const struct fcp_dir *d)
 void fcp_dest_unhide(struct fcp_job *job, struct fcp_dir *d)
 {
 	struct fcp_dir *p = d->parent;
+	unsigned long long failed = atomic_load(&d->root->failed);
 	char *left;
 	int r;
-
-	unsigned long long failed = atomic_load(&d->root->failed);
 
 	/* A copy that was stopped (a signal, a full or read-only DEST) is not
 	 * whole: it keeps its hidden name, the job says where it is, and the

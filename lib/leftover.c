@@ -94,7 +94,7 @@ static char *marked_source(int dirfd, const char *name, bool *taken)
 	int fd = fcp_sys_openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW, 0);
 	void *val = NULL;
 	ssize_t len = fd >= 0 ? fcp_sys_getxattr(fd, -1, NULL, FCP_ROOT_MARKER, &val) : -1;
-	char *v = val, *end = v + (len > 0 ? len : 0), *p = v ? memchr(v, 0, end - v) : NULL;
+	char *v = val, *end = v && len > 0 ? v + len : v, *p = v ? memchr(v, 0, end - v) : NULL;
 	char *src = NULL;
 	struct statx st;
 
