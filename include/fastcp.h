@@ -105,6 +105,8 @@ struct fcp_options {
 	bool move;              /* --move: rename, or copy durably (as --sync
 				   --fsync) and then remove each source item
 				   whose copy is in place (lib/move.c) */
+	bool atomic;            /* --atomic: a new root copy with a failed item
+				   keeps its hidden name (all or nothing) */
 	bool resume;            /* --resume: files from 1 GiB record their
 				   durable part; a killed run's is finished
 				   from there (lib/resume.c) */

@@ -66,6 +66,9 @@ static const char usage_text[] =
 	"      --mirror                  --sync --delete\n"
 	"      --move                    move: rename on one filesystem, else copy,\n"
 	"                                make durable, then remove the source\n"
+	"      --atomic                  a new copy with a failed item keeps its\n"
+	"                                hidden name, as a stopped one does (default:\n"
+	"                                it gets its name; the failed items are listed)\n"
 	"      --resume                  files from 1 GiB record their progress; a\n"
 	"                                re-run finishes them from there (implies\n"
 	"                                --sync)\n"
@@ -167,6 +170,7 @@ enum {
 };
 
 enum { OPT_CHECK = 512, OPT_MANIFEST }; /* issue 19 */
+enum { OPT_ATOMIC = 3301 }; /* issue 33 */
 enum { OPT_RETRIES = 1024, OPT_RETRY_WAIT, OPT_BWLIMIT, OPT_IOLIMIT }; /* issue 20: limits */
 
 static const struct option longopts[] = {
@@ -203,6 +207,7 @@ static const struct option longopts[] = {
 	{ "max-delete", required_argument, NULL, OPT_MAX_DELETE },
 	{ "mirror", no_argument, NULL, OPT_MIRROR },
 	{ "move", no_argument, NULL, OPT_MOVE },
+	{ "atomic", no_argument, NULL, OPT_ATOMIC },
 	{ "resume", no_argument, NULL, OPT_RESUME },
 	{ "verify", no_argument, NULL, OPT_VERIFY },
 	{ "dedup", optional_argument, NULL, OPT_DEDUP },
@@ -599,6 +604,7 @@ static int parse_one(int c, const char *arg, struct fcp_options *o)
 	case OPT_DELETE: o->delete_extra = true; break;
 	case OPT_MIRROR: o->sync = o->delete_extra = true; break;
 	case OPT_MOVE: o->move = true; break;
+	case OPT_ATOMIC: o->atomic = true; break;
 	/* Finishing what a killed run left is --sync's work: implied, so
 	 * that the first run and the re-run can be one command. */
 	case OPT_RESUME: o->resume = o->sync = true; break;

@@ -78,10 +78,19 @@ static unsigned char mount_of(const struct fcp_dir *d, uint64_t *mnt)
 	return FCP_MOUNT_SAME;
 }
 
+/* Is d in a stopped run's hidden copy, taken up? What its source lacks
+ * there is that run's (its source removed since, perhaps while it was
+ * written): it goes before the copy gets its name, --delete or not. */
+static bool taken_up(const struct fcp_dir *d)
+{
+	return d->root && d->root->adopted;
+}
+
 void fcp_delete_prepare(struct fcp_job *job, struct fcp_dir *d)
 {
 	/* The top pseudo-directory is DEST's parent: never ours to tidy. */
-	if (!job->o->delete_extra || !fcp_dir_existed(d) || d->is_top || d->dst_fd < 0)
+	if (!(job->o->delete_extra || taken_up(d)) || !fcp_dir_existed(d) || d->is_top ||
+	    d->dst_fd < 0)
 		return;
 	/* Asked before its children are: they ask their parent's. The
 	 * source's names are kept on another mount too, to say how many
@@ -402,7 +411,9 @@ static const char *held(struct fcp_job *job, struct fcp_dir *d, bool *fails)
 	*fails = false;
 	if (atomic_load(&job->stop))
 		return "the copy was stopped";
-	if (atomic_load(&d->failed_in))
+	/* (A failed item of a taken-up copy was removed from it: what is
+	 * left are names its source lacks, none of them the user's.) */
+	if (atomic_load(&d->failed_in) && !taken_up(d))
 		return "an item in it failed";
 	*fails = true;
 	/* Removed whole while it was read: what its scan missed was not
@@ -473,19 +484,31 @@ void fcp_delete_extras(struct fcp_worker *w, struct fcp_dir *d)
 	bool fails;
 	char *dpath;
 
-	if (!d->seen || atomic_load(&job->delete_stopped))
+	if (!d->seen)
 		return;
+	/* --max-delete spent: a taken-up copy keeps what it cannot check. */
+	if (atomic_load(&job->delete_stopped)) {
+		if (taken_up(d))
+			atomic_store(&d->root->stale, true);
+		return;
+	}
 	dpath = fcp_dir_dst_path(d, NULL);
 	x.skip = strlen(dpath ? dpath : "?") + 1;
 	if (extras(job, d, dpath, &extra) >= 0 && extra.n) {
 		/* --check says every extra: it deletes nothing. */
 		why = job->o->check ? NULL : held(job, d, &fails);
-		if (why)
+		/* Unasked (a taken-up copy): said only by the copy keeping
+		 * its hidden name. */
+		if (why && taken_up(d) && !atomic_load(&job->stop))
+			atomic_store(&d->root->stale, true);
+		if (why && job->o->delete_extra)
 			hold(job, dpath, why, fails, extra.n);
 		for (size_t i = 0; !why && i < extra.n; i++) {
 			char *p = join(dpath ? dpath : "?", extra.v[i]);
 			int k = p ? remove_at(&x, &dfd, NULL, false, extra.v[i], p) : -ENOMEM;
 			free(p);
+			if (k < 0 && taken_up(d))
+				atomic_store(&d->root->stale, true);
 			if (k == -ECANCELED)
 				break;
 		}

@@ -2,6 +2,7 @@
  * dest.c - create under a temporary name (or none, or the final one in a
  * hidden directory), rename (or link) into place.
  */
+#include "delete.h"
 #include "dest.h"
 #include "sys.h"
 
@@ -369,8 +370,44 @@ static int make_dir(int dirfd, const char *tmp, void *arg)
 	return fcp_sys_mkdirat(dirfd, tmp, 0700);
 }
 
-/* --sync: the hidden copy of a killed run, found by the leftover scan,
- * is finished instead of a new one made (leftover.c): its lock passes on. */
+char *fcp_root_marker(const struct fcp_root *root, bool with_name, size_t *len)
+{
+	const char *name = with_name && root->name ? root->name : "";
+	char *s = NULL;
+	int n;
+
+	/* The name first, NUL-ended: a marker of an earlier version (the
+	 * name alone) never equals one of these. */
+	n = asprintf(&s, "%s%c%llu:%llu:%s", name, 0, (unsigned long long)root->src_dev,
+		     (unsigned long long)root->src_ino, root->src_abs ? root->src_abs : "");
+	if (n < 0)
+		return NULL;
+	*len = with_name ? (size_t)n : (size_t)n - strlen(name) - 1;
+	if (!with_name)
+		memmove(s, s + strlen(name) + 1, *len + 1);
+	return s;
+}
+
+/* Set the markers of the new hidden copy fd of root: which source it is a
+ * copy of and under which name (leftover.c), and, for --move, the same
+ * identity to find the copy by once it has its name (job.c). Without
+ * user xattrs it stays a leftover to name. */
+static void mark(const struct fcp_job *job, int fd, const struct fcp_root *root)
+{
+	size_t len;
+	char *v = fcp_root_marker(root, true, &len);
+
+	if (v)
+		fcp_sys_fsetxattr(fd, FCP_ROOT_MARKER, v, len);
+	free(v);
+	v = job->o->move ? fcp_root_marker(root, false, &len) : NULL;
+	if (v)
+		fcp_sys_fsetxattr(fd, FCP_MOVE_MARKER, v, len);
+	free(v);
+}
+
+/* The hidden copy of a stopped run, found by the leftover scan, is
+ * finished instead of a new one made (leftover.c): its lock passes on. */
 static int adopt(struct fcp_root *root, bool *created, char tmp[FCP_TMPNAME_MAX])
 {
 	int fd = root->adopt_fd;
@@ -393,8 +430,13 @@ int fcp_dest_mkdir_hidden(struct fcp_worker *w, struct fcp_root *root, int dirfd
 	 * or a symlink to refuse, an error) is the usual case's. */
 	if (fcp_sys_statx(dirfd, name, AT_SYMLINK_NOFOLLOW, STATX_TYPE, &st) != -ENOENT)
 		return fcp_dest_mkdir(dirfd, name, created);
-	if (root->adopt_fd >= 0)
-		return adopt(root, created, tmp);
+	if (root->adopt_fd >= 0) {
+		r = adopt(root, created, tmp);
+		/* Taken up by a --move: found again if it is killed later. */
+		if (fcp_worker_job(w)->o->move)
+			mark(fcp_worker_job(w), r, root);
+		return r;
+	}
 	r = fcp_dest_make(w, dirfd, tmp, make_dir, NULL);
 	if (r == 0)
 		r = fcp_sys_openat(dirfd, tmp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW, 0);
@@ -403,11 +445,8 @@ int fcp_dest_mkdir_hidden(struct fcp_worker *w, struct fcp_root *root, int dirfd
 	 * Where locks are not supported, that run names it wrongly; no more. */
 	if (r >= 0)
 		fcp_sys_flock(r, LOCK_EX | LOCK_NB);
-	/* The marker by which a --sync run after a crash knows this copy for
-	 * the one of name (leftover.c). Without user xattrs, it stays a
-	 * leftover then. */
 	if (r >= 0)
-		fcp_sys_fsetxattr(r, FCP_ROOT_MARKER, name, strlen(name));
+		mark(fcp_worker_job(w), r, root);
 	*created = r >= 0;
 	if (r < 0) {
 		if (tmp[0])
@@ -443,6 +482,25 @@ static int rename_noreplace(struct fcp_job *job, int dirfd, const char *old, con
 	return r == -ENOTEMPTY || r == -ENOTDIR || r == -EISDIR ? -EEXIST : r;
 }
 
+void fcp_dest_drop_unconfirmed(struct fcp_job *job, struct fcp_dir *d, const char *name)
+{
+	struct statx st;
+	int r;
+
+	/* A temporary name may be one of this job's own, in flight. */
+	if (!name || d->is_top || d->dst_fd < 0 || job->o->dry_run || !strncmp(name, ".fcp-", 5)) {
+		atomic_store(&d->root->stale, true);
+		return;
+	}
+	r = fcp_sys_statx(d->dst_fd, name, AT_SYMLINK_NOFOLLOW, STATX_TYPE, &st);
+	if (r == 0 && S_ISDIR(st.stx_mode))
+		r = fcp_delete_entry(job, d, name);
+	else if (r == 0)
+		r = fcp_sys_unlinkat(d->dst_fd, name, 0);
+	if (r < 0 && r != -ENOENT)
+		atomic_store(&d->root->stale, true);
+}
+
 /* The full path of d's hidden copy, for the message at the job's end:
  * beside the absolute destination path, or as the user spelled it. */
 static char *hidden_path(const struct fcp_dir *d)
@@ -460,12 +518,15 @@ static char *hidden_path(const struct fcp_dir *d)
 void fcp_dest_unhide(struct fcp_job *job, struct fcp_dir *d)
 {
 	struct fcp_dir *p = d->parent;
+	unsigned long long failed = atomic_load(&d->root->failed);
 	char *left;
 	int r;
 
-	/* A copy that was stopped or had a failed item inside is not whole:
-	 * it keeps its hidden name, and the job says where it is. */
-	if (atomic_load(&job->stop) || atomic_load(&d->root->failed)) {
+	/* A copy that was stopped (a signal, a full or read-only DEST) is not
+	 * whole: it keeps its hidden name, the job says where it is, and the
+	 * same command takes it up. Failed items alone do not hold back the
+	 * rest, as in cp and rsync; unless --atomic. */
+	if (atomic_load(&job->stop) || (failed && job->o->atomic) || atomic_load(&d->root->stale)) {
 		d->root->left = hidden_path(d);
 		if (!d->root->left)
 			d->root->left = strdup(d->hidden_name);
@@ -479,8 +540,11 @@ void fcp_dest_unhide(struct fcp_job *job, struct fcp_dir *d)
 	r = rename_noreplace(job, p->dst_fd, d->hidden_name, d->dst_name);
 	/* (With --fsync, the job syncs the parent, a top directory, at its
 	 * end.) */
-	if (r == 0)
+	if (r == 0) {
+		if (failed)
+			fcp_report_named_partial(job, d->root->src_arg, p, d->dst_name, failed);
 		return;
+	}
 	/* Someone made the name while the copy was made: neither is lost. */
 	fcp_report_leftover_in(job, "cannot give the finished copy its name", p, d->dst_name, r);
 	left = hidden_path(d);

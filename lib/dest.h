@@ -132,17 +132,25 @@ int fcp_dest_mkdir(int dirfd, const char *name, bool *created);
 
 /* The same for a root copy: where name does not exist, the directory is
  * made under a temporary name, written to tmp ("" otherwise), marked
- * with its final name (FCP_ROOT_MARKER), until fcp_dest_unhide(); or the
- * killed run's hidden copy that --sync found for root is taken up again
- * (*created false). */
+ * with its final name and source (FCP_ROOT_MARKER), until
+ * fcp_dest_unhide(); or the stopped run's hidden copy of the same source
+ * that the leftover scan found for root is taken up again (*created
+ * false). */
 int fcp_dest_mkdir_hidden(struct fcp_worker *w, struct fcp_root *root, int dirfd,
 			  const char *name, bool *created, char tmp[FCP_TMPNAME_MAX]);
 
 /* Give the finished hidden directory d its final name, never over a name
  * made meanwhile by someone else: then it stays where it is, and says so.
- * When the job was stopped or an item inside failed, the copy is not
- * whole: it keeps its hidden name, recorded in d->root->left. */
+ * When the job was stopped (or, with --atomic, an item inside failed),
+ * the copy is not whole: it keeps its hidden name, recorded in
+ * d->root->left. */
 void fcp_dest_unhide(struct fcp_job *job, struct fcp_dir *d);
+
+/* An item of d (name; NULL: d itself) failed in a stopped run's hidden
+ * copy taken up: what that run left at its name may be partial, so it
+ * goes, as a new copy would lack it; where it cannot (or d's own names
+ * are not known), the copy is stale and keeps its hidden name. */
+void fcp_dest_drop_unconfirmed(struct fcp_job *job, struct fcp_dir *d, const char *name);
 
 /* Does directory fd carry a default ACL (inherited by new inodes in it)? */
 bool fcp_dest_has_default_acl(int dirfd);

@@ -196,6 +196,8 @@ int fcp_dir_pin(struct fcp_job *job, struct fcp_dir *d)
 		 * there. Counted here, once. */
 		atomic_store(&d->failed_in, true);
 		atomic_fetch_add(&d->root->failed, 1);
+		if (d->root->adopted)
+			atomic_store(&d->root->stale, true);
 		atomic_fetch_add(&job->c.failed, 1);
 		if (r == -ESTALE)
 			fcp_report_errorf(job, "directory '%s' was replaced during the copy; "

@@ -245,7 +245,10 @@ struct droot *fcp_dist_root_open(struct fcp_job *job, const struct unit *u)
 	if (sfd < 0 || dfd < 0) {
 		if (sfd >= 0)
 			close(sfd);
+		/* Its units are not copied, nor known item by item: the
+		 * copy keeps its temporary name (fcp_dest_unhide). */
 		r->broken = true;
+		atomic_store(&r->root->stale, true);
 		r->top.src_fd = r->top.dst_fd = -1;
 	} else {
 		top_init(r, sfd, dfd);

@@ -220,6 +220,8 @@ static int links_phase(struct fcp_job *job)
 	return used;
 }
 
+#define STALE_UNIT (1ull << 40)
+
 /* Collective: what every rank failed in each root copy, and whether any
  * stopped; then rank 0 finishes its root copies (metadata, name). */
 static void roots_phase(struct fcp_job *job, int nroots)
@@ -229,9 +231,11 @@ static void roots_phase(struct fcp_job *job, int nroots)
 
 	if (!v)
 		abort(); /* every rank must take part: nothing sane to do */
+	/* A stale taken-up copy (dest.h) rides above the failed count. */
 	for (int i = 0; i < nroots && i < ds->nroots; i++)
 		if (ds->roots[i])
-			v[i] = atomic_load(&ds->roots[i]->root->failed);
+			v[i] = atomic_load(&ds->roots[i]->root->failed) +
+			       (atomic_load(&ds->roots[i]->root->stale) ? STALE_UNIT : 0);
 	v[nroots] = atomic_load(&job->stop);
 	ds->t->ops->reduce(ds->t->ctx, v, nroots + 1, false);
 	/* Another rank stopped (a signal, a full destination): the copies
@@ -241,8 +245,11 @@ static void roots_phase(struct fcp_job *job, int nroots)
 	for (int i = 0; i < ds->nheld; i++) {
 		struct fcp_dir *d = ds->held[i];
 
-		if (d->root->id < nroots && d->root->dist)
-			atomic_store(&d->root->failed, v[d->root->id]);
+		if (d->root->id < nroots && d->root->dist) {
+			atomic_store(&d->root->failed, v[d->root->id] % STALE_UNIT);
+			if (v[d->root->id] >= STALE_UNIT)
+				atomic_store(&d->root->stale, true);
+		}
 		fcp_dir_release(fcp_sched_worker(job, 0), d);
 	}
 	ds->nheld = 0;

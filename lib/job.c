@@ -430,6 +430,8 @@ static struct fcp_item *prepare(struct fcp_job *job, const struct fcp_operand *o
 	t->root.name = strdup(p.name);
 	t->root.rel_top = into ? t->root.name : "";
 	t->root.src_abs = realpath(src, real) ? strdup(real) : NULL;
+	t->root.src_dev = fcp_statx_dev(&sst);
+	t->root.src_ino = sst.stx_ino;
 	t->root.dst_abs = realpath(p.parent, real) ? fcp_path_join(real, p.name) : NULL;
 	t->dir.root = &t->root;
 	t->dir.is_top = true;
@@ -647,8 +649,54 @@ static int run_round(struct fcp_job *job, const struct fcp_operand *ops, int nsr
 	return job->dist ? fcp_dist_run(job, nsrc) : fcp_sched_run(job);
 }
 
+/* --move: once its source is all gone, the copy loses the marker by
+ * which the same command found it again (move_resumed). */
+static void move_unmark(const struct fcp_root *root)
+{
+	struct statx st;
+
+	if (root->dst_fd >= 0 && fcp_sys_statx(AT_FDCWD, root->src_arg, AT_SYMLINK_NOFOLLOW,
+					       STATX_TYPE, &st) == -ENOENT)
+		fcp_sys_removexattr(root->dst_fd, -1, NULL, FCP_MOVE_MARKER);
+}
+
+/* --move SOURCE DEST where DEST is a directory: is DEST the copy that a
+ * stopped move of this very SOURCE made (its marker names it: path,
+ * device, inode)? Then the same command goes on into DEST itself, not
+ * into DEST/SOURCE as cp's placement would put it: a move killed after
+ * its copy got its name never ends split in two places. */
+static bool move_resumed(struct fcp_job *job, char *const *srcs, int nsrc, const char *dst)
+{
+	int sflags = fcp_job_follows_args(job) ? 0 : AT_SYMLINK_NOFOLLOW;
+	struct fcp_root r = { .name = NULL };
+	struct statx st;
+	char real[PATH_MAX], *want;
+	void *val = NULL;
+	ssize_t len;
+	size_t n;
+	bool same;
+	int fd;
+
+	if (!job->o->move || nsrc != 1 || job->o->target_directory || job->o->parents ||
+	    fcp_sys_statx(AT_FDCWD, srcs[0], sflags, STATX_BASIC_STATS, &st) < 0 ||
+	    !S_ISDIR(st.stx_mode))
+		return false;
+	r.src_abs = realpath(srcs[0], real) ? real : NULL;
+	r.src_dev = fcp_statx_dev(&st);
+	r.src_ino = st.stx_ino;
+	fd = fcp_sys_openat(AT_FDCWD, dst, O_RDONLY | O_DIRECTORY, 0);
+	len = fd >= 0 ? fcp_sys_getxattr(fd, -1, NULL, FCP_MOVE_MARKER, &val) : -1;
+	want = len > 0 ? fcp_root_marker(&r, false, &n) : NULL;
+	same = want && n == (size_t)len && !memcmp(want, val, n);
+	free(want);
+	free(val);
+	if (fd >= 0)
+		close(fd);
+	return same;
+}
+
 /* Decide "copy into DEST" or "DEST is the copy"; -1 after a message. */
-static int decide_into(struct fcp_job *job, int nsrc, const char *dst)
+static int decide_into(struct fcp_job *job, char *const *srcs, int nsrc, const char *dst)
 {
 	struct statx st;
 	bool is_dir = fcp_sys_statx(AT_FDCWD, dst, 0, STATX_TYPE, &st) == 0 && S_ISDIR(st.stx_mode);
@@ -665,7 +713,7 @@ static int decide_into(struct fcp_job *job, int nsrc, const char *dst)
 		fcp_report_errorf(job, "with --parents, the destination must be a directory");
 		return -2;
 	}
-	if (job->o->no_target_dir)
+	if (job->o->no_target_dir || (is_dir && move_resumed(job, srcs, nsrc, dst)))
 		return 0;
 	/* -t and --parents say DEST is a directory: never the copy itself. */
 	if (job->o->target_directory && !is_dir) {
@@ -746,7 +794,8 @@ static int run(const struct fcp_options *o, char *const *srcs, int nsrc, const c
 	       struct fcp_stats *stats, struct fcp_obs *obs)
 {
 	/* --move copies as --sync does, so that running it again after a
-	 * kill finishes it (the killed run's hidden copy is taken up). */
+	 * kill finishes it (the killed run's hidden copy is taken up, or its
+	 * copy found by its marker: move_resumed). */
 	struct fcp_options moving = *o;
 	struct fcp_job job = { .o = o, .err = o->err ? o->err : stderr, .obs = obs,
 			       .obs_items = obs != NULL };
@@ -807,7 +856,7 @@ static int run(const struct fcp_options *o, char *const *srcs, int nsrc, const c
 		return FCP_EXIT_PARTIAL;
 	}
 	/* Where the copies go is rank 0's to say (several ranks). */
-	into = fcp_dist_share(&job, fcp_dist_leader(&job) ? decide_into(&job, nsrc, dst) : 0);
+	into = fcp_dist_share(&job, fcp_dist_leader(&job) ? decide_into(&job, srcs, nsrc, dst) : 0);
 	if (into < 0) {
 		fcp_dist_free(&job);
 		return into == -2 ? FCP_EXIT_USAGE : FCP_EXIT_PARTIAL;
@@ -865,11 +914,12 @@ static int run(const struct fcp_options *o, char *const *srcs, int nsrc, const c
 		if (r < 0)
 			fcp_report_failed(&job, "cannot sync directory", tops[i].dir.dst_name, r);
 		if (tops[i].root.left) {
-			fcp_report_left(&job, srcs[i], tops[i].root.left);
+			fcp_report_left(&job, srcs[i], &tops[i].root);
 			stats->left_hidden++;
 		} else if (o->move && !tops[i].moved && tops[i].dir.dst_fd >= 0 &&
 			   !atomic_load(&job.stop)) {
 			fcp_move_prune(&job, srcs[i], tops[i].dir.dst_fd, tops[i].root.name);
+			move_unmark(&tops[i].root);
 		}
 		top_release(&job, &tops[i]);
 	}

@@ -41,11 +41,17 @@ struct fcp_root {
 	char *name;             /* the copy's name in its destination directory */
 	const char *rel_top;    /* the copy's path relative to DEST: its name,
 				   or "" when DEST is the copy (manifest keys) */
-	int adopt_fd;           /* --sync: a killed run's hidden copy of it, locked, to
+	uint64_t src_dev, src_ino; /* the source root, as named (its identity in
+				   a hidden copy's marker, with src_abs) */
+	int adopt_fd;           /* a stopped run's hidden copy of it, locked, to
 				   finish (leftover.c), or -1 */
 	char *adopt_name;       /* and its temporary name */
 	bool adopted;           /* the copy is that one: its files under final
 				   names may be a killed run's (resume.c) */
+	atomic_bool stale;      /* and a name in it that this run could neither
+				   confirm nor remove may be that run's partial
+				   file (or a rank could not open it at all):
+				   the copy keeps its hidden name */
 	int id;                 /* its operand's index: one root on every rank */
 	struct fcp_dist_root *dist; /* where other ranks open it (dist.c), or NULL */
 };
@@ -392,8 +398,11 @@ void fcp_report_held(struct fcp_job *job, const char *path, const char *why);
 /* A --dry-run line on the job's output: "VERB 'path'". */
 void fcp_report_plan(struct fcp_job *job, const char *verb, const char *path);
 
-/* Name a leftover of an interrupted run (a hidden root copy when dir). */
-void fcp_report_leftover(struct fcp_job *job, const char *path, bool dir);
+/* Name a leftover of an interrupted run (a hidden root copy when dir,
+ * of the source path of, when its marker says; taken: the name it was
+ * to get exists now). */
+void fcp_report_leftover(struct fcp_job *job, const char *path, bool dir, const char *of,
+			 bool taken);
 
 /* leftover.c: name the leftovers of interrupted runs in d's destination
  * directory; by full path in abs_dir when given, else as d's names. With
@@ -425,12 +434,26 @@ void fcp_move_free(struct fcp_job *job);
 void fcp_move_made(struct fcp_job *job, uint64_t src_dev, uint64_t src_ino, int dirfd,
 		   const char *name);
 
-/* The marker xattr of a hidden root copy: its final name. */
+/* The marker xattr of a hidden root copy: its final name and its source
+ * root's identity (fcp_root_marker). */
 #define FCP_ROOT_MARKER "user.fastcp.root"
+/* --move: the same identity on a root copy whose source is not all
+ * removed yet, so that the same command finds the copy again. */
+#define FCP_MOVE_MARKER "user.fastcp.move"
+
+/* The value of a root's marker (dest.c): with_name, its final name and a
+ * NUL first; then "dev:ino:path" of its source root. malloc'd, *len set;
+ * NULL out of memory. */
+char *fcp_root_marker(const struct fcp_root *root, bool with_name, size_t *len);
 
 /* Say that the unfinished copy of src was left under its temporary name,
- * at the full path left. */
-void fcp_report_left(struct fcp_job *job, const char *src, const char *left);
+ * root->left (a full path): the job was stopped, or (--atomic) failed
+ * items of it were counted, or it is stale. */
+void fcp_report_left(struct fcp_job *job, const char *src, const struct fcp_root *root);
+/* Say that the new copy of src got its name, name in d, without the
+ * failed items of it (named before). */
+void fcp_report_named_partial(struct fcp_job *job, const char *src, const struct fcp_dir *d,
+			      const char *name, unsigned long long failed);
 
 const char *fcp_warn_kind_name(enum fcp_warn_kind kind);
 

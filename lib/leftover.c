@@ -19,17 +19,23 @@
  * (fcp_dest_mkdir_hidden), so that one is left out, but its temporary
  * files look like any leftover.
  *
- * --sync resumes (the same command again, or one that copies the same
- * names): in the directories it walks, it removes the temporary names of
- * killed runs (non-directories of the exact shape owned by this user; a
- * symlink is removed, never followed), and it finishes a killed run's
- * hidden root copy of a name it copies: a directory of the temporary shape, owned by this user, not
- * locked, whose marker xattr (FCP_ROOT_MARKER, set when it was made) is
- * that name. Its files under final names are either finished or have an
- * mtime not yet set (the mtime is set last, on every path), so the quick
- * check redoes exactly the unfinished ones. An empty, unmarked one (killed
- * between its mkdir and its marker) is removed. On a filesystem without
- * user xattrs, hidden copies stay leftovers to name. --dry-run changes
+ * Every run that copies (not --dry-run) finishes a stopped run's hidden
+ * root copy of a name it copies, so that the same command again never
+ * makes a second one: a directory of the temporary shape, owned by this
+ * user, not locked, whose marker xattr (FCP_ROOT_MARKER, set when it was
+ * made) is that name and the identity of this very source root (its
+ * path, device and inode: fcp_root_marker). A copy of another source
+ * made for the same name (another card's DCIM) is never taken up: it is
+ * named, with its source. Its files under final names are either
+ * finished or have an mtime not yet set (the mtime is set last, on every
+ * path), so the quick check, which a taken-up copy always uses (plan.c),
+ * redoes exactly the unfinished ones. On a filesystem without user
+ * xattrs, hidden copies stay leftovers to name.
+ *
+ * --sync also removes, in the directories it walks, the temporary names
+ * of killed runs (non-directories of the exact shape owned by this user;
+ * a symlink is removed, never followed), and an empty, unmarked hidden
+ * copy (killed between its mkdir and its marker). --dry-run changes
  * nothing: it only names them.
  *
  * --resume keeps the large files of killed runs (".fcp-resume-*", with a
@@ -79,16 +85,43 @@ static bool in_use(int dirfd, const char *name)
 	return busy;
 }
 
+/* The source path in the marker of the hidden copy name in dirfd (after
+ * the final name and "dev:ino:"), or NULL: none, or an earlier version's.
+ * *taken: the final name it is marked with exists now (its copy cannot
+ * get that name: the source's copy goes into what is there). */
+static char *marked_source(int dirfd, const char *name, bool *taken)
+{
+	int fd = fcp_sys_openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW, 0);
+	void *val = NULL;
+	ssize_t len = fd >= 0 ? fcp_sys_getxattr(fd, -1, NULL, FCP_ROOT_MARKER, &val) : -1;
+	char *v = val, *end = v && len > 0 ? v + len : v, *p = v ? memchr(v, 0, end - v) : NULL;
+	char *src = NULL;
+	struct statx st;
+
+	*taken = p && fcp_sys_statx(dirfd, v, AT_SYMLINK_NOFOLLOW, STATX_TYPE, &st) == 0;
+	for (int colons = 0; p && p < end && colons < 2; p++)
+		colons += *p == ':';
+	if (p && p < end)
+		src = strndup(p, end - p);
+	free(val);
+	if (fd >= 0)
+		close(fd);
+	return src;
+}
+
 static void found(struct fcp_job *job, const struct fcp_dir *d, const char *abs_dir,
 		  const char *name, bool dir)
 {
-	char *path = NULL;
+	char *path = NULL, *of;
+	bool taken = false;
 
 	if (atomic_fetch_add(&job->c.leftovers, 1) >= FCP_LEFTOVERS_NAMED)
 		return;
 	if (!abs_dir || asprintf(&path, "%s/%s", abs_dir, name) < 0)
 		path = fcp_dir_dst_path(d, name);
-	fcp_report_leftover(job, path ? path : name, dir);
+	of = dir ? marked_source(d->dst_fd, name, &taken) : NULL;
+	fcp_report_leftover(job, path ? path : name, dir, of, taken);
+	free(of);
 	free(path);
 }
 
@@ -126,8 +159,19 @@ static bool removed(struct fcp_job *job, const struct fcp_dir *d, const char *ab
 	return true;
 }
 
-/* The root of roots[0..n) whose marker is on directory fd and that has no
- * copy of its own yet, or NULL. */
+/* Is val (len bytes) the marker root's copy would have? */
+static bool marks(const struct fcp_root *root, const void *val, ssize_t len)
+{
+	size_t n;
+	char *want = root->name ? fcp_root_marker(root, true, &n) : NULL;
+	bool same = want && (size_t)len == n && !memcmp(want, val, n);
+
+	free(want);
+	return same;
+}
+
+/* The root of roots[0..n) whose marker (name and source) is on directory
+ * fd and that has no copy of its own yet, or NULL. */
 static struct fcp_root *marked_for(int fd, struct fcp_root **roots, int n, bool *marked)
 {
 	void *val = NULL;
@@ -136,18 +180,34 @@ static struct fcp_root *marked_for(int fd, struct fcp_root **roots, int n, bool 
 
 	*marked = len >= 0;
 	for (int i = 0; len > 0 && i < n && !found; i++)
-		if (roots[i]->adopt_fd < 0 && roots[i]->name && strlen(roots[i]->name) == (size_t)len &&
-		    !memcmp(roots[i]->name, val, len))
+		if (roots[i]->adopt_fd < 0 && marks(roots[i], val, len))
 			found = roots[i];
 	free(val);
 	return found;
 }
 
-/* --sync: a killed run's hidden copy, directory name in d: kept locked
- * for the root it is marked for (true), removed when empty and unmarked
- * (true), or left to be named (false). */
-static bool adopted(struct fcp_job *job, const struct fcp_dir *d, const char *name,
-		    struct fcp_root **roots, int n)
+/* Say that the hidden copy name of d is the one root's copy finishes:
+ * where the copy comes from is never a surprise. */
+static void say_taken(struct fcp_job *job, const struct fcp_dir *d, const char *abs_dir,
+		      const char *name, const struct fcp_root *root)
+{
+	char *path = NULL;
+
+	if (!abs_dir || asprintf(&path, "%s/%s", abs_dir, name) < 0)
+		path = fcp_dir_dst_path(d, name);
+	pthread_mutex_lock(&job->err_lock);
+	fcp_progress_clear(job);
+	fprintf(job->err, "fastcp: finishing '%s', the copy of '%s' that an interrupted run "
+			  "left\n", path ? path : name, root->src_arg);
+	pthread_mutex_unlock(&job->err_lock);
+	free(path);
+}
+
+/* A stopped run's hidden copy, directory name in d: kept locked for the
+ * root it is marked for (true), removed when empty and unmarked (--sync:
+ * true), or left to be named (false). */
+static bool adopted(struct fcp_job *job, const struct fcp_dir *d, const char *abs_dir,
+		    const char *name, struct fcp_root **roots, int n)
 {
 	int fd = fcp_sys_openat(d->dst_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW, 0);
 	struct fcp_root *root;
@@ -171,10 +231,18 @@ static bool adopted(struct fcp_job *job, const struct fcp_dir *d, const char *na
 	    fcp_sys_statx(d->dst_fd, root->name, AT_SYMLINK_NOFOLLOW, STATX_TYPE, &at) == -ENOENT &&
 	    (root->adopt_name = strdup(name))) {
 		root->adopt_fd = fd;
+		say_taken(job, d, abs_dir, name, root);
 		return true;
 	}
 	close(fd);
-	return !marked && fcp_sys_unlinkat(d->dst_fd, name, AT_REMOVEDIR) == 0;
+	return job->o->sync && !marked && fcp_sys_unlinkat(d->dst_fd, name, AT_REMOVEDIR) == 0;
+}
+
+/* Are the temporary files of killed runs in d removed? Where --sync
+ * resumes, and inside a taken-up copy, which is this source's own. */
+static bool tidies(const struct fcp_job *job, const struct fcp_dir *d)
+{
+	return job->o->sync || (d->root && d->root->adopted);
 }
 
 bool fcp_leftover_scan(struct fcp_job *job, const struct fcp_dir *d, const char *abs_dir,
@@ -208,9 +276,8 @@ bool fcp_leftover_scan(struct fcp_job *job, const struct fcp_dir *d, const char 
 		if (de->d_type == DT_UNKNOWN)
 			is_dir = fcp_sys_statx(d->dst_fd, de->d_name, AT_SYMLINK_NOFOLLOW, STATX_TYPE,
 					       &st) == 0 && S_ISDIR(st.stx_mode);
-		if (job->o->sync && !job->o->dry_run &&
-		    (is_dir ? adopted(job, d, de->d_name, roots, n)
-			    : removed(job, d, abs_dir, de->d_name)))
+		if (!job->o->dry_run && (is_dir ? adopted(job, d, abs_dir, de->d_name, roots, n)
+						: tidies(job, d) && removed(job, d, abs_dir, de->d_name)))
 			continue;
 		if (!is_dir || !in_use(d->dst_fd, de->d_name))
 			found(job, d, abs_dir, de->d_name, is_dir);

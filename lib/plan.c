@@ -51,9 +51,18 @@ bool fcp_plan_once(const struct fcp_job *job)
 	return job->o->interactive || job->o->backup != FCP_BACKUP_NONE || job->o->in_place;
 }
 
+/* Is d in a stopped run's hidden copy, taken up (leftover.c)? Its files
+ * are that run's, finished or not: the quick check tells which, whatever
+ * the options, and cp's guards (-n, -u, -i, -b) have nothing to keep. */
+static bool taken_up(const struct fcp_dir *d)
+{
+	return d->root && d->root->adopted;
+}
+
 bool fcp_plan_decides(const struct fcp_job *job, const struct fcp_dir *d)
 {
-	return job->o->dry_run || (deciding(job->o) && (fcp_dir_existed(d) || d->is_top));
+	return job->o->dry_run ||
+	       ((deciding(job->o) || taken_up(d)) && (fcp_dir_existed(d) || d->is_top));
 }
 
 bool fcp_plan_looks(const struct fcp_job *job, const struct fcp_dir *d)
@@ -253,7 +262,8 @@ static enum fcp_action guard(struct fcp_entry *e, const struct statx *dst, enum 
 	const struct fcp_options *o = e->job->o;
 	const struct statx_timestamp *s = &e->st.stx_mtime, *t = &dst->stx_mtime;
 
-	if (a != FCP_ACT_REPLACE || S_ISDIR(dst->stx_mode) || S_ISDIR(e->st.stx_mode))
+	if (a != FCP_ACT_REPLACE || S_ISDIR(dst->stx_mode) || S_ISDIR(e->st.stx_mode) ||
+	    taken_up(e->d))
 		return a;
 	if (o->update == FCP_UPDATE_NONE ||
 	    (o->update == FCP_UPDATE_OLDER &&
@@ -289,7 +299,7 @@ enum fcp_action fcp_plan_entry(struct fcp_entry *e)
 		return guard(e, &dst, FCP_ACT_REPLACE);
 	if (S_ISDIR(dst.stx_mode))
 		return FCP_ACT_SKIP; /* its metadata: fcp_plan_dir_meta() */
-	if (!deciding(e->job->o))
+	if (!deciding(e->job->o) && !taken_up(e->d))
 		return guard(e, &dst, FCP_ACT_REPLACE);
 	/* --dedup=hardlink: a name of another file's copy, with that one's
 	 * metadata, is up to date when its bytes are (dedup.h). */
@@ -437,7 +447,7 @@ bool fcp_plan_settled(struct fcp_entry *e)
 		return true;
 	/* What a non-directory replaces is kept first (a directory in
 	 * either place: merged, or refused, as cp does). */
-	if (a == FCP_ACT_REPLACE && e->job->o->backup && !S_ISDIR(e->dst_mode) &&
+	if (a == FCP_ACT_REPLACE && e->job->o->backup && !taken_up(e->d) && !S_ISDIR(e->dst_mode) &&
 	    !S_ISDIR(e->st.stx_mode) && !backed_up(e))
 		return true;
 	if (a == FCP_ACT_META) {
@@ -510,9 +520,10 @@ int fcp_plan_batch(struct fcp_worker *w, struct fcp_dir *d, const char **names, 
 bool fcp_plan_make_room(struct fcp_entry *e)
 {
 	/* Not a root copy's own name: "fastcp --delete -T file DIR" must not
-	 * remove DIR, it fails as cp -T does. */
-	if (!e->job->o->delete_extra || e->job->o->dry_run || !e->dst_mode || e->d->is_top ||
-	    S_ISDIR(e->dst_mode) == S_ISDIR(e->st.stx_mode))
+	 * remove DIR, it fails as cp -T does. In a taken-up copy, what is
+	 * in the way is the killed run's, of a source that changed type. */
+	if (!(e->job->o->delete_extra || taken_up(e->d)) || e->job->o->dry_run || !e->dst_mode ||
+	    e->d->is_top || S_ISDIR(e->dst_mode) == S_ISDIR(e->st.stx_mode))
 		return true;
 	return fcp_delete_entry(e->job, e->d, e->dst_name) == 0;
 }

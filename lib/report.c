@@ -9,6 +9,7 @@
  * status line's thread takes too (progress.c): the line is cleared before
  * the message and redrawn under it, never torn.
  */
+#include "dest.h"
 #include "job.h"
 #include "observe.h"
 
@@ -148,12 +149,24 @@ static bool stops_job(int err)
 	return err == -ENOSPC || err == -EDQUOT || err == -EROFS;
 }
 
+/* An item cut short by a stop that was asked for (a signal; a rank's
+ * stop): the stop is said once in the summary, and the item is one not
+ * copied, not a failed one ("Interrupted system call"). sys.c retries
+ * every EINTR, so one seen here is the job's own stop. */
+static bool stopped_item(struct fcp_job *job, int err)
+{
+	if ((err != -EINTR && err != -ECANCELED) || !atomic_load(&job->stop))
+		return false;
+	atomic_fetch_add(&job->c.not_copied, 1);
+	return true;
+}
+
 void fcp_report_failed(struct fcp_job *job, const char *what, const char *path, int err)
 {
 	int none = 0;
 
-	if (err == FCP_ERR_REFUSED)
-		return; /* said and counted where it was refused */
+	if (err == FCP_ERR_REFUSED || stopped_item(job, err))
+		return; /* said and counted where it was refused, or stopped */
 	if (stops_job(err) && !atomic_compare_exchange_strong(&job->stop_errno, &none, err) &&
 	    none == err) {
 		/* The refusal that stopped the job, met again by an item that
@@ -183,8 +196,11 @@ void fcp_report_leftover_in(struct fcp_job *job, const char *what, const struct 
 void fcp_report_failed_in(struct fcp_job *job, const char *what, const struct fcp_dir *d,
 			  const char *name, bool dst, int err)
 {
-	char *p = dst ? fcp_dir_dst_path(d, name) : fcp_dir_src_path(d, name);
+	char *p;
 
+	if (stopped_item(job, err))
+		return;
+	p = dst ? fcp_dir_dst_path(d, name) : fcp_dir_src_path(d, name);
 	/* A new root copy with a failed item is not whole (fcp_dest_unhide),
 	 * and a directory with one keeps what the source lacks (--delete):
 	 * the flag is the directory's only state written by its children. */
@@ -194,6 +210,8 @@ void fcp_report_failed_in(struct fcp_job *job, const char *what, const struct fc
 		atomic_store(&((struct fcp_dir *)d)->failed_in, true);
 	fcp_report_failed(job, what, p, err);
 	free(p);
+	if (d && d->root && d->root->adopted)
+		fcp_dest_drop_unconfirmed(job, (struct fcp_dir *)d, name);
 }
 
 static const char *warn_name[FCP_WARN_KINDS] = {
@@ -222,8 +240,9 @@ void fcp_report_warn(struct fcp_job *job, enum fcp_warn_kind kind, const char *p
 	msg_send(job, &m, job->err, false, NULL, NULL, 0);
 }
 
-void fcp_report_left(struct fcp_job *job, const char *src, const char *left)
+void fcp_report_left(struct fcp_job *job, const char *src, const struct fcp_root *root)
 {
+	unsigned long long failed = atomic_load(&root->failed);
 	struct msg m;
 
 	if (!msg_open(&m))
@@ -231,10 +250,35 @@ void fcp_report_left(struct fcp_job *job, const char *src, const char *left)
 	fputs("fastcp: the unfinished copy of '", m.f);
 	put_path(m.f, src);
 	fputs("' is left as '", m.f);
-	put_path(m.f, left);
-	/* There is no resuming yet: a re-run makes a new copy of its own. */
-	fputs("': re-run to make the copy, then remove this one\n", m.f);
+	put_path(m.f, root->left);
+	/* The same command takes it up (leftover.c): never a second one. */
+	if (atomic_load(&job->stop))
+		fputs("': the copy was stopped; the same command finishes it\n", m.f);
+	else if (atomic_load(&root->stale))
+		fputs("': parts of it could not be checked against their source (failed "
+		      "above); the same command finishes it once they can be\n", m.f);
+	else
+		fprintf(m.f, "': %llu item%s failed (--atomic); the same command finishes it "
+			     "once they can be copied\n", failed, failed == 1 ? "" : "s");
 	msg_send(job, &m, job->err, false, NULL, NULL, 0);
+}
+
+void fcp_report_named_partial(struct fcp_job *job, const char *src, const struct fcp_dir *d,
+			      const char *name, unsigned long long failed)
+{
+	char *p = fcp_dir_dst_path(d, name);
+	struct msg m;
+
+	if (msg_open(&m)) {
+		fputs("fastcp: the copy of '", m.f);
+		put_path(m.f, src ? src : "?");
+		fputs("' has its name '", m.f);
+		put_path(m.f, p ? p : name);
+		fprintf(m.f, "' without the %llu item%s that failed (named above)\n", failed,
+			failed == 1 ? "" : "s");
+		msg_send(job, &m, job->err, false, NULL, NULL, 0);
+	}
+	free(p);
 }
 
 void fcp_report_held(struct fcp_job *job, const char *path, const char *why)
@@ -264,7 +308,8 @@ void fcp_report_plan(struct fcp_job *job, const char *verb, const char *path)
 	fcp_obs_plan(job, verb, path ? path : "?");
 }
 
-void fcp_report_leftover(struct fcp_job *job, const char *path, bool dir)
+void fcp_report_leftover(struct fcp_job *job, const char *path, bool dir, const char *of,
+			 bool taken)
 {
 	struct msg m;
 
@@ -272,10 +317,21 @@ void fcp_report_leftover(struct fcp_job *job, const char *path, bool dir)
 		return;
 	fputs("fastcp: '", m.f);
 	put_path(m.f, path);
-	fputs(dir ? "' is an unfinished copy left by an interrupted run; the same command with "
-		    "--sync finishes it, or remove it\n"
-		  : "' is a temporary file left by an interrupted run; remove it\n",
-	      m.f);
+	if (dir && of) {
+		/* Only a copy of that very source takes it up (leftover.c). */
+		fputs("' is an unfinished copy of '", m.f);
+		put_path(m.f, of);
+		fputs(taken ? "' left by an interrupted run; its name is taken now: remove it "
+			      "once that source is copied\n"
+			    : "' left by an interrupted run; copying that source here again "
+			      "finishes it, or remove it\n",
+		      m.f);
+	} else {
+		fputs(dir ? "' is an unfinished copy left by an interrupted run, of a source it "
+			    "does not record; remove it\n"
+			  : "' is a temporary file left by an interrupted run; remove it\n",
+		      m.f);
+	}
 	msg_send(job, &m, job->err, false, NULL, NULL, 0);
 }
 

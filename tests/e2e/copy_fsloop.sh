@@ -2,8 +2,8 @@
 # A directory bind-mounted inside itself (mount --bind d d/sub) is a loop of
 # the filesystem, not of symlinks: it is reported as one ("filesystem loop
 # detected: 'd/sub' is the same directory as 'd'"), once, with exit 1, and
-# the rest of the tree is copied. A new root copy with the loop in it is not
-# whole: it keeps its temporary name. Under -L a symlink to an ancestor is
+# the rest of the tree is copied. A new root copy with the loop in it gets
+# its name without it (with --atomic: it keeps its temporary name). Under -L a symlink to an ancestor is
 # still a symlink loop.
 . "${TESTLIB:-$(dirname "$0")/../lib}/lib.sh" || exit 1
 t_init
@@ -29,11 +29,18 @@ for opt in -P -L; do
 	check_no_temp copy
 done
 
-# A new root copy: made under a temporary name, and left under it.
+# A new root copy: made under a temporary name, given its name without
+# the loop; with --atomic, left under the temporary name.
 run_fcp d new
 check_rc 1 "bind-mount cycle in a new root copy"
 check_grep "filesystem loop detected" "$T/err"
-check_absent new "a root copy with a loop in it under its final name"
+check_grep "the copy of 'd' has its name 'new' without the 1 item that failed" "$T/err"
+check_file new/file
+check_file new/other/y
+check_absent new/sub "the loop's copy"
+run_fcp --atomic d new2
+check_rc 1 "bind-mount cycle in a new root copy (--atomic)"
+check_absent new2 "an --atomic root copy with a loop in it under its final name"
 check_grep "unfinished copy of 'd' is left as '.*\.fcp-" "$T/err"
 rm -rf .fcp-*
 

@@ -7,7 +7,8 @@
 # directory that exists keeps the other ways (unnamed files in new
 # directories, temporary names beside old files). Checked on the
 # synchronous path with strace, the result on both paths. A copy with a
-# failed item inside keeps its temporary name.
+# failed item inside gets its name without it; with --atomic it keeps its
+# temporary name.
 . "${TESTLIB:-$(dirname "$0")/../lib}/lib.sh" || exit 1
 t_init
 need_fastcp
@@ -99,18 +100,27 @@ wait "$pid"
 [ ! -e kd ] || fail "a killed copy is visible under its final name"
 [ -n "$(find . -maxdepth 1 -name '.fcp-*')" ] || fail "no hidden copy after the kill"
 
-# A failed item inside (a read error, injected by faultfs): the copy is not
-# whole, so it keeps its temporary name, and the message says where.
+# A failed item inside (a read error, injected by faultfs): the rest of
+# the copy gets its name, without the failed file, and says so; with
+# --atomic it keeps its temporary name, and the message says where.
 rm -rf .fcp-*
 mkdir -p fb/t/sub && echo ok >fb/t/ok && head -c 100000 /dev/urandom >fb/t/sub/bad
 faultfs_mount fb "$T/fsrc" --match=bad --eio-at=4096
 run_fcp "$T/fsrc/t" "$T/fd"
 check_rc 1 "a copy with a read error inside"
-check_absent "$T/fd" "a copy with a failed item under its final name"
+check_file "$T/fd/ok"
+check_absent "$T/fd/sub/bad" "the file that failed"
+check_grep "^fastcp: the copy of '$T/fsrc/t' has its name '$T/fd' without the 1 item that failed" \
+	"$T/err"
+check_eq "$(find "$T" -mindepth 1 -maxdepth 1 -name '.fcp-*' | wc -l)" 0 "hidden copies"
+run_fcp --atomic "$T/fsrc/t" "$T/fa"
+check_rc 1 "--atomic with a read error inside"
+check_absent "$T/fa" "an --atomic copy with a failed item under its final name"
 left=$(find "$T" -mindepth 1 -maxdepth 1 -name '.fcp-*')
 [ -d "$left" ] || fail "no hidden copy after a failed item: $left"
-check_grep "^fastcp: the unfinished copy of '$T/fsrc/t' is left as '$left': re-run" "$T/err"
+check_grep "^fastcp: the unfinished copy of '$T/fsrc/t' is left as '$left': 1 item failed \(--atomic\)" \
+	"$T/err"
 check_grep "^fastcp: 1 unfinished copy left under a temporary name" "$T/err"
 check_file "$left/ok"
 check_absent "$left/sub/bad" "the file that failed"
-echo "a new root copy appears whole under its name, or not at all"
+echo "a new root copy appears under its name once done, stopped copies stay hidden"

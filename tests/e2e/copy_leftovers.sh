@@ -3,7 +3,8 @@
 # (.fcp-* directories beside the destination name) and temporary files
 # (.fcp-* inside destination directories that existed). It names each one
 # (the first few, then a count), removes none of them, and they do not
-# change the exit status. A copy running at the same time into the same
+# change the exit status; only the same source's copy takes up its own
+# hidden copy and finishes it. A copy running at the same time into the same
 # directory is not taken for a leftover (it holds a lock on its directory),
 # and names of another shape are not .fcp- temporaries.
 . "${TESTLIB:-$(dirname "$0")/../lib}/lib.sh" || exit 1
@@ -15,8 +16,8 @@ need_treecmp
 check "$FASTCP_BENCH" gen small k --scale 0.2 --seed 5 >/dev/null
 head -c 200M /dev/zero >k/huge
 
-# Killed (SIGKILL) in the middle of a new root copy: the re-run names the
-# hidden copy it finds and still makes a whole copy of its own.
+# Killed (SIGKILL) in the middle of a new root copy: another source's run
+# names the hidden copy it finds; the same command finishes it.
 mkdir dst
 "$FASTCP" -j 2 k dst/kd &
 pid=$!
@@ -30,21 +31,24 @@ wait "$pid"
 [ "$?" != 0 ] || skip "the copy finished before the kill"
 left=$(find dst -mindepth 1 -maxdepth 1 -name '.fcp-*')
 [ -d "$left" ] || fail "no hidden copy after the kill: $left"
-run_fcp -j 2 k dst/kd
-check_rc 0 "a re-run after a killed copy"
-check_grep "^fastcp: '$T/$left' is an unfinished copy left by an interrupted run" "$T/err"
-check_tree k dst/kd
-check_dir "$left" "the leftover was removed"
-# A run into the same directory sees it again: reported, never removed.
+# A run of another source into the same directory sees it: reported with
+# its source, never removed.
 mkdir k2 && echo x >k2/x
 run_fcp k2 dst/other
 check_rc 0
-check_grep "'$T/$left' is an unfinished copy" "$T/err"
-check_dir "$left"
+check_grep "^fastcp: '$T/$left' is an unfinished copy of '$T/k' left by an interrupted run" \
+	"$T/err"
+check_dir "$left" "the leftover was removed"
+# The same command takes it up and finishes it: no second copy.
+run_fcp -j 2 k dst/kd
+check_rc 0 "a re-run after a killed copy"
+check_nogrep "unfinished copy" "$T/err" "the killed run's copy named, not taken up"
+check_tree k dst/kd
+check_absent "$left" "the killed run's copy was not the one finished"
 
 # Temporary files in directories of an existing tree (any fastcp's shape,
 # older pid-based ones too), and a name that only starts like one.
-rm -rf "$left" k/huge
+rm -rf k/huge
 mkdir e
 check "$FASTCP" -T k e
 sub=$(cd e && find . -mindepth 1 -maxdepth 1 -type d | head -1)

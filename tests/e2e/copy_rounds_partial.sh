@@ -1,10 +1,12 @@
 #!/bin/bash
 # Rounds must not make a partial merge under the final name. In
 # `fastcp d1/x d2/x c` the second x merges into the first, so both go one
-# after the other (rounds). If the first one's new root copy has a failed
-# item, it keeps its .fcp-* name; the second must then not be copied as a
-# new c/x of its own: that would be a tree under the final name that lacks
-# d1's half. It is counted as not copied, with one line, exit 1.
+# after the other (rounds). A failed item in the first one's new root copy
+# does not hold it back: it gets its name, and the second merges into it,
+# as with cp. With --atomic it keeps its .fcp-* name; the second must then
+# not be copied as a new c/x of its own: that would be a tree under the
+# final name that lacks d1's half. It is counted as not copied, with one
+# line, exit 1.
 # As root every file can be read, so fastcp runs as user nobody (setpriv).
 . "${TESTLIB:-$(dirname "$0")/../lib}/lib.sh" || exit 1
 t_init
@@ -21,6 +23,14 @@ chmod 755 "$T"
 
 FCP_WRAP="setpriv --reuid=65534 --regid=65534 --clear-groups" run_fcp d1/x d2/x c
 check_rc 1 "a failed item in round 0"
+check_grep "^fastcp: cannot open '[^']*d1/x/secret': Permission denied$" "$T/err"
+check_eq "$(cat c/x/a c/x/b)" "$(printf 'a\nb')" "both halves merged"
+check_absent c/x/secret "the failed file"
+check_eq "$(find c -mindepth 1 -maxdepth 1 -name '.fcp-*' | wc -l)" 0 "hidden copies"
+rm -rf c/x
+
+FCP_WRAP="setpriv --reuid=65534 --regid=65534 --clear-groups" run_fcp --atomic d1/x d2/x c
+check_rc 1 "a failed item in round 0 (--atomic)"
 check_grep "^fastcp: cannot open '[^']*d1/x/secret': Permission denied$" "$T/err"
 check_absent c/x "a partial merge under the final name"
 left=$(find c -mindepth 1 -maxdepth 1 -name '.fcp-*')
