@@ -321,8 +321,13 @@ ssize_t fcp_dedup_clone(struct fcp_entry *e, int out, bool *cloned)
 	/* -2: cloned from it, counted as saved when the clone is in place. */
 	e->dd_from = r == 0 ? -2 : -1;
 	*cloned = r == 0;
-	if (r == 0)
+	if (r == 0) {
+		/* A clone is data in the copy, as the clone engine's are
+		 * (engine.h): counted in bytes, and by the caller in
+		 * bytes_cloned, which must never exceed it. */
+		atomic_fetch_add(&e->job->c.bytes, (unsigned long long)e->st.stx_size);
 		return (ssize_t)e->st.stx_size;
+	}
 	if (!fcp_engine_fallback_err(r))
 		return r;
 	/* EXDEV: the first copy is on another filesystem (a mount inside

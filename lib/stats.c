@@ -204,6 +204,8 @@ void fcp_stats_json(const struct fcp_stats *s, struct fcp_json *j)
 	fcp_json_u64(j, "verified_files", s->verified_files);
 	fcp_json_u64(j, "verified_bytes", s->verified_bytes);
 	fcp_json_u64(j, "verified_cloned", s->verified_cloned);
+	fcp_json_u64(j, "deduplicated_files", s->dedup_files);
+	fcp_json_u64(j, "bytes_saved", s->dedup_bytes);
 	fcp_json_bool(j, "check", s->check);
 	fcp_json_u64(j, "differences", s->differences);
 	fcp_json_u64(j, "hashed_trusted", s->hashed_trusted);
