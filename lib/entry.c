@@ -63,7 +63,7 @@ static const char *cycle(const struct fcp_dir *d, const struct statx *st,
 			return "symlink loop at";
 		}
 		if (!why && d->dst_ino == st->stx_ino && d->dst_dev == fcp_statx_dev(st))
-			why = "cannot copy the destination into itself:";
+			why = "directory cycle, cannot copy the destination into itself:";
 	}
 	return why;
 }
@@ -197,8 +197,11 @@ static void copy_dir(struct fcp_entry *e)
 	int sfd, dfd;
 
 	if ((why = cycle(e->d, &e->st, &ancestor))) {
+		/* ELOOP's text is about symlinks: only a symlink loop has it;
+		 * a cycle back into the copy (through a bind mount, or a
+		 * symlink followed) is named as one. */
 		if (!filesystem_loop(e, ancestor))
-			fcp_entry_fail(e, why, -ELOOP);
+			fcp_entry_fail(e, why, ancestor ? -ELOOP : 0);
 		return;
 	}
 	sfd = fcp_sys_openat(e->d->src_fd, e->name,
