@@ -186,6 +186,8 @@ struct fcp_stats {
 	uint64_t not_replaced;   /* files already there, kept (-n, -u, -i) */
 	uint64_t verified_files, verified_bytes; /* --verify: read back, equal */
 	uint64_t verified_cloned; /* of which clones (shared extents re-read) */
+	uint64_t verified_memory; /* of which read back from memory: on tmpfs or
+				     ramfs, which have no storage behind them */
 	uint64_t dedup_files, dedup_bytes; /* --dedup: duplicates cloned or
 				    linked, and the data they did not write */
 	uint64_t dedup_uncloned; /* duplicates copied: the destination cannot clone */

@@ -591,7 +591,7 @@ static void round_verify(struct fcp_worker *w, struct io_uring *ring, struct fcp
 			used += ((size_t)s->got + FCP_DIRECT_ALIGN) & ~(size_t)(FCP_DIRECT_ALIGN - 1);
 			fcp_sys_set_direct(s->out, false);
 			if (s->vgot == s->got && !memcmp(back, s->buf, (size_t)s->got)) {
-				fcp_verify_count(fcp_worker_job(w), (uint64_t)s->got, false);
+				fcp_verify_count(fcp_worker_job(w), s->out, (uint64_t)s->got, false);
 				continue;
 			}
 		}

@@ -454,6 +454,7 @@ static void collect(struct fcp_job *job, struct fcp_stats *s)
 	s->verified_files = c->verified;
 	s->verified_bytes = c->verified_bytes;
 	s->verified_cloned = c->verified_cloned;
+	s->verified_memory = c->verified_memory;
 	s->dedup_files = c->dedup_files;
 	s->dedup_bytes = c->dedup_bytes;
 	s->dedup_uncloned = c->dedup_uncloned;

@@ -51,6 +51,25 @@ static void print_counters(const struct fcp_stats *s, FILE *f, double secs)
 			s->errors[i]);
 }
 
+/* Where the read-back of --verify came from: a file on tmpfs or ramfs
+ * has no storage but the memory the copy was written to. */
+static void print_verified(const struct fcp_stats *s, FILE *f)
+{
+	uint64_t mem = s->verified_memory, n = s->verified_files;
+	char size[32];
+
+	human((double)s->verified_bytes, size, sizeof(size));
+	fprintf(f, "fastcp: verified %llu file%s (%s) ", (unsigned long long)n, s_(n), size);
+	if (!mem)
+		fputs("read back from storage\n", f);
+	else if (mem == n)
+		fputs("read back from memory: the destination (tmpfs or ramfs) keeps them "
+		      "nowhere else\n", f);
+	else
+		fprintf(f, "read back: %llu from storage, %llu from memory (tmpfs or ramfs)\n",
+			(unsigned long long)(n - mem), (unsigned long long)mem);
+}
+
 void fcp_stats_print(const struct fcp_stats *s, FILE *f)
 {
 	double secs = s->seconds > 1e-6 ? s->seconds : 1e-6;
@@ -111,11 +130,8 @@ void fcp_stats_print(const struct fcp_stats *s, FILE *f)
 				   "first copy\n", (unsigned long long)s->dedup_files,
 				s_(s->dedup_files), size);
 	}
-	if (s->verified_files) {
-		human((double)s->verified_bytes, size, sizeof(size));
-		fprintf(f, "fastcp: verified %llu file%s (%s) read back from storage\n",
-			(unsigned long long)s->verified_files, s_(s->verified_files), size);
-	}
+	if (s->verified_files)
+		print_verified(s, f);
 	if (s->symlinks || s->skipped)
 		fprintf(f, "fastcp: symlinks: %llu internal, %llu external; %llu relative, "
 			   "%llu absolute; %llu rewritten, %llu skipped\n",
@@ -204,6 +220,7 @@ void fcp_stats_json(const struct fcp_stats *s, struct fcp_json *j)
 	fcp_json_u64(j, "verified_files", s->verified_files);
 	fcp_json_u64(j, "verified_bytes", s->verified_bytes);
 	fcp_json_u64(j, "verified_cloned", s->verified_cloned);
+	fcp_json_u64(j, "verified_in_memory", s->verified_memory);
 	fcp_json_u64(j, "deduplicated_files", s->dedup_files);
 	fcp_json_u64(j, "bytes_saved", s->dedup_bytes);
 	fcp_json_bool(j, "check", s->check);
