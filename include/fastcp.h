@@ -249,8 +249,10 @@ int fcp_job_run(const struct fcp_options *o, char *const *srcs, int nsrc,
 /* Print the end-of-job summary (counts, speed, symlink kinds) to f. */
 void fcp_stats_print(const struct fcp_stats *s, FILE *f);
 
-/* The summary as one JSON object (a stable key set, man fastcp). */
-void fcp_stats_print_json(const struct fcp_stats *s, FILE *f);
+/* The summary as one JSON object (a stable key set, man fastcp), in one
+ * write. Returns 0, or -errno when it could not be written whole; a
+ * regular file then holds none of it. */
+int fcp_stats_print_json(const struct fcp_stats *s, FILE *f);
 
 /* Print what must be seen even without a summary: warnings per kind,
  * failures, items not copied. Prints nothing for a clean job. */

@@ -834,7 +834,7 @@ int fcp_job_run(const struct fcp_options *o, char *const *srcs, int nsrc, const 
 	}
 	r = run(o, srcs, nsrc, dst, stats, watch.obs);
 	usage(stats, &ru0);
-	fcp_obs_close(&watch, stats, r);
+	r = fcp_obs_close(&watch, stats, r);
 	pthread_mutex_destroy(&watch.err_lock);
 	return r;
 }

@@ -4,6 +4,9 @@
 #include "job.h"
 #include "json.h"
 #include "observe.h"
+#include "sys.h"
+
+#include <errno.h>
 
 #include <string.h>
 
@@ -257,16 +260,18 @@ void fcp_stats_json(const struct fcp_stats *s, struct fcp_json *j)
 	fcp_json_u64(j, "signal", (uint64_t)s->signal);
 }
 
-void fcp_stats_print_json(const struct fcp_stats *s, FILE *f)
+int fcp_stats_print_json(const struct fcp_stats *s, FILE *f)
 {
 	struct fcp_json j;
+	int r;
 
 	fcp_json_init(&j);
 	fcp_json_open(&j, NULL);
 	fcp_stats_json(s, &j);
 	fcp_json_close(&j);
-	if (!j.oom)
-		fprintf(f, "%s\n", j.p);
-	fflush(f);
+	fcp_json_raw(&j, "\n");
+	/* What f holds goes first; the object then goes whole, or not. */
+	r = fflush(f) == EOF ? -EIO : j.oom ? -ENOMEM : fcp_sys_write_line(fileno(f), j.p, j.len);
 	fcp_json_free(&j);
+	return r;
 }

@@ -238,6 +238,32 @@ ssize_t fcp_sys_write_full(int fd, const void *buf, size_t len)
 	return io_full(fd, (void *)buf, len, -1, true);
 }
 
+int fcp_sys_write_line(int fd, const void *buf, size_t len)
+{
+	size_t done = 0;
+	struct stat st;
+	off_t end;
+	int err = 0;
+
+	while (done < len && !err) {
+		ssize_t n = write(fd, (const char *)buf + done, len - done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			err = n < 0 ? -errno : -ENOSPC;
+		else
+			done += (size_t)n;
+	}
+	if (!err)
+		return 0;
+	/* The part written is at the end of the file (O_APPEND). */
+	if (done && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+	    (end = lseek(fd, 0, SEEK_END)) >= (off_t)done)
+		(void)!ftruncate(fd, end - (off_t)done);
+	return err;
+}
+
 ssize_t fcp_sys_pwrite_full(int fd, const void *buf, size_t len, off_t off)
 {
 	return io_full(fd, (void *)buf, len, off, true);

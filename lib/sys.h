@@ -45,6 +45,11 @@ ssize_t fcp_sys_read_file(int dirfd, const char *name, size_t max, char **buf);
 ssize_t fcp_sys_pread(int fd, void *buf, size_t len, off_t off);
 /* Write all len bytes; a 0-byte write is reported as -ENOSPC. */
 ssize_t fcp_sys_write_full(int fd, const void *buf, size_t len);
+/* Write a line whole (fd opened with O_APPEND, or a pipe): where a write
+ * fails after a part of it, a regular file is cut back to where the line
+ * began, so that it never ends mid-line. The caller writes one line at a
+ * time to fd. Returns 0 or -errno. */
+int fcp_sys_write_line(int fd, const void *buf, size_t len);
 ssize_t fcp_sys_pwrite_full(int fd, const void *buf, size_t len, off_t off);
 
 ssize_t fcp_sys_copy_file_range(int in, off_t *in_off, int out, off_t *out_off, size_t len);
