@@ -383,13 +383,15 @@ const char *fcp_dedup_dry_verb(struct fcp_entry *e)
 	struct fcp_ddmap *m = e->job->dd;
 	int fd = e->src_fd, flags = O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY;
 	struct fcp_hash h;
+	struct statx now;
 	size_t cap;
 	void *buf;
 	bool found = false;
 
 	if (!m || !S_ISREG(e->st.stx_mode) || e->st.stx_size == 0)
 		return NULL;
-	if (fd < 0 && (fd = fcp_sys_openat(e->d->src_fd, e->name, flags, 0)) < 0)
+	/* A FIFO or device swapped in since the listing is not opened. */
+	if (fd < 0 && (fd = fcp_sys_open_regular(e->d->src_fd, e->name, flags, STATX_TYPE, &now)) < 0)
 		return NULL;
 	buf = fcp_worker_buf(e->w, &cap);
 	/* Size and hash only: no first copy exists to compare bytes with. */
