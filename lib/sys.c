@@ -176,9 +176,10 @@ int fcp_sys_open_regular(int dirfd, const char *name, int flags, unsigned mask,
 	if (path < 0)
 		return path;
 	fd = fcp_sys_statx(path, "", AT_EMPTY_PATH, mask | STATX_TYPE | STATX_INO, st);
-	if (fd == 0)
-		fd = !S_ISREG(st->stx_mode) ? -ENXIO : fcp_sys_reopen(path, flags);
-	if (fd == -ENOENT && S_ISREG(st->stx_mode) && atomic_load(&proc_fds) == -2)
+	if (fd == 0 && !S_ISREG(st->stx_mode))
+		fd = -ENXIO;
+	else if (fd == 0 && (fd = fcp_sys_reopen(path, flags)) == -ENOENT &&
+		 atomic_load(&proc_fds) == -2)
 		fd = reopen_by_name(dirfd, name, flags, st);
 	close(path);
 	return fd;
