@@ -6,7 +6,9 @@
 # nothing, its type checked on what was opened, and only a regular file is
 # opened for reading, through that very inode. inotify counts the opens of
 # the FIFO and the device (IN_OPEN; an O_PATH open is none): there must be
-# none (47 in a run before). Swappers exchange a file
+# none (47 in a run before). --sync --checksum, which reads both sides
+# to compare them (by io_uring in batches, or one by one), is run over each
+# copy too. Swappers exchange a file
 # with a FIFO and (as root) another with /dev/zero's twin thousands of times
 # a second (renameat2 RENAME_EXCHANGE) while fastcp copies the directory
 # again and again, on the io_uring and the synchronous path. Every copy
@@ -123,6 +125,10 @@ for i in $(seq 1 30); do
 		check_name "d$i" "${pair%:*}" "$want" "$kind"
 		check_name "d$i" "${pair#*:}" "$want" "$kind"
 	done
+	# --checksum reads both sides to compare them (plan.c): it must not
+	# open a swapped-in FIFO or device either, nor hang on one.
+	run_fcp --sync --checksum -j 2 "$path" -T s "d$i"
+	[ "$RC" = 0 ] || [ "$RC" = 1 ] || fail "--checksum: exit $RC"
 	rm -rf "d$i"
 done
 stop_swappers
