@@ -78,6 +78,12 @@ else
 	note "not root: no device node to swap in, FIFO only"
 fi
 
+pids=()
+stop_swappers() { touch "$T/stop"; for p in "${pids[@]}"; do wait "$p"; done; pids=(); }
+# The swappers and the counter stop first, also after a failure; the
+# test's own exit status goes on to the cleanup.
+trap 'r=$?; stop_swappers; touch "$T/counted"; wait; (exit $r); t_cleanup_' EXIT
+
 special="s/p"
 [ "$(id -u)" = 0 ] && special="$special s/z"
 # shellcheck disable=SC2086
@@ -86,14 +92,10 @@ counter=$!
 for _ in $(seq 1 500); do [ -e "$T/counted.ready" ] && break; sleep 0.01; done
 [ -e "$T/counted.ready" ] || fail "the inotify counter did not start"
 
-pids=()
-stop_swappers() { touch "$T/stop"; for p in "${pids[@]}"; do wait "$p"; done; pids=(); }
 for pair in $pairs; do
 	python3 swap.py "s/${pair%:*}" "s/${pair#*:}" "$T/stop" &
 	pids+=($!)
 done
-# The swappers stop first; the test's own exit status goes on to the cleanup.
-trap 'r=$?; stop_swappers; (exit $r); t_cleanup_' EXIT
 
 # check_name DIR NAME REGULAR-CONTENT SPECIAL-KIND
 check_name() {
