@@ -15,8 +15,8 @@ need_cmd python3
 mkdir src
 for i in $(seq 1 400); do printf 'file %d\n' "$i" >"src/a_rather_long_file_name_$i"; done
 
-# whole_lines FILE: every line is whole (ends with a newline) and, for
-# events, a JSON object.
+# whole_json FILE, whole_log FILE: every line is whole (the file ends with
+# a newline), a JSON object (events) or five tab-separated fields (log).
 whole_json() {
 	python3 -c 'import json, sys
 d = open(sys.argv[1], "rb").read()
