@@ -195,6 +195,8 @@ struct fcp_stats {
 	uint64_t not_replaced;   /* files already there, kept (-n, -u, -i) */
 	uint64_t verified_files, verified_bytes; /* --verify: read back, equal */
 	uint64_t verified_cloned; /* of which clones (shared extents re-read) */
+	uint64_t verified_memory; /* of which read back from memory: on tmpfs or
+				     ramfs, which have no storage behind them */
 	uint64_t dedup_files, dedup_bytes; /* --dedup: duplicates cloned or
 				    linked, and the data they did not write */
 	uint64_t dedup_uncloned; /* duplicates copied: the destination cannot clone */
@@ -256,8 +258,10 @@ int fcp_job_run(const struct fcp_options *o, char *const *srcs, int nsrc,
 /* Print the end-of-job summary (counts, speed, symlink kinds) to f. */
 void fcp_stats_print(const struct fcp_stats *s, FILE *f);
 
-/* The summary as one JSON object (a stable key set, man fastcp). */
-void fcp_stats_print_json(const struct fcp_stats *s, FILE *f);
+/* The summary as one JSON object (a stable key set, man fastcp), in one
+ * write. Returns 0, or -errno when it could not be written whole; a
+ * regular file then holds none of it. */
+int fcp_stats_print_json(const struct fcp_stats *s, FILE *f);
 
 /* Print what must be seen even without a summary: warnings per kind,
  * failures, items not copied. Prints nothing for a clean job. */

@@ -96,11 +96,26 @@ static void queue(struct io_uring *ring, unsigned idx, bool out, struct io_uring
 	io_uring_sqe_set_data64(*sqe, (uint64_t)idx << 1 | out);
 }
 
+/* A side opened O_PATH, opened for reading through that inode if it is a
+ * regular file (sys.c); anything else (a FIFO or device swapped in since
+ * its statx) is never opened, and the file goes one by one. */
+static void reopen_side(struct side *s, int flags)
+{
+	struct statx st;
+	int fd = -ENXIO;
+
+	if (s->fd < 0)
+		return;
+	if (fcp_sys_fstatx(s->fd, &st) == 0 && S_ISREG(st.stx_mode))
+		fd = fcp_sys_reopen(s->fd, flags);
+	close(s->fd);
+	s->fd = fd;
+}
+
 /*
  * The three rounds for f[0..m), whose buffers are set. The opens are as
- * side_hash's (no atime moves on either side), plus O_NONBLOCK and
- * O_NOCTTY: a name swapped for a FIFO since its statx must not hold the
- * batch (its read comes back short and it goes one by one).
+ * side_hash's (no atime moves on either side): O_PATH first, then only a
+ * regular file is opened, with O_NONBLOCK and O_NOCTTY as a second guard.
  */
 static void rounds(struct fcp_job *job, struct io_uring *ring, struct cf *f, int m, bool direct)
 {
@@ -114,11 +129,16 @@ static void rounds(struct fcp_job *job, struct io_uring *ring, struct cf *f, int
 
 		f[i].in.fd = f[i].out.fd = -1;
 		queue(ring, i, false, &sqe);
-		io_uring_prep_openat(sqe, e->d->src_fd, e->name, base, 0);
+		io_uring_prep_openat(sqe, e->d->src_fd, e->name, O_PATH | O_NOFOLLOW | O_CLOEXEC, 0);
 		queue(ring, i, true, &sqe);
-		io_uring_prep_openat(sqe, e->d->dst_fd, e->dst_name, base | (direct ? O_DIRECT : 0), 0);
+		io_uring_prep_openat(sqe, e->d->dst_fd, e->dst_name, O_PATH | O_NOFOLLOW | O_CLOEXEC,
+				     0);
 	}
 	run(ring, f, 2 * m, OPEN);
+	for (int i = 0; i < m; i++) {
+		reopen_side(&f[i].in, base);
+		reopen_side(&f[i].out, base | (direct ? O_DIRECT : 0));
+	}
 	for (int i = 0; i < m; i++) {
 		size_t len = f[i].e->st.stx_size;
 

@@ -759,6 +759,11 @@ int fcp_cli_parse(int argc, char **argv, struct fcp_options *o, char ***srcs, in
 	}
 	if (o->max_delete >= 0 && !o->delete_extra)
 		return bad("%s", "--max-delete limits --delete or --mirror, given neither");
+	/* No file could pass both: a slip of the keyboard, not a copy of
+	 * nothing to be reported as a success. */
+	if (o->max_size >= 0 && o->min_size > o->max_size)
+		return bad("--min-size %lld is larger than --max-size %lld: no file could pass both",
+			   o->min_size, o->max_size);
 	/* -t DIR is DEST: one operand more. */
 	if ((r = check_usage(o, argc - optind + o->target_directory)))
 		return r;

@@ -327,8 +327,13 @@ ssize_t fcp_dedup_clone(struct fcp_entry *e, int out, bool *cloned)
 	/* -2: cloned from it, counted as saved when the clone is in place. */
 	e->dd_from = r == 0 ? -2 : -1;
 	*cloned = r == 0;
-	if (r == 0)
+	if (r == 0) {
+		/* A clone is data in the copy, as the clone engine's are
+		 * (engine.h): counted in bytes, and by the caller in
+		 * bytes_cloned, which must never exceed it. */
+		atomic_fetch_add(&e->job->c.bytes, (unsigned long long)e->st.stx_size);
 		return (ssize_t)e->st.stx_size;
+	}
 	if (!fcp_engine_fallback_err(r))
 		return r;
 	/* EXDEV: the first copy is on another filesystem (a mount inside
@@ -384,13 +389,15 @@ const char *fcp_dedup_dry_verb(struct fcp_entry *e)
 	struct fcp_ddmap *m = e->job->dd;
 	int fd = e->src_fd, flags = O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY;
 	struct fcp_hash h;
+	struct statx now;
 	size_t cap;
 	void *buf;
 	bool found = false;
 
 	if (!m || !S_ISREG(e->st.stx_mode) || e->st.stx_size == 0)
 		return NULL;
-	if (fd < 0 && (fd = fcp_sys_openat(e->d->src_fd, e->name, flags, 0)) < 0)
+	/* A FIFO or device swapped in since the listing is not opened. */
+	if (fd < 0 && (fd = fcp_sys_open_regular(e->d->src_fd, e->name, flags, STATX_TYPE, &now)) < 0)
 		return NULL;
 	buf = fcp_worker_buf(e->w, &cap);
 	/* Size and hash only: no first copy exists to compare bytes with. */

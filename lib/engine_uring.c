@@ -351,11 +351,22 @@ static bool claimed(struct fcp_job *job, struct fcp_dir *d, struct small *s)
 	return s->hl != NULL;
 }
 
-/* Rounds 1 and 2: open each source, then stat what was opened, so that
- * data and metadata always come from the same inode, and anything but a
- * regular file (swapped in since getdents) goes back unread (eligible()).
- * O_NONBLOCK and O_NOCTTY as in entry.c: such a file never blocks the
- * batch nor becomes our terminal. */
+/* A regular file's O_PATH descriptor, opened for reading instead. */
+static void reopen_in(const struct fcp_job *job, struct small *s)
+{
+	int fd = fcp_sys_reopen(s->in, O_RDONLY | O_NONBLOCK | O_NOCTTY |
+					       (job->is_root ? O_NOATIME : 0));
+
+	close(s->in);
+	s->in = fd;
+	s->back |= fd < 0; /* the synchronous path tries and reports it */
+}
+
+/* Rounds 1 and 2: open each source with O_PATH, which opens nothing, then
+ * stat what was opened, so that data and metadata always come from the
+ * same inode; only a regular file is then opened for reading, through that
+ * inode (sys.c), and anything else (swapped in since getdents) goes back
+ * unopened (eligible()): a FIFO or device is never opened here. */
 static void rounds_open(struct io_uring *ring, struct fcp_job *job, struct fcp_dir *d,
 			struct small *f, int n)
 {
@@ -363,14 +374,17 @@ static void rounds_open(struct io_uring *ring, struct fcp_job *job, struct fcp_d
 
 	for (int i = 0; i < n; i++)
 		io_uring_prep_openat(sqe_for(ring, i, T_OPEN_IN), d->src_fd, f[i].name,
-				     O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC | nofollow |
-				     (job->is_root ? O_NOATIME : 0), 0);
+				     O_PATH | O_CLOEXEC | nofollow, 0);
 	fcp_limit_take(job, 0, n); /* --iolimit: every request counts */
 	ring_run(ring, n, f);
-	for (int i = 0; i < n; i++)
-		if (f[i].in >= 0)
-			f[i].back |= fcp_sys_statx(f[i].in, "", AT_EMPTY_PATH, STATX_BASIC_STATS,
-						   &f[i].st) < 0;
+	for (int i = 0; i < n; i++) {
+		if (f[i].in < 0)
+			continue;
+		f[i].back |= fcp_sys_statx(f[i].in, "", AT_EMPTY_PATH, STATX_BASIC_STATS,
+					   &f[i].st) < 0;
+		if (!f[i].back && S_ISREG(f[i].st.stx_mode))
+			reopen_in(job, &f[i]);
+	}
 }
 
 /*
@@ -609,7 +623,7 @@ static void round_verify(struct fcp_worker *w, struct io_uring *ring, struct fcp
 			used += ((size_t)s->got + FCP_DIRECT_ALIGN) & ~(size_t)(FCP_DIRECT_ALIGN - 1);
 			fcp_sys_set_direct(s->out, false);
 			if (s->vgot == s->got && !memcmp(back, s->buf, (size_t)s->got)) {
-				fcp_verify_count(fcp_worker_job(w), (uint64_t)s->got, false);
+				fcp_verify_count(fcp_worker_job(w), s->out, (uint64_t)s->got, false);
 				continue;
 			}
 		}

@@ -63,7 +63,7 @@ static const char *cycle(const struct fcp_dir *d, const struct statx *st,
 			return "symlink loop at";
 		}
 		if (!why && d->dst_ino == st->stx_ino && d->dst_dev == fcp_statx_dev(st))
-			why = "cannot copy the destination into itself:";
+			why = "directory cycle, cannot copy the destination into itself:";
 	}
 	return why;
 }
@@ -197,8 +197,11 @@ static void copy_dir(struct fcp_entry *e)
 	int sfd, dfd;
 
 	if ((why = cycle(e->d, &e->st, &ancestor))) {
+		/* ELOOP's text is about symlinks: only a symlink loop has it;
+		 * a cycle back into the copy (through a bind mount, or a
+		 * symlink followed) is named as one. */
 		if (!filesystem_loop(e, ancestor))
-			fcp_entry_fail(e, why, -ELOOP);
+			fcp_entry_fail(e, why, ancestor ? -ELOOP : 0);
 		return;
 	}
 	sfd = fcp_sys_openat(e->d->src_fd, e->name,
@@ -392,26 +395,18 @@ static void copy_other(struct fcp_entry *e)
  * it handled the entry, 0 when the entry must go the stat-by-name way. */
 static int try_open_regular(struct fcp_entry *e)
 {
-	/* A FIFO or device swapped in since getdents must neither block us
-	 * (O_NONBLOCK) nor become our controlling terminal (O_NOCTTY); its
-	 * type is checked below before anything reads it. */
+	/* A FIFO or device swapped in since getdents is not even opened
+	 * (sys.c); O_NONBLOCK and O_NOCTTY stay as a second guard. */
 	int flags = O_RDONLY | O_NONBLOCK | O_NOCTTY | (following(e) ? 0 : O_NOFOLLOW) |
 		    (e->job->is_root ? O_NOATIME : 0);
-	int fd = fcp_sys_openat(e->d->src_fd, e->name, flags, 0), r;
+	int fd = fcp_sys_open_regular(e->d->src_fd, e->name, flags, STATX_WANT, &e->st);
 
 	if (fd < 0) {
 		if (fd == -ELOOP || fd == -ENXIO)
-			return 0; /* replaced by a symlink or a socket since getdents */
+			return 0; /* replaced by another type since getdents */
 		if (!fcp_retry_later(e, fd))
 			fcp_entry_fail(e, "cannot open", fd);
 		return 1;
-	}
-	r = fcp_sys_statx(fd, "", AT_EMPTY_PATH, STATX_WANT, &e->st);
-	if (r < 0 || !S_ISREG(e->st.stx_mode)) {
-		close(fd);
-		if (r < 0)
-			fcp_entry_fail(e, "cannot stat", r);
-		return r < 0;
 	}
 	e->src_fd = fd;
 	if (fcp_plan_settled(e))

@@ -511,6 +511,7 @@ static void collect(struct fcp_job *job, struct fcp_stats *s)
 	s->verified_files = c->verified;
 	s->verified_bytes = c->verified_bytes;
 	s->verified_cloned = c->verified_cloned;
+	s->verified_memory = c->verified_memory;
 	s->dedup_files = c->dedup_files;
 	s->dedup_bytes = c->dedup_bytes;
 	s->dedup_uncloned = c->dedup_uncloned;
@@ -962,7 +963,7 @@ int fcp_job_run(const struct fcp_options *o, char *const *srcs, int nsrc, const 
 	}
 	r = run(o, srcs, nsrc, dst, stats, watch.obs);
 	usage(stats, &ru0);
-	fcp_obs_close(&watch, stats, r);
+	r = fcp_obs_close(&watch, stats, r);
 	pthread_mutex_destroy(&watch.err_lock);
 	return r;
 }

@@ -156,6 +156,7 @@ struct fcp_counters {
 	atomic_ullong not_replaced;  /* -n, -u, -i: files there kept (plan.c) */
 	atomic_ullong kept;          /* --resume: stopped files kept to resume (chunk.c) */
 	atomic_ullong verified, verified_bytes, verified_cloned; /* --verify (verify.c) */
+	atomic_ullong verified_memory; /* of them, read back from tmpfs or ramfs */
 	atomic_ullong dedup_files, dedup_bytes, dedup_uncloned; /* --dedup (dedup.c) */
 	/* For the summary and the status line (observe.h): */
 	atomic_ullong cloned_bytes, holes; /* file.c, chunk.c */

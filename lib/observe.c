@@ -2,25 +2,47 @@
  * observe.c - a line per item for people (-v, on stdout), for logs (--log)
  * and for programs (--events: NDJSON), and the start and end of the job.
  *
- * Every line goes out in one write(2), the files opened with O_APPEND: a
- * reader following the file never sees half a line, and lines of several
- * workers never mix. The end event is written when the job returns, also
- * after SIGINT or SIGTERM (the job stops cleanly, then returns).
+ * Every line is made whole in memory and goes out in one write(2), the
+ * files opened with O_APPEND: a reader following the file never sees half
+ * a line, and lines of several workers never mix. The end event is written
+ * when the job returns, also after SIGINT or SIGTERM (the job stops
+ * cleanly, then returns).
+ *
+ * These outputs are a record of the copy, not the copy: a write that fails
+ * (a full disk, a reader of a FIFO that quit) is said once with the path,
+ * nothing more is written there (a later line would leave a hole in the
+ * record that nothing shows), the copy goes on, and its exit status is 1.
+ * A line cut short is taken back from a regular file (sys.c), so the file
+ * ends with the last whole line. SIGPIPE is ignored while they are open:
+ * a reader that quits must not kill a copy half done.
  */
 #include "json.h"
 #include "observe.h"
+#include "sys.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
+/* One output of lines. */
+struct obs_out {
+	int fd;                 /* -1: not asked for */
+	const char *what;       /* for the message: "events file" */
+	const char *path;       /* as given ("-": standard output) */
+	atomic_bool failed;     /* a write failed: no more lines go there */
+};
+
 struct fcp_obs {
-	int events_fd, log_fd;  /* -1: not asked for */
+	struct obs_out events, log;
 	bool verbose;           /* -v lines ... */
-	int verbose_fd;         /* ... on stdout, or stderr under --json */
+	struct obs_out vout;    /* ... on stdout, or stderr under --json */
+	pthread_mutex_t lock;   /* one line at a time: a cut one can be undone */
+	atomic_bool failed;     /* some write failed: the exit status is 1 */
+	struct sigaction old_pipe;
 	struct timespec t0;
 };
 
@@ -42,25 +64,35 @@ static const char *kind_name(mode_t mode)
 	}
 }
 
-/* One line, whole: a short write (a signal, a full pipe) goes on. */
-static void write_line(int fd, const char *p, size_t n)
+/* One line, whole, to o; the first failure is said (on job) and ends o. */
+static void write_line(struct fcp_job *job, struct fcp_obs *obs, struct obs_out *o,
+		       const char *p, size_t n)
 {
-	while (n) {
-		ssize_t w = write(fd, p, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return;
-		p += w;
-		n -= (size_t)w;
-	}
+	int err;
+
+	if (o->fd < 0 || atomic_load(&o->failed))
+		return;
+	pthread_mutex_lock(&obs->lock);
+	err = atomic_load(&o->failed) ? 0 : fcp_sys_write_line(o->fd, p, n);
+	if (err)
+		atomic_store(&o->failed, true);
+	pthread_mutex_unlock(&obs->lock);
+	if (!err)
+		return;
+	atomic_store(&obs->failed, true);
+	if (!strcmp(o->path, "-"))
+		fcp_report_errorf(job, "cannot write %s to standard output: %s; nothing more "
+				       "is written there, the copy goes on", o->what, strerror(-err));
+	else
+		fcp_report_errorf(job, "cannot write %s '%s': %s; nothing more is written "
+				       "there, the copy goes on", o->what, o->path, strerror(-err));
 }
 
-static void send_json(struct fcp_obs *obs, struct fcp_json *j)
+static void send_json(struct fcp_job *job, struct fcp_obs *obs, struct fcp_json *j)
 {
 	fcp_json_raw(j, "\n");
 	if (!j->oom)
-		write_line(obs->events_fd, j->p, j->len);
+		write_line(job, obs, &obs->events, j->p, j->len);
 	fcp_json_free(j);
 }
 
@@ -122,12 +154,21 @@ static void start_event(struct fcp_job *job, char *const *srcs, int nsrc, const 
 	fcp_json_bool(&j, "dry_run", o->dry_run);
 	fcp_json_close(&j);
 	fcp_json_close(&j);
-	send_json(job->obs, &j);
+	send_json(job, job->obs, &j);
+}
+
+static void out_init(struct obs_out *o, int fd, const char *what, const char *path)
+{
+	o->fd = fd;
+	o->what = what;
+	o->path = path ? path : "-";
+	atomic_init(&o->failed, false);
 }
 
 int fcp_obs_open(struct fcp_job *job, char *const *srcs, int nsrc, const char *dst)
 {
 	const struct fcp_options *o = job->o;
+	struct sigaction ign = { .sa_handler = SIG_IGN };
 	struct fcp_obs *obs;
 	int efd = -1, lfd = -1;
 
@@ -147,10 +188,14 @@ int fcp_obs_open(struct fcp_job *job, char *const *srcs, int nsrc, const char *d
 		fcp_report_errorf(job, "out of memory");
 		return -1;
 	}
-	obs->events_fd = efd;
-	obs->log_fd = lfd;
+	out_init(&obs->events, efd, "events file", o->events);
+	out_init(&obs->log, lfd, "log file", o->log);
 	obs->verbose = verbose;
-	obs->verbose_fd = o->json ? STDERR_FILENO : STDOUT_FILENO;
+	out_init(&obs->vout, verbose ? o->json ? STDERR_FILENO : STDOUT_FILENO : -1, "-v lines",
+		 o->json ? "standard error" : "-");
+	pthread_mutex_init(&obs->lock, NULL);
+	sigemptyset(&ign.sa_mask);
+	sigaction(SIGPIPE, &ign, &obs->old_pipe);
 	clock_gettime(CLOCK_MONOTONIC, &obs->t0);
 	job->obs = obs;
 	job->obs_items = true;
@@ -159,29 +204,40 @@ int fcp_obs_open(struct fcp_job *job, char *const *srcs, int nsrc, const char *d
 	return 0;
 }
 
-void fcp_obs_close(struct fcp_job *job, const struct fcp_stats *s, int status)
+/* A record that could not be written whole makes the exit status 1. */
+static int with_outputs(const struct fcp_obs *obs, int status)
+{
+	return atomic_load(&obs->failed) && status == FCP_EXIT_OK ? FCP_EXIT_PARTIAL : status;
+}
+
+int fcp_obs_close(struct fcp_job *job, const struct fcp_stats *s, int status)
 {
 	struct fcp_obs *obs = job->obs;
 	struct fcp_json j;
 
 	if (!obs)
-		return;
-	if (obs->events_fd >= 0) {
+		return status;
+	status = with_outputs(obs, status);
+	if (obs->events.fd >= 0) {
 		event_begin(obs, &j, "end");
 		fcp_json_u64(&j, "exit_status", (uint64_t)status);
 		fcp_json_open(&j, "summary");
 		fcp_stats_json(s, &j);
 		fcp_json_close(&j);
 		fcp_json_close(&j);
-		send_json(obs, &j);
+		send_json(job, obs, &j);
 	}
-	if (obs->events_fd > STDOUT_FILENO)
-		close(obs->events_fd);
-	if (obs->log_fd > STDOUT_FILENO)
-		close(obs->log_fd);
+	status = with_outputs(obs, status);
+	if (obs->events.fd > STDOUT_FILENO)
+		close(obs->events.fd);
+	if (obs->log.fd > STDOUT_FILENO)
+		close(obs->log.fd);
+	sigaction(SIGPIPE, &obs->old_pipe, NULL);
+	pthread_mutex_destroy(&obs->lock);
 	job->obs_items = false;
 	job->obs = NULL;
 	free(obs);
+	return status;
 }
 
 /* A path in a text line: control characters and '\' as \ooo (a name
@@ -211,8 +267,8 @@ static const char *result_of(enum fcp_obs_action a)
 	       : a == FCP_OBS_SKIP || a == FCP_OBS_UNCHANGED ? "skipped" : "ok";
 }
 
-static void text_lines(struct fcp_obs *obs, enum fcp_obs_action a, const char *path,
-		       uint64_t bytes, const char *reason)
+static void text_lines(struct fcp_job *job, struct fcp_obs *obs, enum fcp_obs_action a,
+		       const char *path, uint64_t bytes, const char *reason)
 {
 	char *p = text_path(path), *line;
 	int n;
@@ -220,13 +276,13 @@ static void text_lines(struct fcp_obs *obs, enum fcp_obs_action a, const char *p
 	if (!p)
 		return;
 	if (obs->verbose && (n = asprintf(&line, "%s '%s'\n", action_name[a], p)) > 0) {
-		write_line(obs->verbose_fd, line, (size_t)n);
+		write_line(job, obs, &obs->vout, line, (size_t)n);
 		free(line);
 	}
-	if (obs->log_fd >= 0 &&
+	if (obs->log.fd >= 0 &&
 	    (n = asprintf(&line, "%s\t%s\t%llu\t%s\t%s\n", action_name[a], p,
 			  (unsigned long long)bytes, result_of(a), reason ? reason : "-")) > 0) {
-		write_line(obs->log_fd, line, (size_t)n);
+		write_line(job, obs, &obs->log, line, (size_t)n);
 		free(line);
 	}
 	free(p);
@@ -240,8 +296,8 @@ void fcp_obs_record(struct fcp_job *job, enum fcp_obs_action a, mode_t mode, con
 
 	if (!obs)
 		return;
-	text_lines(obs, a, path, bytes, reason);
-	if (obs->events_fd < 0)
+	text_lines(job, obs, a, path, bytes, reason);
+	if (obs->events.fd < 0)
 		return;
 	event_begin(obs, &j, a == FCP_OBS_FAIL ? "failed" : !strcmp(result_of(a), "skipped") ? "skipped" : "done");
 	fcp_json_str(&j, "action", action_name[a]);
@@ -251,7 +307,7 @@ void fcp_obs_record(struct fcp_job *job, enum fcp_obs_action a, mode_t mode, con
 	fcp_json_str(&j, "engine", engine);
 	fcp_json_str(&j, "reason", reason);
 	fcp_json_close(&j);
-	send_json(obs, &j);
+	send_json(job, obs, &j);
 }
 
 void fcp_obs_entry_(struct fcp_job *job, enum fcp_obs_action a, mode_t mode,
@@ -282,7 +338,7 @@ void fcp_obs_plan(struct fcp_job *job, const char *verb, const char *path)
 	size_t n = strlen(verb);
 	char what[160];
 
-	if (!job->obs || job->obs->events_fd < 0)
+	if (!job->obs || job->obs->events.fd < 0)
 		return;
 	/* --check's words end in a colon before the path of its line. */
 	snprintf(what, sizeof(what), "%.*s", (int)(n && verb[n - 1] == ':' ? n - 1 : n), verb);
@@ -290,7 +346,7 @@ void fcp_obs_plan(struct fcp_job *job, const char *verb, const char *path)
 	fcp_json_str(&j, job->o->check ? "what" : "action", what);
 	fcp_json_str(&j, "path", path);
 	fcp_json_close(&j);
-	send_json(job->obs, &j);
+	send_json(job, job->obs, &j);
 }
 
 static void totals_json(struct fcp_json *j, const struct fcp_totals *t)
@@ -314,24 +370,24 @@ void fcp_obs_progress(struct fcp_job *job, const struct fcp_totals *t)
 {
 	struct fcp_json j;
 
-	if (!job->obs || job->obs->events_fd < 0)
+	if (!job->obs || job->obs->events.fd < 0)
 		return;
 	event_begin(job->obs, &j, "progress");
 	totals_json(&j, t);
 	fcp_json_close(&j);
-	send_json(job->obs, &j);
+	send_json(job, job->obs, &j);
 }
 
 void fcp_obs_totals(struct fcp_job *job, const struct fcp_totals *t)
 {
 	struct fcp_json j;
 
-	if (!job->obs || job->obs->events_fd < 0)
+	if (!job->obs || job->obs->events.fd < 0)
 		return;
 	event_begin(job->obs, &j, "totals");
 	fcp_json_u64(&j, "files", t->files_total);
 	fcp_json_u64(&j, "bytes", t->bytes_total);
 	fcp_json_u64(&j, "directories", t->dirs_total);
 	fcp_json_close(&j);
-	send_json(job->obs, &j);
+	send_json(job, job->obs, &j);
 }

@@ -21,8 +21,10 @@ enum fcp_obs_action {
 /* Open --events and --log, set job->obs (NULL when nobody watches) and
  * emit the start event. Returns 0, or -1 after reporting why. */
 int fcp_obs_open(struct fcp_job *job, char *const *srcs, int nsrc, const char *dst);
-/* The end event (the summary), then close what fcp_obs_open opened. */
-void fcp_obs_close(struct fcp_job *job, const struct fcp_stats *s, int status);
+/* The end event (the summary), then close what fcp_obs_open opened.
+ * Returns the job's exit status, 1 instead of 0 where a line could not be
+ * written (said when it happened). */
+int fcp_obs_close(struct fcp_job *job, const struct fcp_stats *s, int status);
 
 /* One item is done, skipped or failed. mode: its type (0: not known). */
 void fcp_obs_record(struct fcp_job *job, enum fcp_obs_action a, mode_t mode, const char *path,

@@ -132,6 +132,7 @@ static int side_hash(struct fcp_entry *e, bool src, const struct statx *st, stru
 	size_t cap;
 	void *buf = fcp_worker_buf(e->w, &cap);
 	bool direct = false;
+	struct statx now;
 
 	*read = false;
 	if (key && fcp_manifest_lookup(e->job, src, key, st, h)) {
@@ -142,8 +143,10 @@ static int side_hash(struct fcp_entry *e, bool src, const struct statx *st, stru
 	/* Planned by name (a batch): the source is opened here. */
 	if (src && e->src_fd >= 0)
 		fd = e->src_fd;
-	r = fd >= 0 ? 0 : (fd = fcp_sys_openat(src ? e->d->src_fd : e->d->dst_fd,
-					      src ? e->name : e->dst_name, flags, 0));
+	/* A FIFO or device swapped in since the statx is not opened (sys.c). */
+	r = fd >= 0 ? 0 : (fd = fcp_sys_open_regular(src ? e->d->src_fd : e->d->dst_fd,
+						    src ? e->name : e->dst_name,
+						    flags | O_NONBLOCK | O_NOCTTY, STATX_TYPE, &now));
 	if (r >= 0 && st->stx_size > 0 && side_direct(e->job, src)) {
 		void *dbuf = fcp_worker_verify_buf(e->w, &cap);
 

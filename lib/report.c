@@ -12,6 +12,7 @@
 #include "dest.h"
 #include "job.h"
 #include "observe.h"
+#include "sys.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -161,35 +162,93 @@ static bool stopped_item(struct fcp_job *job, int err)
 	return true;
 }
 
-void fcp_report_failed(struct fcp_job *job, const char *what, const char *path, int err)
+/* Errors that a destination gone as a whole gives for everything: a
+ * filesystem shut down after an I/O error (XFS, ext4), a device pulled
+ * out, a FUSE server that died. One bad block gives them too. */
+static bool gone_class(int err)
+{
+	return err == -EIO || err == -ENODEV || err == -ENOTCONN;
+}
+
+/* Is the destination gone, not only an item? Then its own directory
+ * cannot even be stat'ed (an XFS shut down answers EIO to that too);
+ * a source's read error or one bad block leaves it readable. */
+static bool dest_gone(const struct fcp_dir *d, int err)
+{
+	int fd = !d ? -1 : d->dst_fd >= 0 ? d->dst_fd : d->root ? d->root->dst_fd : -1;
+	struct statx st;
+
+	return gone_class(err) && fd >= 0 && fcp_sys_fstatx(fd, &st) == err;
+}
+
+/* The destination that stopped the job fails all that was in flight the
+ * same way: said once, counted as not copied. */
+static bool stopped_by(struct fcp_job *job, int err)
+{
+	return (stops_job(err) || gone_class(err)) && atomic_load(&job->stop_errno) == err;
+}
+
+/* Say once why the job stops: the destination of d is gone. */
+static void say_gone(struct fcp_job *job, const struct fcp_dir *d, int err)
+{
+	/* The copy as the user named it (DEST or DEST/SOURCE's name). */
+	char *p = d->root && d->root->dst_abs ? strdup(d->root->dst_abs) : fcp_dir_dst_path(d, NULL);
+
+	fcp_report_errorf(job, "the destination '%s' fails as a whole (%s): stopping, nothing "
+			       "new is started", p ? p : "?", strerror(-err));
+	free(p);
+}
+
+/* stop: err means that nothing more can be written to the destination;
+ * gone: the directory in which it was found gone as a whole (or NULL). */
+static void report_failed(struct fcp_job *job, const char *what, const char *path, int err,
+			  bool stop, const struct fcp_dir *gone)
 {
 	int none = 0;
 
 	if (err == FCP_ERR_REFUSED || stopped_item(job, err))
 		return; /* said and counted where it was refused, or stopped */
-	if (stops_job(err) && !atomic_compare_exchange_strong(&job->stop_errno, &none, err) &&
-	    none == err) {
+	if (stopped_by(job, err) ||
+	    (stop && !atomic_compare_exchange_strong(&job->stop_errno, &none, err) && none == err)) {
 		/* The refusal that stopped the job, met again by an item that
 		 * was in flight: one line has said it (not 5,000), and the
 		 * item counts with the ones not copied. */
 		atomic_fetch_add(&job->c.not_copied, 1);
 		return;
 	}
-	if (stops_job(err))
+	if (stop)
 		atomic_store(&job->stop, true);
 	fcp_report_error(job, what, path, err);
 	atomic_fetch_add(&job->c.failed, 1);
+	if (gone)
+		say_gone(job, gone, err);
+}
+
+void fcp_report_failed(struct fcp_job *job, const char *what, const char *path, int err)
+{
+	report_failed(job, what, path, err, stops_job(err), NULL);
 }
 
 void fcp_report_leftover_in(struct fcp_job *job, const char *what, const struct fcp_dir *d,
 			    const char *name, int err)
 {
-	char *p = fcp_dir_dst_path(d, name);
+	bool gone = !stops_job(err) && dest_gone(d, err);
+	char *p;
 
-	if (stops_job(err))
-		fcp_job_stop(job, err);
-	fcp_report_error(job, what, p, err);
-	atomic_fetch_add(&job->c.failed, 1);
+	/* The destination stopped the job: the items in flight fail with
+	 * it, counted as not copied, and so cannot their leftovers go (a
+	 * later run names them). One line has said why. */
+	if (stopped_by(job, err))
+		return;
+	p = fcp_dir_dst_path(d, name);
+	if (gone) {
+		report_failed(job, what, p, err, true, d);
+	} else {
+		if (stops_job(err))
+			fcp_job_stop(job, err);
+		fcp_report_error(job, what, p, err);
+		atomic_fetch_add(&job->c.failed, 1);
+	}
 	free(p);
 }
 
@@ -208,7 +267,9 @@ void fcp_report_failed_in(struct fcp_job *job, const char *what, const struct fc
 		atomic_fetch_add(&d->root->failed, 1);
 	if (d)
 		atomic_store(&((struct fcp_dir *)d)->failed_in, true);
-	fcp_report_failed(job, what, p, err);
+	bool gone = !stops_job(err) && dest_gone(d, err);
+
+	report_failed(job, what, p, err, stops_job(err) || gone, gone ? d : NULL);
 	free(p);
 	if (d && d->root && d->root->adopted)
 		fcp_dest_drop_unconfirmed(job, (struct fcp_dir *)d, name);
@@ -228,7 +289,7 @@ void fcp_report_warn(struct fcp_job *job, enum fcp_warn_kind kind, const char *p
 	/* The directories finished after a read-only or full destination
 	 * stopped the job cannot take their metadata either: the failure
 	 * has said so, and what was not copied is counted. */
-	if (stops_job(err) && atomic_load(&job->stop_errno) == err)
+	if (stopped_by(job, err))
 		return;
 	struct msg m;
 

@@ -4,6 +4,9 @@
 #include "job.h"
 #include "json.h"
 #include "observe.h"
+#include "sys.h"
+
+#include <errno.h>
 
 #include <string.h>
 
@@ -49,6 +52,25 @@ static void print_counters(const struct fcp_stats *s, FILE *f, double secs)
 	for (int i = 0; i < FCP_ERRORS_KEPT && s->errors[i][0]; i++)
 		fprintf(f, "%s%s\n", i ? "  " : "fastcp: the first errors again:\n  ",
 			s->errors[i]);
+}
+
+/* Where the read-back of --verify came from: a file on tmpfs or ramfs
+ * has no storage but the memory the copy was written to. */
+static void print_verified(const struct fcp_stats *s, FILE *f)
+{
+	uint64_t mem = s->verified_memory, n = s->verified_files;
+	char size[32];
+
+	human((double)s->verified_bytes, size, sizeof(size));
+	fprintf(f, "fastcp: verified %llu file%s (%s) ", (unsigned long long)n, s_(n), size);
+	if (!mem)
+		fputs("read back from storage\n", f);
+	else if (mem == n)
+		fputs("read back from memory: the destination (tmpfs or ramfs) keeps them "
+		      "nowhere else\n", f);
+	else
+		fprintf(f, "read back: %llu from storage, %llu from memory (tmpfs or ramfs)\n",
+			(unsigned long long)(n - mem), (unsigned long long)mem);
 }
 
 void fcp_stats_print(const struct fcp_stats *s, FILE *f)
@@ -116,11 +138,8 @@ void fcp_stats_print(const struct fcp_stats *s, FILE *f)
 				   "first copy\n", (unsigned long long)s->dedup_files,
 				s_(s->dedup_files), size);
 	}
-	if (s->verified_files) {
-		human((double)s->verified_bytes, size, sizeof(size));
-		fprintf(f, "fastcp: verified %llu file%s (%s) read back from storage\n",
-			(unsigned long long)s->verified_files, s_(s->verified_files), size);
-	}
+	if (s->verified_files)
+		print_verified(s, f);
 	if (s->symlinks || s->skipped)
 		fprintf(f, "fastcp: symlinks: %llu internal, %llu external; %llu relative, "
 			   "%llu absolute; %llu rewritten, %llu skipped\n",
@@ -209,6 +228,9 @@ void fcp_stats_json(const struct fcp_stats *s, struct fcp_json *j)
 	fcp_json_u64(j, "verified_files", s->verified_files);
 	fcp_json_u64(j, "verified_bytes", s->verified_bytes);
 	fcp_json_u64(j, "verified_cloned", s->verified_cloned);
+	fcp_json_u64(j, "verified_in_memory", s->verified_memory);
+	fcp_json_u64(j, "deduplicated_files", s->dedup_files);
+	fcp_json_u64(j, "bytes_saved", s->dedup_bytes);
 	fcp_json_bool(j, "check", s->check);
 	fcp_json_u64(j, "differences", s->differences);
 	fcp_json_u64(j, "hashed_trusted", s->hashed_trusted);
@@ -244,16 +266,18 @@ void fcp_stats_json(const struct fcp_stats *s, struct fcp_json *j)
 	fcp_json_u64(j, "signal", (uint64_t)s->signal);
 }
 
-void fcp_stats_print_json(const struct fcp_stats *s, FILE *f)
+int fcp_stats_print_json(const struct fcp_stats *s, FILE *f)
 {
 	struct fcp_json j;
+	int r;
 
 	fcp_json_init(&j);
 	fcp_json_open(&j, NULL);
 	fcp_stats_json(s, &j);
 	fcp_json_close(&j);
-	if (!j.oom)
-		fprintf(f, "%s\n", j.p);
-	fflush(f);
+	fcp_json_raw(&j, "\n");
+	/* What f holds goes first; the object then goes whole, or not. */
+	r = fflush(f) == EOF ? -EIO : j.oom ? -ENOMEM : fcp_sys_write_line(fileno(f), j.p, j.len);
 	fcp_json_free(&j);
+	return r;
 }

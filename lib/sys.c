@@ -8,6 +8,7 @@
 
 #include <dirent.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <errno.h>
 #include <stdatomic.h>
@@ -103,6 +104,85 @@ int fcp_sys_openat(int dirfd, const char *name, int flags, mode_t mode)
 	    (r = openat_plain(dirfd, name, flags | O_NOATIME, mode)) != -EPERM)
 		return r;
 	return openat_plain(dirfd, name, flags, mode);
+}
+
+/* /proc/self/fd, opened once: a reopen is one lookup there. -1: not
+ * looked for yet; -2: no /proc. A child of fork() has another fd table
+ * and must not read its parent's: it looks again. */
+static atomic_int proc_fds = -1;
+
+static void proc_fds_forget(void)
+{
+	atomic_store(&proc_fds, -1); /* (the child's copy of it leaks: rare) */
+}
+
+static void proc_fds_atfork(void)
+{
+	pthread_atfork(NULL, NULL, proc_fds_forget);
+}
+
+static int proc_fds_get(void)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	int fd = atomic_load(&proc_fds), was = -1;
+
+	if (fd != -1)
+		return fd;
+	pthread_once(&once, proc_fds_atfork);
+	fd = open("/proc/self/fd", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		fd = -2;
+	if (!atomic_compare_exchange_strong(&proc_fds, &was, fd) && fd >= 0) {
+		close(fd);
+		fd = was;
+	}
+	return fd;
+}
+
+int fcp_sys_reopen(int fd, int flags)
+{
+	int dir = proc_fds_get();
+	char num[16];
+
+	if (dir < 0)
+		return -ENOENT;
+	snprintf(num, sizeof(num), "%d", fd);
+	/* The magic link is the last component: O_NOFOLLOW would refuse it. */
+	return fcp_sys_openat(dir, num, flags & ~O_NOFOLLOW, 0);
+}
+
+/* Without /proc: by name again, and only the inode that was checked. */
+static int reopen_by_name(int dirfd, const char *name, int flags, const struct statx *st)
+{
+	struct statx now;
+	int fd = fcp_sys_openat(dirfd, name, flags, 0), r;
+
+	if (fd < 0)
+		return fd;
+	r = fcp_sys_fstatx(fd, &now);
+	if (r == 0 && !(now.stx_ino == st->stx_ino && now.stx_dev_major == st->stx_dev_major &&
+			now.stx_dev_minor == st->stx_dev_minor))
+		r = -ENXIO;
+	if (r < 0)
+		close(fd);
+	return r < 0 ? r : fd;
+}
+
+int fcp_sys_open_regular(int dirfd, const char *name, int flags, unsigned mask,
+			 struct statx *st)
+{
+	int path = fcp_sys_openat(dirfd, name, O_PATH | (flags & O_NOFOLLOW), 0), fd;
+
+	if (path < 0)
+		return path;
+	fd = fcp_sys_statx(path, "", AT_EMPTY_PATH, mask | STATX_TYPE | STATX_INO, st);
+	if (fd == 0 && !S_ISREG(st->stx_mode))
+		fd = -ENXIO;
+	else if (fd == 0 && (fd = fcp_sys_reopen(path, flags)) == -ENOENT &&
+		 atomic_load(&proc_fds) == -2)
+		fd = reopen_by_name(dirfd, name, flags, st);
+	close(path);
+	return fd;
 }
 
 /* The fallback walk for kernels without openat2: every directory component
@@ -278,6 +358,32 @@ ssize_t fcp_sys_pread(int fd, void *buf, size_t len, off_t off)
 ssize_t fcp_sys_write_full(int fd, const void *buf, size_t len)
 {
 	return io_full(fd, (void *)buf, len, -1, true);
+}
+
+int fcp_sys_write_line(int fd, const void *buf, size_t len)
+{
+	size_t done = 0;
+	struct stat st;
+	off_t end;
+	int err = 0;
+
+	while (done < len && !err) {
+		ssize_t n = write(fd, (const char *)buf + done, len - done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			err = n < 0 ? -errno : -ENOSPC;
+		else
+			done += (size_t)n;
+	}
+	if (!err)
+		return 0;
+	/* The part written is at the end of the file (O_APPEND). */
+	if (done && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+	    (end = lseek(fd, 0, SEEK_END)) >= (off_t)done)
+		(void)!ftruncate(fd, end - (off_t)done);
+	return err;
 }
 
 ssize_t fcp_sys_pwrite_full(int fd, const void *buf, size_t len, off_t off)

@@ -28,6 +28,20 @@ int fcp_sys_access(const char *path, int mode);
 int fcp_sys_open_beneath(int dirfd, const char *relpath, int flags, mode_t mode);
 int fcp_sys_close(int fd);
 int fcp_sys_dup(int fd); /* close-on-exec */
+/* Open fd, an O_PATH descriptor, again with flags (O_NOFOLLOW is dropped):
+ * the very inode it names, not whatever its name leads to now. Through
+ * /proc/self/fd; -ENOENT where /proc is not mounted. */
+int fcp_sys_reopen(int fd, int flags);
+/* Open name in dirfd with flags only if it is a regular file; a FIFO,
+ * device or socket put in its place is never opened (an open can act: a
+ * tape rewinds, a modem hangs up, a FIFO's writer is let go). The name is
+ * opened O_PATH (with flags' O_NOFOLLOW), *st (mask) is read from what
+ * was opened, and a regular file is reopened through it. Returns the
+ * descriptor, -ENXIO when it is not a regular file (*st says what it is),
+ * or -errno. Without /proc, the name is opened a second time, checked to
+ * be the same inode. */
+int fcp_sys_open_regular(int dirfd, const char *name, int flags, unsigned mask,
+			 struct statx *st);
 /* The opens above wait out a shortage of descriptors (EMFILE, ENFILE) for
  * a few seconds, unless *stop is true: a job sets its stop flag here while
  * it runs (one job at a time per process), NULL after. */
@@ -50,6 +64,11 @@ ssize_t fcp_sys_read_file(int dirfd, const char *name, size_t max, char **buf);
 ssize_t fcp_sys_pread(int fd, void *buf, size_t len, off_t off);
 /* Write all len bytes; a 0-byte write is reported as -ENOSPC. */
 ssize_t fcp_sys_write_full(int fd, const void *buf, size_t len);
+/* Write a line whole (fd opened with O_APPEND, or a pipe): where a write
+ * fails after a part of it, a regular file is cut back to where the line
+ * began, so that it never ends mid-line. The caller writes one line at a
+ * time to fd. Returns 0 or -errno. */
+int fcp_sys_write_line(int fd, const void *buf, size_t len);
 ssize_t fcp_sys_pwrite_full(int fd, const void *buf, size_t len, off_t off);
 
 ssize_t fcp_sys_copy_file_range(int in, off_t *in_off, int out, off_t *out_off, size_t len);

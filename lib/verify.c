@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/magic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -212,9 +213,19 @@ int fcp_vsum_of_fd(struct fcp_worker *w, int fd, uint64_t len, struct fcp_vsum *
 	return buf ? read_windows(fcp_worker_job(w), fd, buf, cap, false, len, sum) : -ENOMEM;
 }
 
+/* tmpfs and ramfs keep a file in the page cache and nowhere else: its
+ * read-back reads the memory the copy wrote, which checks the copy's path
+ * but no device. The summary says so rather than "from storage". */
+static bool in_memory(int fd)
+{
+	long type;
+
+	return fcp_sys_fs_type(fd, &type) == 0 && (type == TMPFS_MAGIC || type == RAMFS_MAGIC);
+}
+
 /* Once per job: the destination serves reads from its cache only after
- * the pages were dropped. */
-static void say_no_direct(struct fcp_job *job, const struct fcp_dir *d)
+ * the pages were dropped, or (tmpfs, ramfs) from nothing else. */
+static void say_no_direct(struct fcp_job *job, const struct fcp_dir *d, int out)
 {
 	char *path;
 
@@ -222,8 +233,12 @@ static void say_no_direct(struct fcp_job *job, const struct fcp_dir *d)
 		return;
 	/* The copy as the user named it (DEST or DEST/SOURCE's name). */
 	path = d->root && d->root->dst_abs ? strdup(d->root->dst_abs) : fcp_dir_dst_path(d, NULL);
-	fcp_report_errorf(job, "verify: '%s' cannot do O_DIRECT, reading back after dropping "
-			       "the cached pages", path ? path : "?");
+	if (in_memory(out))
+		fcp_report_errorf(job, "verify: '%s' is held in memory (tmpfs or ramfs): the "
+				       "copies are read back from there", path ? path : "?");
+	else
+		fcp_report_errorf(job, "verify: '%s' cannot do O_DIRECT, reading back after "
+				       "dropping the cached pages", path ? path : "?");
 	free(path);
 }
 
@@ -241,8 +256,10 @@ int fcp_verify_prepare(struct fcp_worker *w, int out)
 	return !atomic_load(&fcp_worker_job(w)->verify_no_direct) && fcp_sys_set_direct(out, true) == 0;
 }
 
-void fcp_verify_count(struct fcp_job *job, uint64_t size, bool cloned)
+void fcp_verify_count(struct fcp_job *job, int out, uint64_t size, bool cloned)
 {
+	if (in_memory(out))
+		atomic_fetch_add(&job->c.verified_memory, 1);
 	atomic_fetch_add(&job->c.verified, 1);
 	atomic_fetch_add(&job->c.verified_bytes, size);
 	if (cloned)
@@ -276,7 +293,7 @@ static int read_back(struct fcp_worker *w, const struct fcp_dir *d, int out, str
 	/* O_DIRECT refused (by fcntl, or by the read: an alignment larger
 	 * than a page). Written back and dropped from the cache, the next
 	 * read has to come from the device. */
-	say_no_direct(job, d);
+	say_no_direct(job, d, out);
 	if ((r = fcp_sys_fdatasync(out)) < 0)
 		return r;
 	(void)fcp_sys_posix_fadvise(out, 0, 0, POSIX_FADV_DONTNEED);
@@ -296,7 +313,7 @@ int fcp_verify_readback(struct fcp_worker *w, const struct fcp_dir *d, int out,
 	fcp_vsum_free(&got);
 	if (r < 0)
 		return r;
-	fcp_verify_count(job, size, cloned);
+	fcp_verify_count(job, out, size, cloned);
 	return 0;
 }
 

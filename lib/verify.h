@@ -106,8 +106,9 @@ int fcp_verify_buf(struct fcp_worker *w, const struct fcp_dir *d, int out, const
  * turns it off again), 0 without, or -errno (a write error). */
 int fcp_verify_prepare(struct fcp_worker *w, int out);
 
-/* Count one file of size bytes as verified (cloned: a clone). */
-void fcp_verify_count(struct fcp_job *job, uint64_t size, bool cloned);
+/* Count one file of size bytes, open as out, as verified (cloned: a
+ * clone). */
+void fcp_verify_count(struct fcp_job *job, int out, uint64_t size, bool cloned);
 
 /* How --verify reads back on this build (a phrase, for --version -v). */
 const char *fcp_verify_describe(void);

@@ -5,6 +5,8 @@
 #include "fastcp.h"
 
 #include <signal.h>
+#include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 int main(int argc, char **argv)
@@ -24,7 +26,15 @@ int main(int argc, char **argv)
 	/* The summary, unless -q: for a person at a terminal, or when asked
 	 * (-v, --stats); a script's copy stays as quiet as cp's. */
 	if (o.json) {
-		fcp_stats_print_json(&s, stdout);
+		/* A reader that quit must not turn the end of a copy into
+		 * death by SIGPIPE: it is told as the failed write it is. */
+		signal(SIGPIPE, SIG_IGN);
+		int w = fcp_stats_print_json(&s, stdout);
+		if (w < 0) {
+			fprintf(stderr, "fastcp: cannot write the --json summary to standard "
+				"output: %s\n", strerror(-w));
+			r = r == FCP_EXIT_OK ? FCP_EXIT_PARTIAL : r;
+		}
 	} else if (!o.quiet && (o.verbose || o.stats || isatty(STDERR_FILENO))) {
 		/* The first errors again, for a person whose terminal has
 		 * scrolled them away; a log file has them in their place. */

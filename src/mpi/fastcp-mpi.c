@@ -65,16 +65,24 @@ static const char *unshared(const struct fcp_options *o)
 	       o->check ? "--check" : o->move ? "--move" : NULL;
 }
 
-static void summary(const struct fcp_options *o, struct fcp_stats *s)
+/* Returns the exit status r, 1 instead of 0 when --json's summary could
+ * not be written. */
+static int summary(const struct fcp_options *o, struct fcp_stats *s, int r)
 {
 	if (o->json) {
-		fcp_stats_print_json(s, stdout);
+		signal(SIGPIPE, SIG_IGN); /* a reader that quit is a failed write */
+		if (fcp_stats_print_json(s, stdout) < 0) {
+			fprintf(stderr, "fastcp-mpi: cannot write the --json summary to standard "
+				"output\n");
+			r = r == FCP_EXIT_OK ? FCP_EXIT_PARTIAL : r;
+		}
 	} else if (!o->quiet && (o->verbose || o->stats || isatty(STDERR_FILENO))) {
 		if (!isatty(STDERR_FILENO))
 			s->errors[0][0] = 0;
 		fcp_stats_print(s, stderr);
 	}
 	fcp_stats_print_problems(s, stderr);
+	return r;
 }
 
 int main(int argc, char **argv)
@@ -122,7 +130,7 @@ int main(int argc, char **argv)
 	MPI_Allreduce(MPI_IN_PLACE, &r, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
 	fcp_mpi_stats_reduce(&s, MPI_COMM_WORLD);
 	if (rank == 0)
-		summary(&o, &s);
+		r = summary(&o, &s, r);
 	fcp_mpi_dist_release(&dist);
 	MPI_Finalize();
 	if (s.signal) { /* die of it, as the caller of an interrupted copy expects */

@@ -12,7 +12,7 @@ static const size_t counts[] = {
 	COUNT(bytes), COUNT(cloned_files), COUNT(failed), COUNT(excluded), COUNT(not_copied),
 	COUNT(skipped), COUNT(differences), COUNT(hashed_trusted), COUNT(leftovers),
 	COUNT(unchanged), COUNT(updated), COUNT(deleted), COUNT(moved), COUNT(not_replaced),
-	COUNT(verified_files), COUNT(verified_bytes), COUNT(verified_cloned), COUNT(dedup_files),
+	COUNT(verified_files), COUNT(verified_bytes), COUNT(verified_cloned), COUNT(verified_memory), COUNT(dedup_files),
 	COUNT(dedup_bytes), COUNT(dedup_uncloned), COUNT(left_hidden), COUNT(links_internal),
 	COUNT(links_external), COUNT(links_relative), COUNT(links_absolute),
 	COUNT(links_rewritten), COUNT(bytes_cloned), COUNT(bytes_holes), COUNT(io_ops),

@@ -3,8 +3,9 @@
 # the filesystem, not of symlinks: it is reported as one ("filesystem loop
 # detected: 'd/sub' is the same directory as 'd'"), once, with exit 1, and
 # the rest of the tree is copied. A new root copy with the loop in it gets
-# its name without it (with --atomic: it keeps its temporary name). Under -L a symlink to an ancestor is
-# still a symlink loop.
+# its name without it (with --atomic: it keeps its temporary name). Under -L
+# a symlink to an ancestor is still a symlink loop. DEST reached again
+# through a bind mount is a directory cycle, said so.
 . "${TESTLIB:-$(dirname "$0")/../lib}/lib.sh" || exit 1
 t_init
 need_fastcp
@@ -44,8 +45,21 @@ check_absent new2 "an --atomic root copy with a loop in it under its final name"
 check_grep "unfinished copy of 'd' is left as '.*\.fcp-" "$T/err"
 rm -rf .fcp-*
 
-# A symlink that leads back up, followed: a symlink loop, as before.
 umount d/sub || fail "umount d/sub"
+
+# DEST reached again through a bind mount in the source: the copy would
+# copy itself. A directory cycle, said so, not ELOOP's "Too many levels of
+# symbolic links", which names no symlink here.
+mkdir -p s/in t
+printf 'z\n' >s/f
+t_bind t s/in
+run_fcp s t/
+check_rc 1 "DEST bound inside the source"
+check_grep "^fastcp: directory cycle, cannot copy the destination into itself: 's/in/\.fcp-[^']*'$" "$T/err"
+check_nogrep "symbolic links" "$T/err"
+umount s/in || fail "umount s/in"
+
+# A symlink that leads back up, followed: a symlink loop, as before.
 mkdir -p l/a
 ln -s .. l/a/up
 rm -rf copy && mkdir copy

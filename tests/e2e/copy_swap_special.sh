@@ -1,8 +1,14 @@
 #!/bin/bash
 # A regular source file swapped for a FIFO or a device node between the
-# directory read and the open must never hang the copy nor be read from:
-# the source is opened with O_NONBLOCK and O_NOCTTY and the type of what
-# was opened is checked before anything reads it. Swappers exchange a file
+# directory read and the open must never hang the copy nor be read from,
+# nor even be opened (opening a device can act: a tape rewinds, a modem
+# hangs up): the name is opened with O_PATH|O_NOFOLLOW, which opens
+# nothing, its type checked on what was opened, and only a regular file is
+# opened for reading, through that very inode. inotify counts the opens of
+# the FIFO and the device (IN_OPEN; an O_PATH open is none): there must be
+# none (47 in a run before). --sync --checksum, which reads both sides
+# to compare them (by io_uring in batches, or one by one), is run over each
+# copy too. Swappers exchange a file
 # with a FIFO and (as root) another with /dev/zero's twin thousands of times
 # a second (renameat2 RENAME_EXCHANGE) while fastcp copies the directory
 # again and again, on the io_uring and the synchronous path. Every copy
@@ -15,6 +21,36 @@
 t_init
 need_fastcp
 need_cmd python3
+
+# count_opens.py STOP PATHS...: how many times PATHS' inodes were opened
+# (inotify IN_OPEN) until the file STOP exists; STOP.ready once watching.
+cat >count_opens.py <<'PY'
+import ctypes, os, select, struct, sys
+libc = ctypes.CDLL(None, use_errno=True)
+fd = libc.inotify_init1(os.O_NONBLOCK)
+for p in sys.argv[2:]:
+    if libc.inotify_add_watch(fd, os.fsencode(p), 0x20) < 0:  # IN_OPEN
+        sys.exit("inotify_add_watch: " + os.strerror(ctypes.get_errno()))
+open(sys.argv[1] + ".ready", "w").close()
+n = 0
+def drain():
+    global n
+    while True:
+        try:
+            buf = os.read(fd, 65536)
+        except BlockingIOError:
+            return
+        i = 0
+        while i < len(buf):
+            _, mask, _, ln = struct.unpack_from("iIII", buf, i)
+            n += bool(mask & 0x20)
+            i += 16 + ln
+while not os.path.exists(sys.argv[1]):
+    select.select([fd], [], [], 0.05)
+    drain()
+drain()
+print(n)
+PY
 
 cat >swap.py <<'PY'
 import ctypes, os, sys
@@ -44,12 +80,22 @@ fi
 
 pids=()
 stop_swappers() { touch "$T/stop"; for p in "${pids[@]}"; do wait "$p"; done; pids=(); }
+# The swappers and the counter stop first, also after a failure; the
+# test's own exit status goes on to the cleanup.
+trap 'r=$?; stop_swappers; touch "$T/counted"; wait; (exit $r); t_cleanup_' EXIT
+
+special="s/p"
+[ "$(id -u)" = 0 ] && special="$special s/z"
+# shellcheck disable=SC2086
+python3 count_opens.py "$T/counted" $special >opens &
+counter=$!
+for _ in $(seq 1 500); do [ -e "$T/counted.ready" ] && break; sleep 0.01; done
+[ -e "$T/counted.ready" ] || fail "the inotify counter did not start"
+
 for pair in $pairs; do
 	python3 swap.py "s/${pair%:*}" "s/${pair#*:}" "$T/stop" &
 	pids+=($!)
 done
-# The swappers stop first; the test's own exit status goes on to the cleanup.
-trap 'r=$?; stop_swappers; (exit $r); t_cleanup_' EXIT
 
 # check_name DIR NAME REGULAR-CONTENT SPECIAL-KIND
 check_name() {
@@ -81,7 +127,27 @@ for i in $(seq 1 30); do
 		check_name "d$i" "${pair%:*}" "$want" "$kind"
 		check_name "d$i" "${pair#*:}" "$want" "$kind"
 	done
+	# --checksum reads both sides to compare them (plan.c): it must not
+	# open a swapped-in FIFO or device either, nor hang on one.
+	run_fcp --sync --checksum -j 2 "$path" -T s "d$i"
+	[ "$RC" = 0 ] || [ "$RC" = 1 ] || fail "--checksum: exit $RC"
 	rm -rf "d$i"
 done
 stop_swappers
-echo "swapped special files ok"
+touch "$T/counted"
+wait "$counter" || fail "the inotify counter failed"
+check_eq "$(cat opens)" 0 "opens of the FIFO or device swapped in for a regular file"
+
+# Without /proc (a mount namespace without it): regular files are opened
+# by name again, checked to be the inode looked at, and copied.
+if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null; then
+	mkdir np
+	printf 'small\n' >np/a
+	head -c 300000 /dev/urandom >np/b
+	for path in --reflink=never --no-io-uring; do
+		unshare -m sh -c "umount -l /proc && \"\$0\" \"\$@\"" "$FASTCP" $path -T np "np$path" ||
+			fail "copy without /proc ($path)"
+		cmp np/a "np$path/a" && cmp np/b "np$path/b" || fail "copy without /proc differs ($path)"
+	done
+fi
+echo "swapped special files ok, never opened"

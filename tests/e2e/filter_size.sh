@@ -35,4 +35,14 @@ for bad in '' -1 1X 1KB 1.5K K 99999999999999999999 9999999999999T; do
 	check_rc 2 "--max-size '$bad'"
 done
 check_absent bad
+
+# Bounds that no file can meet both of are a mistake, not an empty copy
+# with exit 0; equal bounds are a size that can be met.
+run_fcp --min-size 10 --max-size 5 -T src bad
+check_rc 2 "--min-size 10 --max-size 5"
+check_grep "^fastcp: --min-size 10 is larger than --max-size 5" "$T/err"
+check_absent bad
+run_fcp --min-size 100 --max-size 100 -T src f
+check_rc 0 "--min-size 100 --max-size 100"
+check_eq "$(list f)" "d d/empty fifo link s100 " "--min-size 100 --max-size 100"
 exit 0

@@ -11,7 +11,9 @@
 #     not without --verify (so the measure can tell);
 #   - XFS to XFS, the files are cloned: "N files cloned, verified by
 #     re-reading shared extents", extents still shared, the copy exact;
-#   - onto ramfs, which has no O_DIRECT: said once, the copy verified anyway.
+#   - onto ramfs, which has no O_DIRECT: said once, the copy verified anyway;
+#     onto ramfs and tmpfs the summary says the copies were read back from
+#     memory, where they are kept, never "from storage"
 . "${TESTLIB:-$(dirname "$0")/../lib}/lib.sh" || exit 1
 t_init
 need_fastcp
@@ -53,6 +55,7 @@ for opts in "--reflink=never" "--no-io-uring" ""; do
 	check_rc 0 "--verify $opts"
 	check_tree "$S" "$X/v$n"
 	copied_eq_verified
+	check_grep "^fastcp: verified [0-9]+ files \(.*\) read back from storage$" "$T/err"
 	[ $(((after - before) * 512)) -ge "$dense" ] ||
 		fail "--verify $opts: the device read $(((after - before) * 512)) bytes, less than the $dense verified"
 	check_nogrep "O_DIRECT" "$T/err"
@@ -76,8 +79,9 @@ check_tree "$S" "$X/clone"
 check_grep "^fastcp: [0-9]+ files cloned, verified by re-reading shared extents$" "$T/err"
 check_nogrep "cloned \(reflink\)" "$T/err"
 
-# ramfs: no O_DIRECT; said once, verified after dropping the cached pages
-# (contents only: ramfs keeps neither ACLs nor, read back, holes).
+# ramfs: no O_DIRECT, and no storage but the memory the copy was written
+# to: said once, and the summary says it read back from memory (contents
+# only: ramfs keeps neither ACLs nor, read back, holes).
 R=$T/ram
 mkdir -p "$R"
 mount -t ramfs ramfs "$R" 2>/dev/null || skip "cannot mount ramfs"
@@ -86,6 +90,24 @@ run_fcp -v --verify --no-preserve=xattr "$S" "$R/copy"
 check_rc 0 "--verify onto ramfs"
 check_tree "$S" "$R/copy" --content-only
 copied_eq_verified
-check_eq "$(grep -c "verify: '$R/copy' cannot do O_DIRECT, reading back after dropping the cached pages" "$T/err")" 1 \
-	"the O_DIRECT refusal said once"
+check_eq "$(grep -c "verify: '$R/copy' is held in memory (tmpfs or ramfs): the copies are read back from there" "$T/err")" 1 \
+	"the read-back from memory said once"
+check_grep "^fastcp: verified [0-9]+ files \(.*\) read back from memory: the destination \(tmpfs or ramfs\) keeps them nowhere else$" "$T/err"
+check_nogrep "from storage" "$T/err"
+
+# tmpfs: O_DIRECT taken (Linux 6.6 on) or not, the read-back reads the
+# memory the copy was written to; never "from storage".
+M=$T/tmp
+t_mount_fs tmpfs 200M "$M"
+run_fcp -v --verify --json --no-preserve=xattr "$S" "$M/copy"
+check_rc 0 "--verify onto tmpfs"
+check_tree "$S" "$M/copy" --content-only
+python3 -c 'import json,sys; s = json.load(open(sys.argv[1]))
+assert s["verified_files"] > 60 and s["verified_in_memory"] == s["verified_files"], s' "$T/out" ||
+	fail "verified_in_memory is not every verified file"
+run_fcp -v --verify --no-preserve=xattr "$S" "$M/copy2"
+check_rc 0 "--verify onto tmpfs, summary"
+copied_eq_verified
+check_grep "^fastcp: verified [0-9]+ files \(.*\) read back from memory: the destination \(tmpfs or ramfs\) keeps them nowhere else$" "$T/err"
+check_nogrep "from storage" "$T/err"
 echo "PASS"

@@ -93,7 +93,18 @@ int main(void)
 	HAS(text, "fastcp: 2 files cloned, verified by re-reading shared extents\n");
 	HASNT(text, "(reflink)");
 	HAS(text, "fastcp: verified 3 files (4.0 KB) read back from storage\n");
+	/* tmpfs, ramfs: the memory the copy was written to is all there is. */
+	s.verified_memory = 3;
+	summary(&s);
+	HAS(text, "fastcp: verified 3 files (4.0 KB) read back from memory: the destination "
+		  "(tmpfs or ramfs) keeps them nowhere else\n");
+	HASNT(text, "storage");
+	s.verified_memory = 1;
+	summary(&s);
+	HAS(text, "fastcp: verified 3 files (4.0 KB) read back: 2 from storage, 1 from memory "
+		  "(tmpfs or ramfs)\n");
 	s.cloned_files = s.verified_cloned = s.verified_files = s.verified_bytes = 0;
+	s.verified_memory = 0;
 	s.files = s.dirs = s.symlinks = s.hardlinks = s.specials = 0;
 	s.threads = 2;
 	summary(&s);
