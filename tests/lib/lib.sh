@@ -453,7 +453,8 @@ t_mktree() {
 # passthrough of BACKING on MNT (tests/lib/faultfs.c: --match, --eio-at,
 # --eio-first,
 # --short, --delay-ms, --enospc-after, --edquot-after, --no-rename-flags,
-# --corrupt-write, --corrupt-count, --einval-write-at), in
+# --corrupt-write, --corrupt-count, --einval-write-at, --hold with
+# --block-at and --block-open: see faultfs_held), in
 # the background; returns once it is mounted, unmounted again at exit. Skips
 # where FUSE or the tool is missing.
 faultfs_mount() {
@@ -473,4 +474,20 @@ faultfs_mount() {
 	done
 	kill "$pid" 2>/dev/null
 	fail "faultfs did not mount $mnt within 5 s"
+}
+
+# faultfs_held WHAT [N]: wait until faultfs holds a request (--block-at,
+# --block-open) whose description matches the extended regex WHAT ("read
+# of /big at 0", "open of /dir/f"), the N-th (1) such one; the program
+# under test is then held there, whatever the machine's speed, until the
+# test removes the --hold file. Fails after 60 s: a copy that never gets
+# there is stuck.
+faultfs_held() {
+	local i
+	for ((i = 0; i < 6000; i++)); do
+		[ "$(grep -cE -- "^faultfs: holding $1" "$T/faultfs.log" 2>/dev/null)" -ge "${2:-1}" ] &&
+			return 0
+		sleep 0.01
+	done
+	fail "faultfs held no $1 within 60 s"
 }
