@@ -27,11 +27,17 @@ umask 022
 T=
 t_mounts_=()  # mount points, unmounted in reverse order
 t_loops_=()   # loop devices, detached after the unmounts
+t_holds_=()   # faultfs --hold files, removed before the unmounts
 
 t_cleanup_() {
 	local rc=$? i
 	trap - EXIT INT TERM
 	cd / || true
+	# faultfs lets its held requests go first: an unmount would wait
+	# behind them.
+	for i in "${t_holds_[@]}"; do
+		rm -f "$i"
+	done
 	for ((i = ${#t_mounts_[@]} - 1; i >= 0; i--)); do
 		umount "${t_mounts_[i]}" 2>/dev/null || umount -l "${t_mounts_[i]}" 2>/dev/null
 	done
@@ -464,6 +470,9 @@ faultfs_mount() {
 	[ -c /dev/fuse ] || skip "no /dev/fuse (FUSE not available here)"
 	[ -x "$TOOLS/faultfs" ] || skip "faultfs not built (libfuse3-dev missing?)"
 	mkdir -p "$mnt" && mnt=$(realpath "$mnt") || fail "faultfs_mount: mkdir $mnt"
+	for i; do
+		case $i in --hold=*) t_holds_+=("${i#--hold=}") ;; esac
+	done
 	"$TOOLS/faultfs" "$@" "$backing" "$mnt" >>"$T/faultfs.log" 2>&1 &
 	pid=$!
 	t_mounts_+=("$mnt")
