@@ -213,29 +213,21 @@ mpi_ended() {
 }
 # mpi_stop_midway SRC DST SECONDS [ARGS...]: fastcp-mpi on 2 ranks copies
 # SRC into DST/ (emptied first) and mpirun gets SIGTERM SECONDS after the
-# copy began. Where the copy ended first (then it must be whole), again
-# with half the delay, up to 6 times; skips the test if it never stopped
-# midway. $rc is mpirun's status, its output in $T/out and $T/err.
+# copy began. ARGS hold the copy to a rate (--bwlimit) at which it lasts
+# well past SECONDS on any machine: a copy that ended first fails the test
+# (it is not tried again). $rc is mpirun's status, its output in $T/out
+# and $T/err.
 mpi_stop_midway() {
-	local src=$1 dst=$2 delay=$3 attempt
+	local src=$1 dst=$2 delay=$3
 	shift 3
-	for attempt in 1 2 3 4 5 6; do
-		rm -rf "$dst" && mkdir "$dst"
-		mpi_bg 2 "$@" "$src" "$dst/"
-		mpi_started "$dst"
-		sleep "$delay"
-		kill -TERM "$mp"
-		mpi_ended "SIGTERM"
-		# The signal may come as the ranks end, after rank 0 named it.
-		if [ -e "$dst/${src##*/}" ]; then
-			check_tree "$src" "$dst/${src##*/}"
-		elif [ "$rc" != 0 ]; then
-			return 0
-		fi
-		note "attempt $attempt: the copy ended first (exit $rc); stopping sooner"
-		delay=$(awk "BEGIN { print $delay / 2 }")
-	done
-	skip "the copy always finished before the signal"
+	rm -rf "$dst" && mkdir "$dst"
+	mpi_bg 2 "$@" "$src" "$dst/"
+	mpi_started "$dst"
+	sleep "$delay"
+	kill -TERM "$mp"
+	mpi_ended "SIGTERM"
+	[ ! -e "$dst/${src##*/}" ] && [ "$rc" != 0 ] ||
+		fail "the copy ended (exit $rc) before SIGTERM, $delay s after it began with $*"
 }
 MPIRUN_="mpirun --allow-run-as-root --oversubscribe --bind-to none"
 # t_mkflat DIR DIRS FILES: DIR/d1..dDIRS, each with f1..fFILES of 4 KiB of
@@ -250,10 +242,10 @@ t_mkflat() {
 
 # kill_fcp_after MS ARGS...: for the kill loops. Run fastcp with ARGS
 # (stderr in $T/err) and SIGKILL it after MS ms; rc is then its exit
-# status, 0 or 137 (anything else fails the test). Copies get faster as the
-# caches warm: one that finished before its kill shortens $span, the span
-# the next kill is drawn from; a killed one lengthens it a little and
-# counts in $killed, so that most kills land mid-copy.
+# status, 0 or 137 (anything else fails the test), and a kill that ended
+# it counts in $killed. The loops slow their runs to a known rate
+# (--bwlimit, in ARGS) and draw MS below kill_span's, so that most kills
+# land mid-copy whatever the machine's speed.
 kill_fcp_after() {
 	local ms=$1 pid
 	shift
@@ -264,11 +256,19 @@ kill_fcp_after() {
 	{ wait "$pid"; } 2>/dev/null # no "Killed" line from the shell
 	rc=$?
 	[ "$rc" = 0 ] || [ "$rc" = 137 ] || { cat "$T/err"; fail "fastcp $* exit $rc"; }
-	if [ "$rc" = 137 ]; then
-		killed=$((killed + 1)) span=$((span * 9 / 8 + 1))
-	else
-		span=$((span * 2 / 3 + 1))
-	fi
+	[ "$rc" = 137 ] && killed=$((killed + 1))
+	return 0
+}
+
+# kill_span DIR MIB: the span (ms) the kill loops draw their moments from,
+# for runs that copy DIR reading at most MIB MiB/s (--bwlimit MIBM): such
+# a run lasts its bytes' time at that rate at least, and the span is that
+# and a quarter more, so that four kills in five come before its end
+# whatever the machine's speed, and the rest where it ends.
+kill_span() {
+	local bytes
+	bytes=$(du -sb --apparent-size "$1" | cut -f1)
+	echo $((bytes * 1000 / ($2 << 20) * 5 / 4))
 }
 
 
