@@ -3,9 +3,9 @@
 # the levels nobody works in and re-opens them by name later. If a source
 # directory on that path is swapped meanwhile for another one with the
 # same names below it, the re-open must notice (not the same inode),
-# report it and copy nothing from the impostor. faultfs makes the file at
-# the bottom slow, which holds the copy there while the swap happens. The
-# copy is a new root copy with levels missing, failed items: it gets its
+# report it and copy nothing from the impostor. faultfs holds the open of
+# the file at the bottom until the swap is done, which holds the copy there.
+# The copy is a new root copy with levels missing, failed items: it gets its
 # name without them, and the job says so.
 . "${TESTLIB:-$(dirname "$0")/../lib}/lib.sh" || exit 1
 t_init
@@ -28,21 +28,20 @@ chain() { # DIR MARKER: a chain of $levels directories "d" in DIR
 mkdir backing out
 chain backing/src real
 chain backing/impostor impostor
-faultfs_mount backing mnt --match=slow --delay-ms=2000
+touch hold
+faultfs_mount backing mnt --match=slow --block-open --hold="$T/hold"
 
 prlimit --nofile=64:128 -- "$FASTCP" mnt/src out/ >out.log 2>err.log &
 pid=$!
-# Wait until the copy reached the bottom (it is held there by the slow file).
-for ((i = 0; i < 100; i++)); do
-	[ -n "$(find out -type d -name last 2>/dev/null)" ] && break
-	sleep 0.1
-done
-[ -n "$(find out -type d -name last 2>/dev/null)" ] || { kill "$pid"; fail "the copy never reached the bottom"; }
+# The copy reached the bottom: faultfs holds its open of the file there
+# (src's; the impostor is not copied) until the swap is done.
+faultfs_held "open of /src/(d/)+slow"
 # Swap level $swap_at of the source for the impostor's.
 p=backing/src$(printf '/d%.0s' $(seq 1 $((swap_at - 1))))
 q=backing/impostor$(printf '/d%.0s' $(seq 1 $((swap_at - 1))))
 check mv "$p/d" "$p/moved"
 check mv "$q/d" "$p/d"
+rm hold
 wait "$pid"
 rc=$?
 sed 's/^/  err| /' err.log | head -5

@@ -86,17 +86,22 @@ done
 check "$FASTCP_BENCH" gen small k --scale 0.4 --seed 3 >/dev/null
 head -c 300M /dev/zero | tr '\0' 'x' >k/huge
 rm -rf kd
-"$FASTCP" -j 2 k kd &
+# At 20 MiB/s (--bwlimit) the copy lasts 15 s at least on any machine; it
+# is killed once its .fcp-* directory holds 50 files, a moment the test
+# sees, not one it guesses.
+"$FASTCP" -j 2 --bwlimit 20M k kd &
 pid=$!
-# Killed once the copy has begun (its .fcp-* directory exists).
-for _ in $(seq 1 500); do
-	[ -n "$(find . -maxdepth 1 -name '.fcp-*' -print -quit)" ] && break
-	sleep 0.01
+for ((i = 0; i < 3000; i++)); do
+	left=$(find . -maxdepth 1 -name '.fcp-*' -print -quit)
+	[ -n "$left" ] && [ "$(find "$left" -type f | head -50 | wc -l)" -ge 50 ] && break
+	kill -0 "$pid" 2>/dev/null || break
+	sleep 0.02
 done
-sleep 0.2
+[ -n "$left" ] && [ "$(find "$left" -type f | head -50 | wc -l)" -ge 50 ] ||
+	{ kill -KILL "$pid"; fail "the copy did not get under way (50 files in its .fcp-* directory)"; }
 kill -KILL "$pid"
-wait "$pid"
-[ "$?" != 0 ] || skip "the copy finished before the kill"
+{ wait "$pid"; } 2>/dev/null
+check_eq "$?" 137 "exit status of the killed copy"
 [ ! -e kd ] || fail "a killed copy is visible under its final name"
 [ -n "$(find . -maxdepth 1 -name '.fcp-*')" ] || fail "no hidden copy after the kill"
 

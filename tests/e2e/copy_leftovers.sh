@@ -18,17 +18,23 @@ head -c 200M /dev/zero >k/huge
 
 # Killed (SIGKILL) in the middle of a new root copy: another source's run
 # names the hidden copy it finds; the same command finishes it.
+# At 20 MiB/s (--bwlimit) the copy lasts 10 s at least on any machine; it
+# is killed once its hidden directory holds 50 files, a moment the test
+# sees, not one it guesses.
 mkdir dst
-"$FASTCP" -j 2 k dst/kd &
+"$FASTCP" -j 2 --bwlimit 20M k dst/kd &
 pid=$!
-for _ in $(seq 1 500); do
-	[ -n "$(find dst -maxdepth 1 -name '.fcp-*' -print -quit)" ] && break
-	sleep 0.01
+for ((i = 0; i < 3000; i++)); do
+	left=$(find dst -maxdepth 1 -name '.fcp-*' -print -quit)
+	[ -n "$left" ] && [ "$(find "$left" -type f | head -50 | wc -l)" -ge 50 ] && break
+	kill -0 "$pid" 2>/dev/null || break
+	sleep 0.02
 done
-sleep 0.1
+[ -n "$left" ] && [ "$(find "$left" -type f | head -50 | wc -l)" -ge 50 ] ||
+	{ kill -KILL "$pid"; fail "the copy did not get under way (50 files in its hidden directory)"; }
 kill -KILL "$pid"
-wait "$pid"
-[ "$?" != 0 ] || skip "the copy finished before the kill"
+{ wait "$pid"; } 2>/dev/null
+check_eq "$?" 137 "exit status of the killed copy"
 left=$(find dst -mindepth 1 -maxdepth 1 -name '.fcp-*')
 [ -d "$left" ] || fail "no hidden copy after the kill: $left"
 # A run of another source into the same directory sees it: reported with
@@ -73,17 +79,25 @@ check_grep "^fastcp: 27 leftovers of interrupted runs found \(the first 10 named
 	"$T/err"
 rm -f e/.fcp-* "e/$sub"/.fcp-*
 
-# A copy running now is no leftover: its hidden directory is locked.
+# A copy running now is no leftover: its hidden directory is locked. The
+# copy (3 s at least at 100 MiB/s) is stopped (SIGSTOP) once its file is
+# in its hidden directory, and goes on (SIGCONT) after the other run: that
+# run sees it running whatever the machine's speed.
 mkdir slow && head -c 300M /dev/zero >slow/huge
-"$FASTCP" -j 1 slow dst/slow 2>slow_err &
+"$FASTCP" -j 1 --bwlimit 100M slow dst/slow 2>slow_err &
 pid=$!
-for _ in $(seq 1 500); do
-	[ -n "$(find dst -maxdepth 1 -name '.fcp-*' -print -quit)" ] && break
-	sleep 0.01
+for ((i = 0; i < 3000; i++)); do
+	left=$(find dst -maxdepth 1 -name '.fcp-*' -print -quit)
+	[ -n "$left" ] && [ -e "$left/huge" ] && break
+	kill -0 "$pid" 2>/dev/null || break
+	sleep 0.02
 done
+kill -STOP "$pid"
+[ -n "$left" ] && [ -e "$left/huge" ] || { kill -KILL "$pid"; fail "the slow copy did not get under way"; }
 run_fcp k2 dst/third
-[ -n "$(find dst -maxdepth 1 -name '.fcp-*' -print -quit)" ] || { wait "$pid"; skip "the slow copy ended before the other ran"; }
+kill -CONT "$pid"
 wait "$pid" || fail "the slow copy failed: $(cat slow_err)"
+check_tree slow dst/slow
 check_rc 0
 check_nogrep "unfinished copy" "$T/err" "a running copy reported as a leftover"
 echo "leftovers of interrupted runs are named, and kept"

@@ -77,13 +77,17 @@ check_eq "$(grep -c "Input/output error" "$T/err")" 3 "lines naming the EIO"
 check_grep "^fastcp: cannot copy '$M/medium/bad_medium': Input/output error\$" "$T/err"
 check_absent "$C/given_up"
 
-# ENOENT: bad_gone is listed, then removed while its lookup is delayed.
+# ENOENT: bad_gone is listed, then removed while its open is held.
 mkdir -p "$B/gone" && echo x >"$B/gone/bad_gone" && echo y >"$B/gone/ok_1"
-mnt --delay-ms=1500
-( sleep 0.5; rm -f "$B/gone/bad_gone" ) &
-rm_pid=$!
-run_fcp --retries 3 --retry-wait 0 --reflink=never --no-io-uring "$M/gone" "$C/gone"
-wait "$rm_pid"
+touch "$T/hold"
+mnt --block-open --hold="$T/hold"
+( run_fcp --retries 3 --retry-wait 0 --reflink=never --no-io-uring "$M/gone" "$C/gone"
+  exit "$RC" ) &
+run_pid=$!
+faultfs_held "open of /gone/bad_gone"
+rm -f "$B/gone/bad_gone" "$T/hold"
+wait "$run_pid"
+RC=$?
 check_rc 1 "a source gone before its open"
 check_grep "'$M/gone/bad_gone': No such file or directory" "$T/err"
 check_eq "$(grep -c "bad_gone" "$T/err")" 1 "lines naming the vanished source"

@@ -31,9 +31,11 @@ for threads in 1 4; do
 done
 
 # Read-only midway: ext4 remounts itself read-only on an error, which its
-# trigger_fs_error file raises while the copy runs (--fsync slows the copy
-# down to a few seconds). The files in flight may each report their own
-# failure and leftover; the rest of the 1,500 do not.
+# trigger_fs_error file raises while the copy runs, once 30 files are
+# copied (--iolimit 1000, one operation a file at least, keeps the copy
+# going 1.5 s at least on any machine; --fsync slows it further). The
+# files in flight may each report their own failure and leftover; the
+# rest of the 1,500 do not.
 t_mount_fs ext4 64m "$T/mid"
 mkdir -p mid_src/a "$T/mid/dst"
 for i in $(seq 1 1500); do printf '%d\n' "$i" >"mid_src/a/f$i"; done
@@ -41,12 +43,14 @@ dev=$(basename "$(findmnt -no SOURCE "$T/mid")")
 trigger=/sys/fs/ext4/$dev/trigger_fs_error
 mount -o remount,errors=remount-ro "$T/mid" && [ -w "$trigger" ] ||
 	skip "cannot make ext4 turn read-only on an error here ($trigger)"
-"$FASTCP" --fsync -j 2 mid_src "$T/mid/dst" >"$T/out" 2>"$T/err" &
+"$FASTCP" --fsync --iolimit 1000 -j 2 mid_src "$T/mid/dst" >"$T/out" 2>"$T/err" &
 pid=$!
-for i in $(seq 1 400); do
+for i in $(seq 1 1200); do
 	[ "$(find "$T/mid/dst" -type f 2>/dev/null | head -30 | wc -l)" -ge 30 ] && break
+	kill -0 "$pid" 2>/dev/null || break
 	sleep 0.05
 done
+kill -0 "$pid" 2>/dev/null || fail "the copy ended before the error was raised"
 echo "error inserted by the test" >"$trigger"
 wait $pid
 RC=$?

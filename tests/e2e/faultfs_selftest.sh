@@ -3,7 +3,8 @@
 # built on it test fastcp, not the fault filesystem: EIO at an offset with
 # the bytes before it served, short reads reaching the reader, delays, a
 # destination that fills up (ENOSPC, EDQUOT), renames with flags refused,
-# faults limited to --match, and a plain passthrough otherwise.
+# reads and opens held until the test lets them go, faults limited to
+# --match, and a plain passthrough otherwise.
 . "${TESTLIB:-$(dirname "$0")/../lib}/lib.sh" || exit 1
 t_init
 need_cmd dd cmp perl
@@ -81,4 +82,38 @@ check_eq "$(rename2 m7/r1 m7/new 1)" EINVAL "RENAME_NOREPLACE with --no-rename-f
 check_eq "$(rename2 m7/r1 m7/r2 2)" EINVAL "RENAME_EXCHANGE with --no-rename-flags"
 check mv m7/r1 m7/new
 check_file b/new
+
+# --hold with --block-at: a read reaching the offset waits, said in the
+# log, while the hold file exists (the bytes before it are served); other
+# files are not held; once the file is gone the read goes on, intact.
+touch hold
+faultfs_mount b m10 --match=data --block-at=100000 --hold="$T/hold"
+dd if=m10/data of=got bs=64k 2>dd.err &
+p=$!
+faultfs_held "read of /data at 100000"
+check timeout 10 cmp m10/other b/other
+kill -0 "$p" 2>/dev/null || fail "a read at --block-at did not wait"
+check_eq "$(stat -c %s got)" 100000 "bytes served before the --block-at offset"
+rm hold
+wait "$p" || fail "dd after the hold went: $(cat dd.err)"
+check cmp got b/data
+
+# --block-open: an open waits so. With -s (one thread), a request behind a
+# held one waits unanswered, and a fatal signal ends its caller at once.
+touch hold
+faultfs_mount b m11 --match=data --block-open --hold="$T/hold" -s
+cat m11/data >got &
+p=$!
+faultfs_held "open of /data"
+cat m11/other >/dev/null &
+q=$!
+for ((i = 0; i < 20; i++)); do kill -0 "$q" 2>/dev/null || break; sleep 0.05; done
+kill -0 "$q" 2>/dev/null || fail "a request behind a held one was answered (-s)"
+# (stderr away: no "Killed" line from the shell)
+{ kill -KILL "$q" && timeout 5 tail --pid="$q" -f /dev/null; } 2>/dev/null ||
+	fail "SIGKILL did not end a request waiting behind a held one"
+check_eq "$(stat -c %s got)" 0 "bytes read before the open was let go"
+rm hold
+wait "$p" || fail "cat after the hold went"
+check cmp got b/data
 echo "faultfs options work"

@@ -113,20 +113,20 @@ check_nothing_lost() {
 	note "round $r: $n files, none lost ($both in both places)"
 }
 
-t0=$(date +%s%N)
 fresh "$T/src"
 rm -rf "$T/mnt/five" && mkdir "$T/mnt/five"
 run_fcp --move "$T/src" "$T/mnt/five"
-t1=$(date +%s%N)
 check_rc 0
-span=$(((t1 - t0) / 1000000 + 20))
-note "a whole move takes $((span - 20)) ms"
+# The killed moves read at 32 MiB/s: 1 s at least for these 31 MB.
+RATE=32
+span=$(kill_span "$R" $RATE)
+note "the kills come within $span ms of the start"
 killed=0
 for ((r = 1; r <= ROUNDS; r++)); do
 	fresh "$T/src"
 	rm -rf "$T/mnt/five" && mkdir "$T/mnt/five"
 	ms=$((RANDOM % span))
-	kill_fcp_after "$ms" --move "$T/src" "$T/mnt/five"
+	kill_fcp_after "$ms" --bwlimit ${RATE}M --move "$T/src" "$T/mnt/five"
 	note "round $r: killed after $ms ms (exit $rc)"
 	check_nothing_lost "$T/src" "$T/mnt/five/src"
 	# A move that finished has no source to run again on (as mv).

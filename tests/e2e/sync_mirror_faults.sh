@@ -36,8 +36,8 @@ check_file dst/d/bad_file "the copy of the unreadable file"
 check_absent dst/other/extra "no deletion where nothing failed"
 umount mnt || fail "umount"
 
-# A source directory removed during --mirror: v's files are opened
-# slowly (faultfs --delay-ms), v goes meanwhile.
+# A source directory removed during --mirror: the open of one of v's files
+# is held (faultfs --block-open), v goes meanwhile.
 mkdir -p "$B/s2/v"
 for i in 1 2 3; do printf '%d\n' "$i" >"$B/s2/v/slow_$i"; done
 printf 'k\n' >"$B/s2/keep"
@@ -45,11 +45,13 @@ run_fcp -T "$B/s2" dst2
 check_rc 0 "copy for the vanishing test"
 printf 'extra\n' >dst2/v/extra
 for i in 1 2 3; do touch -m -d @1000000000 "dst2/v/slow_$i"; done
-faultfs_mount "$B" mnt2 --match='slow_*' --delay-ms=400
+touch hold2
+faultfs_mount "$B" mnt2 --match='slow_*' --block-open --hold="$T/hold2"
 timeout 60 "$FASTCP" --mirror -j 1 -T mnt2/s2 dst2 >out2 2>err2 &
 pid=$!
-sleep 0.5
+faultfs_held "open of /s2/v/slow_[0-9]"
 rm -rf "$B/s2/v"
+rm hold2
 wait "$pid"
 rc=$?
 cat out2 err2
@@ -67,18 +69,18 @@ printf 'q\n' >"$B/s3/sub/q"
 run_fcp -T "$B/s3" dst3
 printf 'extra\n' >dst3/extra
 touch -m -d @1000000000 dst3/slow_1
-faultfs_mount "$B" mnt3 --match='slow_*' --delay-ms=1500
+touch hold3
+faultfs_mount "$B" mnt3 --match='slow_*' --block-open --hold="$T/hold3"
 timeout 60 "$FASTCP" --mirror -T mnt3/s3 dst3 >out3 2>err3 &
 pid=$!
-# Signalled once it copies (it holds the copy open), not while it starts.
-for ((i = 0; i < 200; i++)); do
-	child=$(pgrep -P "$pid" | head -1)
-	[ -n "$child" ] && ls -l "/proc/$child/fd" 2>/dev/null | grep -q "$T/dst3\$" && break
-	sleep 0.05
-done
+# Signalled while it copies: the open of slow_1 is held until then.
+faultfs_held "open of /s3/slow_1"
+child=$(pgrep -P "$pid" | head -1)
+[ -n "$child" ] || fail "no fastcp under timeout"
 # fastcp itself: timeout would pass it on twice (to it and to its group),
 # and a second signal kills at once.
-kill -TERM "${child:-$pid}"
+kill -TERM "$child"
+rm hold3
 wait "$pid"
 rc=$?
 cat out3 err3

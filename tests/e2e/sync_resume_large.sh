@@ -26,58 +26,51 @@ written() { # bytes written to the destination device so far, after a sync
 	sync -f "$D"
 	echo $(($(awk '{print $7}' "/sys/block/$dev/stat") * 512))
 }
-# The killed runs read the source at most 300 MB/s (a cgroup v1 blkio
-# throttle on its loop device, its cache dropped first): the kill then
-# lands mid-copy, not after a copy that outran its records.
-CG=/sys/fs/cgroup/blkio/fcp-test.$$ sdev=$(basename "$(findmnt -n -o SOURCE "$T/s")")
-if mkdir "$CG" 2>/dev/null; then
-	trap 'rc=$?; rmdir "$CG" 2>/dev/null; (exit $rc); t_cleanup_' EXIT
-	echo "$(cat "/sys/block/$sdev/dev") 300000000" >"$CG/blkio.throttle.read_bps_device" ||
-		CG=
-else
-	CG=
-fi
-[ -n "$CG" ] || note "no blkio cgroup here: the kills may come late, and are tried again"
-slowly() { # in the background only: it becomes the command (exec)
-	sync -f "$S/big"
-	dd if="$S/big" iflag=nocache count=0 status=none
-	if [ -n "$CG" ]; then
-		exec sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$CG" "$@"
-	else
-		exec "$@"
-	fi
-}
+# The killed runs read the source at RATE (--bwlimit): whatever the
+# machine's speed, a copy of SIZE takes SIZE/RATE seconds at least (16 s at
+# 64 MiB/s). The kill waits for the state it needs, a third of the file
+# recorded as durable (a record comes every 128 MiB, the one past a third
+# at about 6 s), and then comes before the rest, two thirds at RATE at
+# most, can be copied: no moment is guessed, and a copy that outran the
+# kill fails the test instead of being tried again.
+RATE=64M
 record() { getfattr --only-values -n user.fastcp.resume "$1" 2>/dev/null; }
 done_of() { record "$1" | sed -n 's/.* done=\([0-9]*\) .*/\1/p'; }
 
-# kill_at_third GLOB ARGS...: run fastcp ARGS and SIGKILL (or $SIG) it as soon as the
-# record on the file GLOB names says a third of it is durable; DONE is then
-# what the record says after the kill. A copy that ends before is tried
-# again (up to 3 times, the destination emptied by the caller's CLEAN).
+# kill_at_third GLOB ARGS...: after CLEAN, run fastcp --bwlimit RATE ARGS
+# and SIGKILL (or $SIG) it once the record on the file GLOB names says a
+# third of it is durable; DONE is then what the record says after the
+# kill, which must still be a third or more.
 kill_at_third() {
-	local glob=$1 pid f d try
+	local glob=$1 pid f d i rc want
 	shift
-	for try in 1 2 3; do
-		eval "$CLEAN"
-		slowly "$FASTCP" "$@" >/dev/null 2>"$T/err" &
-		pid=$!
-		while kill -0 "$pid" 2>/dev/null; do
-			for f in $glob; do
-				d=$(done_of "$f")
-				if [ -n "$d" ] && [ "$d" -ge $((SIZE / 3)) ]; then
-					kill -"${SIG:-KILL}" "$pid"
-					{ wait "$pid"; } 2>/dev/null
-					DONE=$(done_of "$f")
-					note "killed with $DONE of $SIZE bytes recorded ($f)"
-					return 0
-				fi
-			done
-			sleep 0.02
+	eval "$CLEAN"
+	"$FASTCP" --bwlimit "$RATE" "$@" >/dev/null 2>"$T/err" &
+	pid=$!
+	# A copy with no third recorded after 120 s (a third at 3 MB/s) is stuck.
+	for ((i = SECONDS + 120; ; )); do
+		for f in $glob; do
+			d=$(done_of "$f")
+			[ -n "$d" ] && [ "$d" -ge $((SIZE / 3)) ] && break 2
 		done
-		wait "$pid"
-		note "try $try: the copy ended (exit $?) before a third was recorded"
+		if ! kill -0 "$pid" 2>/dev/null; then
+			wait "$pid"
+			fail "the copy ended (exit $?) before a third of it was recorded, at $RATE: $(cat "$T/err")"
+		fi
+		if [ "$SECONDS" -ge "$i" ]; then
+			kill -KILL "$pid"
+			fail "no third of the file recorded in 120 s"
+		fi
+		sleep 0.02
 	done
-	fail "never caught a copy with a third of its file recorded: $(cat "$T/err")"
+	kill -"${SIG:-KILL}" "$pid"
+	{ wait "$pid"; } 2>/dev/null
+	rc=$? want=$((128 + $(kill -l "${SIG:-KILL}")))
+	DONE=$(done_of "$f")
+	note "killed at $d recorded: exit $rc, $DONE of $SIZE bytes recorded ($f)"
+	[ "$rc" = "$want" ] || fail "the copy was not stopped by SIG${SIG:-KILL} (exit $rc, want $want): $(cat "$T/err")"
+	[ -n "$DONE" ] && [ "$DONE" -ge "$d" ] ||
+		fail "after SIG${SIG:-KILL}, the record on '$f' says '$DONE', less than the $d seen before"
 }
 
 # resumed WHAT: the re-run wrote the rest, not the part recorded as done.

@@ -35,6 +35,20 @@
  *                         filesystem that took O_DIRECT on the descriptor
  *                         and then refuses a direct request (and says so
  *                         on stderr)
+ *   --hold=PATH           the blocking faults below wait while PATH exists
+ *                         (a test removes it to let them go on; removing
+ *                         the test's directory at its end does too)
+ *   --block-at=OFFSET     a read of a matching file that reaches OFFSET
+ *                         waits as --hold says, then goes on as usual (the
+ *                         bytes before OFFSET are served at once)
+ *   --block-open          an open of a matching file waits so
+ *
+ * Each wait is said on stderr when it begins ("faultfs: holding read of
+ * PATH at OFFSET", "faultfs: holding open of PATH"): a test waits for that
+ * line, and then knows where the program under test is, whatever the
+ * machine's speed. A held request has been taken by faultfs, so the kernel
+ * lets the caller die only once it is answered; with -s (one thread), every
+ * later request waits unanswered behind it, and a fatal signal ends those.
  *
  * Other arguments starting with '-' go to libfuse (e.g. -d). It stays in
  * the foreground until unmounted.
@@ -78,7 +92,11 @@ static struct {
 	const char *corrupt;     /* NULL: off */
 	long long corrupt_count; /* -1: every write */
 	long long einval_at;     /* -1: off */
-} opt = { .eio_at = -1, .eof_at = -1, .full_after = -1, .corrupt_count = -1, .einval_at = -1 };
+	const char *hold;        /* the blocking faults wait while it exists */
+	long long block_at;      /* -1: off */
+	int block_open;
+} opt = { .eio_at = -1, .eof_at = -1, .full_after = -1, .corrupt_count = -1, .einval_at = -1,
+	  .block_at = -1 };
 
 static long long eio_reads; /* reads of matching files failed by --eio-first */
 static long long written; /* bytes written to matching files, all threads */
@@ -114,7 +132,23 @@ static int corrupts(const char *path)
 
 static int read_fault(void)
 {
-	return opt.eio_at >= 0 || opt.eio_first > 0 || opt.eof_at >= 0 || opt.short_max > 0 || opt.delay_ms > 0;
+	return opt.eio_at >= 0 || opt.eio_first > 0 || opt.eof_at >= 0 || opt.short_max > 0 ||
+	       opt.delay_ms > 0 || opt.block_at >= 0;
+}
+
+/* Wait while the --hold file exists, after saying what waits (what). */
+static void hold(const char *what, const char *path, long long off)
+{
+	struct timespec ts = { 0, 10000000L };
+
+	if (access(opt.hold, F_OK) != 0)
+		return;
+	if (off >= 0)
+		fprintf(stderr, "faultfs: holding %s of %s at %lld\n", what, path, off);
+	else
+		fprintf(stderr, "faultfs: holding %s of %s\n", what, path);
+	while (access(opt.hold, F_OK) == 0)
+		nanosleep(&ts, NULL);
 }
 
 static void delay(const char *path)
@@ -281,6 +315,8 @@ static int fs_open(const char *path, struct fuse_file_info *fi)
 {
 	BPATH(bp, path);
 	delay(path);
+	if (opt.block_open && matches(path))
+		hold("open", path, -1);
 	int fd = open(bp, fi->flags & ~(O_DIRECT | O_NOFOLLOW));
 	if (fd < 0)
 		return -errno;
@@ -320,6 +356,12 @@ static int fs_read(const char *path, char *buf, size_t size, off_t off, struct f
 		}
 		if (opt.short_max > 0 && (long long)size > opt.short_max)
 			size = opt.short_max;
+		if (opt.block_at >= 0) {
+			if (off >= opt.block_at)
+				hold("read", path, off);
+			else if ((long long)size > opt.block_at - off)
+				size = opt.block_at - off;
+		}
 	}
 	ssize_t n = pread(fi->fh, buf, size, off);
 	return n < 0 ? -errno : (int)n;
@@ -465,7 +507,8 @@ static void usage(void)
 	fprintf(stderr, "usage: faultfs [--match=GLOB] [--eio-at=OFFSET] [--eio-first=N] [--short=N] "
 			"[--eof-at=OFFSET] [--delay-ms=N] [--enospc-after=BYTES] [--edquot-after=BYTES] "
 			"[--no-rename-flags] [--no-user-xattr] [--corrupt-write=GLOB] [--corrupt-count=N] "
-			"[--einval-write-at=OFFSET] [FUSE-OPTION...] BACKING MOUNTPOINT\n");
+			"[--einval-write-at=OFFSET] [--hold=PATH [--block-at=OFFSET] [--block-open]] "
+			"[FUSE-OPTION...] BACKING MOUNTPOINT\n");
 	exit(2);
 }
 
@@ -506,12 +549,15 @@ int main(int argc, char **argv)
 		else if (!strncmp(a, "--corrupt-write=", 16)) opt.corrupt = a + 16;
 		else if (!strncmp(a, "--corrupt-count=", 16)) opt.corrupt_count = num(a + 16);
 		else if (!strncmp(a, "--einval-write-at=", 18)) opt.einval_at = num(a + 18);
+		else if (!strncmp(a, "--hold=", 7)) opt.hold = a + 7;
+		else if (!strncmp(a, "--block-at=", 11)) opt.block_at = num(a + 11);
+		else if (!strcmp(a, "--block-open")) opt.block_open = 1;
 		else if (!strncmp(a, "--", 2) && a[2]) { fprintf(stderr, "faultfs: unknown option '%s'\n", a); usage(); }
 		else if (a[0] == '-') fargv[fargc++] = a;
 		else if (npos < 2) pos[npos++] = a;
 		else usage();
 	}
-	if (npos != 2)
+	if (npos != 2 || (!opt.hold && (opt.block_at >= 0 || opt.block_open)))
 		usage();
 	opt.backing = realpath(pos[0], NULL);
 	if (!opt.backing) {

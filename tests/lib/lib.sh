@@ -27,11 +27,17 @@ umask 022
 T=
 t_mounts_=()  # mount points, unmounted in reverse order
 t_loops_=()   # loop devices, detached after the unmounts
+t_holds_=()   # faultfs --hold files, removed before the unmounts
 
 t_cleanup_() {
 	local rc=$? i
 	trap - EXIT INT TERM
 	cd / || true
+	# faultfs lets its held requests go first: an unmount would wait
+	# behind them.
+	for i in "${t_holds_[@]}"; do
+		rm -f "$i"
+	done
 	for ((i = ${#t_mounts_[@]} - 1; i >= 0; i--)); do
 		umount "${t_mounts_[i]}" 2>/dev/null || umount -l "${t_mounts_[i]}" 2>/dev/null
 	done
@@ -207,29 +213,21 @@ mpi_ended() {
 }
 # mpi_stop_midway SRC DST SECONDS [ARGS...]: fastcp-mpi on 2 ranks copies
 # SRC into DST/ (emptied first) and mpirun gets SIGTERM SECONDS after the
-# copy began. Where the copy ended first (then it must be whole), again
-# with half the delay, up to 6 times; skips the test if it never stopped
-# midway. $rc is mpirun's status, its output in $T/out and $T/err.
+# copy began. ARGS hold the copy to a rate (--bwlimit) at which it lasts
+# well past SECONDS on any machine: a copy that ended first fails the test
+# (it is not tried again). $rc is mpirun's status, its output in $T/out
+# and $T/err.
 mpi_stop_midway() {
-	local src=$1 dst=$2 delay=$3 attempt
+	local src=$1 dst=$2 delay=$3
 	shift 3
-	for attempt in 1 2 3 4 5 6; do
-		rm -rf "$dst" && mkdir "$dst"
-		mpi_bg 2 "$@" "$src" "$dst/"
-		mpi_started "$dst"
-		sleep "$delay"
-		kill -TERM "$mp"
-		mpi_ended "SIGTERM"
-		# The signal may come as the ranks end, after rank 0 named it.
-		if [ -e "$dst/${src##*/}" ]; then
-			check_tree "$src" "$dst/${src##*/}"
-		elif [ "$rc" != 0 ]; then
-			return 0
-		fi
-		note "attempt $attempt: the copy ended first (exit $rc); stopping sooner"
-		delay=$(awk "BEGIN { print $delay / 2 }")
-	done
-	skip "the copy always finished before the signal"
+	rm -rf "$dst" && mkdir "$dst"
+	mpi_bg 2 "$@" "$src" "$dst/"
+	mpi_started "$dst"
+	sleep "$delay"
+	kill -TERM "$mp"
+	mpi_ended "SIGTERM"
+	[ ! -e "$dst/${src##*/}" ] && [ "$rc" != 0 ] ||
+		fail "the copy ended (exit $rc) before SIGTERM, $delay s after it began with $*"
 }
 MPIRUN_="mpirun --allow-run-as-root --oversubscribe --bind-to none"
 # t_mkflat DIR DIRS FILES: DIR/d1..dDIRS, each with f1..fFILES of 4 KiB of
@@ -244,10 +242,10 @@ t_mkflat() {
 
 # kill_fcp_after MS ARGS...: for the kill loops. Run fastcp with ARGS
 # (stderr in $T/err) and SIGKILL it after MS ms; rc is then its exit
-# status, 0 or 137 (anything else fails the test). Copies get faster as the
-# caches warm: one that finished before its kill shortens $span, the span
-# the next kill is drawn from; a killed one lengthens it a little and
-# counts in $killed, so that most kills land mid-copy.
+# status, 0 or 137 (anything else fails the test), and a kill that ended
+# it counts in $killed. The loops slow their runs to a known rate
+# (--bwlimit, in ARGS) and draw MS below kill_span's, so that most kills
+# land mid-copy whatever the machine's speed.
 kill_fcp_after() {
 	local ms=$1 pid
 	shift
@@ -258,11 +256,19 @@ kill_fcp_after() {
 	{ wait "$pid"; } 2>/dev/null # no "Killed" line from the shell
 	rc=$?
 	[ "$rc" = 0 ] || [ "$rc" = 137 ] || { cat "$T/err"; fail "fastcp $* exit $rc"; }
-	if [ "$rc" = 137 ]; then
-		killed=$((killed + 1)) span=$((span * 9 / 8 + 1))
-	else
-		span=$((span * 2 / 3 + 1))
-	fi
+	[ "$rc" = 137 ] && killed=$((killed + 1))
+	return 0
+}
+
+# kill_span DIR MIB: the span (ms) the kill loops draw their moments from,
+# for runs that copy DIR reading at most MIB MiB/s (--bwlimit MIBM): such
+# a run lasts its bytes' time at that rate at least, and the span is that
+# and a quarter more, so that four kills in five come before its end
+# whatever the machine's speed, and the rest where it ends.
+kill_span() {
+	local bytes
+	bytes=$(du -sb --apparent-size "$1" | cut -f1)
+	echo $((bytes * 1000 / ($2 << 20) * 5 / 4))
 }
 
 
@@ -453,7 +459,8 @@ t_mktree() {
 # passthrough of BACKING on MNT (tests/lib/faultfs.c: --match, --eio-at,
 # --eio-first,
 # --short, --delay-ms, --enospc-after, --edquot-after, --no-rename-flags,
-# --corrupt-write, --corrupt-count, --einval-write-at), in
+# --corrupt-write, --corrupt-count, --einval-write-at, --hold with
+# --block-at and --block-open: see faultfs_held), in
 # the background; returns once it is mounted, unmounted again at exit. Skips
 # where FUSE or the tool is missing.
 faultfs_mount() {
@@ -463,6 +470,9 @@ faultfs_mount() {
 	[ -c /dev/fuse ] || skip "no /dev/fuse (FUSE not available here)"
 	[ -x "$TOOLS/faultfs" ] || skip "faultfs not built (libfuse3-dev missing?)"
 	mkdir -p "$mnt" && mnt=$(realpath "$mnt") || fail "faultfs_mount: mkdir $mnt"
+	for i; do
+		case $i in --hold=*) t_holds_+=("${i#--hold=}") ;; esac
+	done
 	"$TOOLS/faultfs" "$@" "$backing" "$mnt" >>"$T/faultfs.log" 2>&1 &
 	pid=$!
 	t_mounts_+=("$mnt")
@@ -473,4 +483,20 @@ faultfs_mount() {
 	done
 	kill "$pid" 2>/dev/null
 	fail "faultfs did not mount $mnt within 5 s"
+}
+
+# faultfs_held WHAT [N]: wait until faultfs holds a request (--block-at,
+# --block-open) whose description matches the extended regex WHAT ("read
+# of /big at 0", "open of /dir/f"), the N-th (1) such one; the program
+# under test is then held there, whatever the machine's speed, until the
+# test removes the --hold file. Fails after 60 s: a copy that never gets
+# there is stuck.
+faultfs_held() {
+	local i
+	for ((i = 0; i < 6000; i++)); do
+		[ "$(grep -cE -- "^faultfs: holding $1" "$T/faultfs.log" 2>/dev/null)" -ge "${2:-1}" ] &&
+			return 0
+		sleep 0.01
+	done
+	fail "faultfs held no $1 within 60 s"
 }
