@@ -35,6 +35,11 @@ FASTCP = os.environ.get("FASTCP", os.path.join(TOP, "build", "fastcp"))
 ROOT = os.geteuid() == 0
 USER_ID = 65534  # the unprivileged runs: nobody
 TIMEOUT = 60
+
+
+def fastcp_bin():
+    """The program under test (selftest swaps in misbehaving wrappers)."""
+    return FASTCP
 EMPTY = hashlib.sha256(b"").hexdigest()
 
 
@@ -66,7 +71,7 @@ NAMES = ["a", "b", "photo.jpg", "IMG_0001.JPG", "notes.txt", "x.tmp", "with spac
 def gen_world(rng):
     """A world: ops that build s1/NAME (and maybe s2/NAME), d/ and sent/."""
     w = {"name": rng.choice(["data", "DCIM", "photos"]), "ops": [],
-         "user": (not ROOT) or rng.random() < 0.15,
+         "user": ROOT and rng.random() < 0.15,
          "dest_tmpfs": ROOT and rng.random() < 0.2}
     w["mounts"] = ROOT and not w["user"] and rng.random() < 0.3
     ops = w["ops"]
@@ -438,7 +443,7 @@ def gen_command(rng, w, prev):
 
 
 def argv(c, W):
-    a = [FASTCP] + FLAG[c["mode"]] + c["mods"]
+    a = [fastcp_bin()] + FLAG[c["mode"]] + c["mods"]
     for x in c.get("excl", []):
         a += ["--exclude", x]
     if "maxdel" in c:
@@ -462,7 +467,7 @@ def gen_scenario(seed):
         if i and rng.random() < 0.5:
             for _ in range(rng.randint(1, 2)):
                 e = rng.choice(EVENTS)
-                if e == "unreadable" and not w["user"]:
+                if e == "unreadable" and ROOT and not w["user"]:
                     continue
                 ev.append({"e": e, "k": rng.randrange(1 << 30)})
         c = gen_command(rng, w, prev)
@@ -592,7 +597,7 @@ def placement(c, pre_dest):
 def spec_of(e, **kw):
     x = {"t": e["t"]}
     if e["t"] == "f":
-        x.update(h=e["h"], m=e["m"], mt=e["mt"])
+        x.update(h=e["h"], m=e["m"], mt=e["mt"], sz=e["sz"])
     elif e["t"] == "l":
         x["tg"] = e["tg"]
     elif e["t"] == "p":
@@ -661,7 +666,7 @@ def model(c, W, pre):
                 raise Unknown("a FIFO in the way")
             new = spec_of(e)
             if mode in ("sync", "mirror", "move") and old and old["t"] == e["t"] == "f" \
-                    and pre["dest"][p]["sz"] == e["sz"] and old["mt"] == e["mt"]:
+                    and old["sz"] == e["sz"] and old["mt"] == e["mt"]:
                 if mode != "move":  # a move removes the source: only its bytes are right
                     if e["nl"] > 1:
                         raise Unknown("a kept file with other names")
@@ -833,7 +838,7 @@ def run_fastcp(c, W, w, log, fault):
     a = argv(c, W)
     pre = ["setpriv", "--reuid=%d" % USER_ID, "--regid=%d" % USER_ID, "--clear-groups"] \
         if w.get("user") else []
-    shell = " ".join(["$FASTCP" if x == FASTCP else shq(x.replace(W, "$PWD")) if W in x else shq(x)
+    shell = " ".join(["$FASTCP" if x == fastcp_bin() else shq(x.replace(W, "$PWD")) if W in x else shq(x)
                       for x in a])
     if pre:
         shell = " ".join(pre) + " " + shell
@@ -904,10 +909,12 @@ class Run:
             self.note_dest()
             self.sent = snap(os.path.join(W, "sent"))
             for i, st in enumerate(self.sc["steps"]):
+                self.events = []
                 for ev in st["ev"]:
                     n = do_event(W, self.w, ev, self.log)
                     if n:
                         self.stats["cover"].add(("event", n))
+                        self.events.append(n)
                     if n == "unreadable":
                         self.unreadable = True
                 self.ever |= all_contents(src_state(W, self.w))
@@ -916,6 +923,9 @@ class Run:
             return None
         except Violation as v:
             return v
+        except Exception as x:  # the tester's own bug: a failure too, never a pass
+            import traceback
+            return Violation("tester-error", "%s\n%s" % (x, traceback.format_exc()), type(x).__name__)
         finally:
             if not self.keep:
                 self.cleanup()
@@ -954,6 +964,8 @@ class Run:
         rc, out, err, delivered = run_fastcp(c, W, self.w, self.log, fault)
         if delivered:
             self.stats["cover"].add(("fault", fault["sig"]))
+        for e in self.events or ["-"]:
+            self.stats["cover"].add(("combo", c["mode"], e, "SIG" + fault["sig"] if delivered else "-"))
         self.where = "step %d (%s), exit %d" % (i + 1, " ".join(argv(c, W)[1:]), rc)
         self.err = err
         post = self.state()
@@ -1187,6 +1199,9 @@ def main(args):
     cmd = args[0]
     if cmd == "check":
         return check_seeds(args[1:])
+    if cmd == "selftest":
+        import selftest
+        return selftest.main(sys.modules[__name__], args[1:])
     if cmd == "run":
         bad = 0
         for s in args[1:]:
@@ -1296,27 +1311,44 @@ def check_seeds(args):
 
 
 def soak(seconds, seed=None):
+    """New seeds for SECONDS: rates, coverage, and what was found."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    known = load_known(os.path.join(here, "known-defects"))
     seed = seed if seed is not None else int(time.time())
+    first = seed
     t0 = time.time()
     n = cmds = 0
     cover = set()
-    found = {}
+    found, met = {}, {}
     while time.time() - t0 < seconds:
         sc, v, st = run_seed(seed)
         n += 1
         cmds += st["cmds"]
         cover |= st["cover"]
         if v:
-            found.setdefault(v.inv, []).append(seed)
-            print("seed %d: FAIL %s" % (seed, str(v).splitlines()[0]), flush=True)
+            k = known_as(v, known)
+            if k:
+                met.setdefault(k, []).append(seed)
+            else:
+                found.setdefault(v.sig, []).append(seed)
+                print("seed %d: FAIL %s" % (seed, str(v).splitlines()[0]), flush=True)
         seed += 1
     dt = time.time() - t0
-    print("soak: %d seeds in %.0f s: %.2f seeds/s, %.2f commands/s" % (n, dt, n / dt, cmds / dt))
+    print("soak: %d seeds (%d..%d) in %.0f s: %.2f seeds/s, %.2f commands/s"
+          % (n, first, seed - 1, dt, n / dt, cmds / dt))
     for kind in ("option", "event", "fault", "modelled", "unmodelled"):
-        xs = sorted(x for k, x in cover if k == kind)
+        xs = sorted(x for k, x in ((c[0], c[1]) for c in cover if len(c) == 2) if k == kind)
         print("  %s (%d): %s" % (kind, len(xs), ", ".join(xs)))
-    for inv, seeds in sorted(found.items()):
-        print("  FOUND %s: seeds %s" % (inv, " ".join(map(str, seeds[:20]))))
+    modes = sorted({c[1] for c in cover if c[0] == "combo"})
+    print("  options x events x faults (%d combinations met):" % len([c for c in cover if c[0] == "combo"]))
+    for m in modes:
+        evs = sorted({c[2] for c in cover if c[0] == "combo" and c[1] == m} - {"-"})
+        fs = sorted({c[3] for c in cover if c[0] == "combo" and c[1] == m} - {"-"})
+        print("    %-9s after %s; faults %s" % (m, ", ".join(evs) or "no event", ", ".join(fs) or "none"))
+    for what, seeds in sorted(met.items()):
+        print("  KNOWN %s: %d seeds, e.g. %s" % (what, len(seeds), " ".join(map(str, seeds[:8]))))
+    for sig, seeds in sorted(found.items()):
+        print("  FOUND %s: seeds %s" % (sig, " ".join(map(str, seeds[:20]))))
     return 1 if found else 0
 
 
