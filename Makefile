@@ -112,9 +112,10 @@ fuzz: build/fuzz/filter
 
 # The scenario tester on new seeds for SECONDS (from SEED, default the
 # time): seeds/s, commands/s, what was covered, and each failing seed.
+# FS=ext4|xfs|btrfs|tmpfs puts the worlds on a new loop filesystem (root).
 SECONDS ?= 600
 soak: build/fastcp
-	@FASTCP=$(CURDIR)/build/fastcp /usr/bin/python3 tests/scenario/scenario.py soak $(SECONDS) $(SEED)
+	@FASTCP=$(CURDIR)/build/fastcp SCENARIO_FS=$(FS) /usr/bin/python3 tests/scenario/scenario.py soak $(SECONDS) $(SEED)
 
 deps:
 	@sh fastcp.sh deps

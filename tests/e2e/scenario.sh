@@ -15,7 +15,7 @@ py=/usr/bin/python3
 [ -x $py ] || skip "python3 not installed (Debian package python3)"
 top=$(cd "$TESTLIB/../.." && pwd)
 FASTCP=$FASTCP SCENARIO_DIR=$T $py "$top/tests/scenario/scenario.py" check \
-	"${SCENARIO_SEEDS:-1..240}" "${SCENARIO_SECONDS:-300}" >"$T/log" 2>&1
+	"${SCENARIO_SEEDS:-1..160}" "${SCENARIO_SECONDS:-300}" >"$T/log" 2>&1
 rc=$?
 cat "$T/log"
 [ $rc = 0 ] || fail "the scenario tester found a failure (above)"
