@@ -58,7 +58,8 @@ MUTANTS = {
     "skips-file-exit-0": (
         'rm -f d/data/sub/c; exit 0', world(older=True), steps(cmd("sync")), "model"),
     "keeps-stale-file": (
-        'if [ -f d/data/a ]; then t=$(stat -c %y d/data/a); yes old | head -c 100 >d/data/a; touch -d "$t" d/data/a; fi',
+        # bytes DEST held before (so no-partial-file cannot tell), under another name
+        'f=d/data/sub/c; if [ -f $f ]; then t=$(stat -c %y $f); cat d/data/extra >$f; touch -d "$t" $f; fi',
         world(older=True), steps(cmd("checksum")), "model"),
     "deletes-nothing": (
         # --mirror that forgets to delete the extra, and says all is well
