@@ -12,8 +12,11 @@ scenario is shrunk and written out as a replayable spec and a shell script.
   scenario.py replay FILE...         replay saved specs (regressions)
   scenario.py shrink SEED|FILE       shrink a failure, print its script
   scenario.py script FILE            print the shell script of a spec
+  scenario.py check FROM..TO [SECS]  make check: seeds, then regressions/
+  scenario.py selftest [MUTANT...]   planted defects, each caught by its invariant
 
 FASTCP (environment) names the binary; default build/fastcp of this tree.
+SCENARIO_FS=ext4|xfs|btrfs|tmpfs: the worlds on a new loop filesystem (root).
 Python 3 standard library only. See README.md beside this file.
 """
 import hashlib
