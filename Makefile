@@ -53,7 +53,7 @@ CLANG ?= $(shell command -v clang 2>/dev/null)
 FUZZ_SECONDS ?= 60
 FUZZ_BIN := $(if $(CLANG),build/fuzz/filter)
 
-.PHONY: all programs deps demo check test install uninstall clean fuzz
+.PHONY: all programs deps demo check test install uninstall clean fuzz soak
 all: build/fastcp build/fastcp-bench $(MPI_BIN) $(UNIT_BIN) $(TOOL_BIN) $(FUZZ_BIN)
 	@cat build/config.txt
 
@@ -109,6 +109,13 @@ fuzz: build/fuzz/filter
 	@mkdir -p build/fuzz/corpus
 	build/fuzz/filter -max_total_time=$(FUZZ_SECONDS) -timeout=5 -max_len=512 \
 		-artifact_prefix=build/fuzz/ build/fuzz/corpus
+
+# The scenario tester on new seeds for SECONDS (from SEED, default the
+# time): seeds/s, commands/s, what was covered, and each failing seed.
+# FS=ext4|xfs|btrfs|tmpfs puts the worlds on a new loop filesystem (root).
+SECONDS ?= 600
+soak: build/fastcp
+	@FASTCP=$(CURDIR)/build/fastcp SCENARIO_FS=$(FS) /usr/bin/python3 tests/scenario/scenario.py soak $(SECONDS) $(SEED)
 
 deps:
 	@sh fastcp.sh deps
