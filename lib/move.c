@@ -273,6 +273,13 @@ static int sync_copy(int ddir, const char *dname, const struct statx *d)
 	return r;
 }
 
+/* Was a symlink at this depth followed (-L; -H on the command line, where
+ * no parent filesystem is known yet)? Its copy is what it points to. */
+static bool followed(const struct fcp_job *job, uint64_t dev)
+{
+	return job->o->symlinks == FCP_SYMLINKS_FOLLOW || (!dev && job->o->deref_args);
+}
+
 static void kept(struct fcp_job *job, const char *path, const char *why, int err)
 {
 	if (err)
@@ -384,6 +391,14 @@ static bool prune(struct fcp_job *job, int sdir, const char *sname, int ddir, co
 		kept(job, path, by == REPLACED ? "what is at its destination is another SOURCE's "
 		     "file of the same name" : "what is at its destination is not its copy (kept "
 		     "there, or its copy failed)", 0);
+		return false;
+	}
+	if (S_ISLNK(s.stx_mode) && !S_ISLNK(d.stx_mode) && followed(job, dev)) {
+		kept(job, path, job->o->symlinks == FCP_SYMLINKS_FOLLOW
+			     ? "a symlink followed (-L): what it points to was copied, not the "
+			       "link, so the link stays"
+			     : "a symlink on the command line followed (-H): what it points to "
+			       "was copied, not the link, so the link stays", 0);
 		return false;
 	}
 	if (!copy_same(&s, &d, sdir, sname, ddir, dname)) {
