@@ -271,7 +271,7 @@ static bool duplicate(struct fcp_entry *e, struct fcp_hl_entry *hl, const struct
 	fcp_manifest_copied(e->job, e->d, e->dst_name, h);
 	if (hl)
 		fcp_hl_set_hash(hl, h);
-	fcp_move_made(e->job, fcp_statx_dev(&e->st), e->st.stx_ino, e->d->dst_fd, e->dst_name);
+	fcp_move_found(e->job, fcp_statx_dev(&e->st), e->st.stx_ino, e->d->dst_fd, e->dst_name);
 	close(e->src_fd);
 	fcp_hl_done(e->w, hl, true);
 	return true;

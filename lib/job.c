@@ -423,7 +423,11 @@ static struct fcp_item *prepare(struct fcp_job *job, const struct fcp_operand *o
 	}
 	if (refused(job, op, dst, into, &sst, r == 0 ? &dstx : NULL, pfd, p.name))
 		goto out;
-	if (job->o->move &&
+	/* Several SOURCEs of this name merge into one copy: renamed whole,
+	 * the first would become the tree the later ones are merged over, and
+	 * a file of theirs would replace its files with nothing of them left.
+	 * Copied, the replaced file's source stays (move.c). */
+	if (job->o->move && !op->merges &&
 	    (t->moved = fcp_move_rename(job, src, &sst, pfd, p.name, r == 0 ? &dstx : NULL)))
 		goto out;
 	t->root.src_arg = src;

@@ -429,11 +429,16 @@ const char *fcp_move_conflict(const struct fcp_options *o);
 /* The record of the copies made, under --move (0, or -ENOMEM). */
 int fcp_move_init(struct fcp_job *job);
 void fcp_move_free(struct fcp_job *job);
-/* A regular file's copy is named name in dirfd: this run wrote, cloned or
- * linked it from the source inode (src_dev, src_ino), or found its
- * content equal. Only such a source is removed by the prune. */
+/* A regular file's copy is named name in dirfd: this run wrote or cloned
+ * its data from the source inode (src_dev, src_ino). Only such a source
+ * (or one of fcp_move_found) is removed by the prune, and only where no
+ * other source's data went into that inode after it. */
 void fcp_move_made(struct fcp_job *job, uint64_t src_dev, uint64_t src_ino, int dirfd,
 		   const char *name);
+/* The same for a copy whose data this run did not write: the file there
+ * compared equal, or a link to such a copy. */
+void fcp_move_found(struct fcp_job *job, uint64_t src_dev, uint64_t src_ino, int dirfd,
+		    const char *name);
 
 /* The marker xattr of a hidden root copy: its final name and its source
  * root's identity (fcp_root_marker). */

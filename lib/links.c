@@ -401,7 +401,7 @@ int fcp_hl_link(struct fcp_worker *w, struct fcp_hl_entry *e, struct fcp_dir *d,
 		atomic_fetch_add(&job->c.hardlinks, 1);
 		fcp_obs_entry(job, FCP_OBS_LINK, S_IFREG, d, dst_name, 0, NULL);
 		fcp_manifest_copied(job, d, dst_name, e->has_hash ? &e->h : NULL);
-		fcp_move_made(job, e->dev, e->ino, d->dst_fd, dst_name);
+		fcp_move_found(job, e->dev, e->ino, d->dst_fd, dst_name);
 	}
 	return r;
 }

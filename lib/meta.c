@@ -44,6 +44,16 @@ static bool acl_mirror(const char *key)
 	return !strcmp(key, "trusted.SGI_ACL_FILE") || !strcmp(key, "trusted.SGI_ACL_DEFAULT");
 }
 
+/* The marks fastcp puts on a copy of its own (a hidden copy's, a move's
+ * whose source is not all removed yet) are no metadata of the source: not
+ * compared, and never removed as an xattr the source lacks (a re-run that
+ * set a directory's metadata dropped the move's mark, and the run after it
+ * put the rest into DEST/SOURCE). */
+static bool own_mark(const char *key)
+{
+	return !strcmp(key, FCP_MOVE_MARKER) || !strcmp(key, FCP_ROOT_MARKER);
+}
+
 static bool listed(const char *list, size_t n, const char *key)
 {
 	for (size_t off = 0; off < n; off += strlen(list + off) + 1)
@@ -75,7 +85,8 @@ static void drop_extra(struct fcp_job *job, struct fcp_at at, const char *list, 
 
 	for (ssize_t off = 0; m > 0 && off < m; off += strlen(have + off) + 1) {
 		const char *key = have + off;
-		int r = listed(list, n, key) || acl_mirror(key) ? 0 : fcp_sys_removexattr(AT(at), key);
+		int r = listed(list, n, key) || acl_mirror(key) || own_mark(key)
+				? 0 : fcp_sys_removexattr(AT(at), key);
 
 		if (r < 0 && r != -ENODATA)
 			warn(job, xattr_kind(key), d, name, r);
@@ -123,13 +134,13 @@ static bool values_same(struct fcp_at a, const char *alist, ssize_t an, struct f
 	bool same = true;
 
 	for (ssize_t off = 0; off < bn; off += strlen(blist + off) + 1)
-		count_b += !acl_mirror(blist + off);
+		count_b += !acl_mirror(blist + off) && !own_mark(blist + off);
 	for (ssize_t off = 0; same && off < an; off += strlen(alist + off) + 1) {
 		const char *key = alist + off;
 		void *va = NULL, *vb = NULL;
 		ssize_t la, lb;
 
-		if (acl_mirror(key))
+		if (acl_mirror(key) || own_mark(key))
 			continue;
 		la = fcp_sys_getxattr(AT(a), key, &va);
 		lb = fcp_sys_getxattr(AT(b), key, &vb);

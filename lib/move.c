@@ -33,10 +33,11 @@
 
 #define NOFOLLOW_DIR (O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
 
-/* A regular file's copy this run made or found equal: the source's inode
- * and the inode under the copy's name. */
+/* A regular file's copy this run made or found equal: the source's inode,
+ * the inode under the copy's name, and when (the order of the records,
+ * times two, plus one where this run wrote that inode's data). */
 struct made {
-	uint64_t src_dev, src_ino, dst_dev, dst_ino;
+	uint64_t src_dev, src_ino, dst_dev, dst_ino, seq;
 };
 
 /* All of them, appended by the workers and sorted once for the prune. */
@@ -97,15 +98,17 @@ static void add(struct fcp_move_made *m, const struct made *k)
 		m->v = v;
 		m->cap = cap;
 	}
-	m->v[m->n++] = *k;
+	m->v[m->n] = *k;
+	m->v[m->n].seq |= (uint64_t)m->n << 1;
+	m->n++;
 	m->sorted = false;
 	pthread_mutex_unlock(&m->lock);
 }
 
-void fcp_move_made(struct fcp_job *job, uint64_t src_dev, uint64_t src_ino, int dirfd,
-		   const char *name)
+static void record(struct fcp_job *job, uint64_t src_dev, uint64_t src_ino, int dirfd,
+		   const char *name, bool wrote)
 {
-	struct made k = { src_dev, src_ino, 0, 0 };
+	struct made k = { src_dev, src_ino, 0, 0, wrote };
 	struct statx d;
 
 	if (!job->move_made)
@@ -119,35 +122,70 @@ void fcp_move_made(struct fcp_job *job, uint64_t src_dev, uint64_t src_ino, int 
 	add(job->move_made, &k);
 }
 
+void fcp_move_made(struct fcp_job *job, uint64_t src_dev, uint64_t src_ino, int dirfd,
+		   const char *name)
+{
+	record(job, src_dev, src_ino, dirfd, name, true);
+}
+
+void fcp_move_found(struct fcp_job *job, uint64_t src_dev, uint64_t src_ino, int dirfd,
+		    const char *name)
+{
+	record(job, src_dev, src_ino, dirfd, name, false);
+}
+
+/* By the copy's inode, then in the order recorded. */
 static int cmp_made(const void *a, const void *b)
 {
 	const struct made *x = a, *y = b;
 
-	if (x->src_dev != y->src_dev)
-		return x->src_dev < y->src_dev ? -1 : 1;
-	if (x->src_ino != y->src_ino)
-		return x->src_ino < y->src_ino ? -1 : 1;
 	if (x->dst_dev != y->dst_dev)
 		return x->dst_dev < y->dst_dev ? -1 : 1;
 	if (x->dst_ino != y->dst_ino)
 		return x->dst_ino < y->dst_ino ? -1 : 1;
+	if (x->seq != y->seq)
+		return x->seq < y->seq ? -1 : 1;
 	return 0;
 }
 
-/* Did this run make or find equal the copy d of source s? Asked after the
- * copy, by the one thread that prunes. */
-static bool made(struct fcp_job *job, const struct statx *s, const struct statx *d)
+enum made_by { MADE, NOT_MADE, REPLACED };
+
+/* Did this run make or find equal the copy d of source s, and did no
+ * other source's data go into that inode after (several SOURCEs of one
+ * name merge: a later one's file replaces, or with --in-place rewrites,
+ * the copy of an earlier one's)? Asked after the copy, by the one thread
+ * that prunes. */
+static enum made_by made(struct fcp_job *job, const struct statx *s, const struct statx *d)
 {
 	struct fcp_move_made *m = job->move_made;
-	struct made k = { fcp_statx_dev(s), s->stx_ino, fcp_statx_dev(d), d->stx_ino };
+	uint64_t sdev = fcp_statx_dev(s), ddev = fcp_statx_dev(d);
+	size_t lo = 0, hi;
+	enum made_by by = NOT_MADE;
 
 	if (!m)
-		return false;
+		return NOT_MADE;
 	if (!m->sorted) {
 		qsort(m->v, m->n, sizeof(*m->v), cmp_made);
 		m->sorted = true;
 	}
-	return bsearch(&k, m->v, m->n, sizeof(*m->v), cmp_made) != NULL;
+	for (hi = m->n; lo < hi;) { /* the first record of d's inode */
+		size_t mid = lo + (hi - lo) / 2;
+		const struct made *x = &m->v[mid];
+
+		if (x->dst_dev < ddev || (x->dst_dev == ddev && x->dst_ino < d->stx_ino))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < m->n && m->v[lo].dst_dev == ddev && m->v[lo].dst_ino == d->stx_ino; lo++) {
+		const struct made *x = &m->v[lo];
+
+		if (x->src_dev == sdev && x->src_ino == s->stx_ino)
+			by = MADE;
+		else if (x->seq & 1)
+			by = REPLACED;
+	}
+	return by;
 }
 
 /* cp's options that keep (-n, -u), ask about (-i) or back up (-b) a file
@@ -233,6 +271,13 @@ static int sync_copy(int ddir, const char *dname, const struct statx *d)
 	r = fcp_sys_fsync(fd);
 	close(fd);
 	return r;
+}
+
+/* Was a symlink at this depth followed (-L; -H on the command line, where
+ * no parent filesystem is known yet)? Its copy is what it points to. */
+static bool followed(const struct fcp_job *job, uint64_t dev)
+{
+	return job->o->symlinks == FCP_SYMLINKS_FOLLOW || (!dev && job->o->deref_args);
 }
 
 static void kept(struct fcp_job *job, const char *path, const char *why, int err)
@@ -325,6 +370,7 @@ static bool prune(struct fcp_job *job, int sdir, const char *sname, int ddir, co
 		  const char *path, uint64_t dev)
 {
 	struct statx s, d;
+	enum made_by by;
 	int r;
 
 	if (fcp_sys_statx(sdir, sname, AT_SYMLINK_NOFOLLOW, STATX_BASIC_STATS, &s) < 0)
@@ -341,9 +387,18 @@ static bool prune(struct fcp_job *job, int sdir, const char *sname, int ddir, co
 		return prune_dir(job, sdir, sname, ddir, dname, path, &s);
 	/* Checked first: a file -n, -u or -i kept there may pass the quick
 	 * check, and the message must not blame the source. */
-	if (S_ISREG(s.stx_mode) && !made(job, &s, &d)) {
-		kept(job, path, "what is at its destination is not its copy (kept there, or its "
-		     "copy failed)", 0);
+	if (S_ISREG(s.stx_mode) && (by = made(job, &s, &d)) != MADE) {
+		kept(job, path, by == REPLACED ? "what is at its destination is another SOURCE's "
+		     "file of the same name" : "what is at its destination is not its copy (kept "
+		     "there, or its copy failed)", 0);
+		return false;
+	}
+	if (S_ISLNK(s.stx_mode) && !S_ISLNK(d.stx_mode) && followed(job, dev)) {
+		kept(job, path, job->o->symlinks == FCP_SYMLINKS_FOLLOW
+			     ? "a symlink followed (-L): what it points to was copied, not the "
+			       "link, so the link stays"
+			     : "a symlink on the command line followed (-H): what it points to "
+			       "was copied, not the link, so the link stays", 0);
 		return false;
 	}
 	if (!copy_same(&s, &d, sdir, sname, ddir, dname)) {

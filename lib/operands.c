@@ -120,6 +120,8 @@ static int number_rounds(struct fcp_operand *ops, const int *idx, int n, const c
 							STATX_BASIC_STATS, &op->dst_st) == 0;
 			free(path);
 		}
+		for (int j = s; j < e && round > 1; j++)
+			ops[idx[j]].merges = !ops[idx[j]].repeat && ops[idx[j]].name;
 		if (round - 1 > last)
 			last = round - 1;
 	}

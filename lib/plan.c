@@ -459,8 +459,8 @@ bool fcp_plan_settled(struct fcp_entry *e)
 	}
 	/* --move: its content was compared equal (fcp_plan_data_same). */
 	if ((a == FCP_ACT_META || a == FCP_ACT_SKIP) && S_ISREG(e->st.stx_mode))
-		fcp_move_made(e->job, fcp_statx_dev(&e->st), e->st.stx_ino, e->d->dst_fd,
-			      e->dst_name);
+		fcp_move_found(e->job, fcp_statx_dev(&e->st), e->st.stx_ino, e->d->dst_fd,
+			       e->dst_name);
 	count(e->job, a);
 	if (e->job->o->debug && (a == FCP_ACT_KEEP || a == FCP_ACT_META || a == FCP_ACT_SKIP))
 		fcp_debug_item(e->job, e->d, e->name, e->dst_name,
