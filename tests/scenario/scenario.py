@@ -1142,7 +1142,9 @@ class Run:
         """What the manifest says it recorded, with the bytes DEST held then."""
         try:
             db = sqlite3.connect("file:%s?mode=ro" % os.path.join(self.W, c["man"]), uri=True)
-            paths = [r[0] for r in db.execute("SELECT path FROM files")]
+            # Paths are bytes (names need not be UTF-8): decoded as os does.
+            db.text_factory = bytes
+            paths = [os.fsdecode(r[0]) for r in db.execute("SELECT path FROM files")]
             db.close()
         except sqlite3.Error:
             return
