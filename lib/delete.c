@@ -1,6 +1,7 @@
 /*
  * delete.c - --delete (delete.h).
  */
+#include "backup.h"
 #include "check.h"
 #include "delete.h"
 #include "grow.h"
@@ -237,6 +238,20 @@ static int open_parent(int fd, const struct statx *want)
 	return up;
 }
 
+/* A backup in the directory path stays (fcp_backup_name_like), and the
+ * directory with it: said once. Where the directory had to go whole (a
+ * source of another type takes its place), that item fails. */
+static void keep_backup(struct sweep *x, const char *path, bool *told)
+{
+	if (*told)
+		return;
+	*told = true;
+	fcp_report_held(x->job, path, x->d ? "it holds backups, which -b keeps"
+					   : "it holds backups, which -b keeps (not replaced)");
+	if (!x->d)
+		atomic_fetch_add(&x->job->c.failed, 1);
+}
+
 /* Empty the directory name of *dirfd (the directory dir_st; *dirfd is
  * ours to close and find again when owned), which was st when stat'ed.
  * What an exclude rule protects stays: -ENOTEMPTY when some of its own
@@ -246,7 +261,7 @@ static int remove_children(struct sweep *x, int *dirfd, const struct statx *dir_
 {
 	struct fcp_names kids = { 0 };
 	struct statx now;
-	bool kept = false, below = false, said = false;
+	bool kept = false, below = false, said = false, told = false;
 	bool own = fcp_own_dir(x->job, fcp_statx_dev(st), st->stx_ino);
 	int fd = fcp_sys_openat(*dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW, 0), r;
 
@@ -277,6 +292,12 @@ static int remove_children(struct sweep *x, int *dirfd, const struct statx *dir_
 				fcp_report_held(x->job, path, "it holds a file this job writes "
 							      "(--manifest, --log, --events)");
 			said = below = true;
+			free(p);
+			continue;
+		}
+		if (fcp_backup_name_like(x->job->o, kids.v[i])) {
+			keep_backup(x, path, &told);
+			below = true;
 			free(p);
 			continue;
 		}
@@ -465,7 +486,7 @@ static int extras(struct fcp_job *job, struct fcp_dir *d, const char *dpath,
 		fcp_report_failed(job, "cannot read directory", dpath, r);
 	for (size_t i = 0; r >= 0 && i < all.n; i++)
 		if (strncmp(all.v[i], ".fcp-", 5) && !seen(d->seen, all.v[i]) &&
-		    !own(job, d, here, all.v[i]) &&
+		    !own(job, d, here, all.v[i]) && !fcp_backup_name_like(job->o, all.v[i]) &&
 		    !fcp_plan_keeps_extra(job, d, all.v[i], d->dst_fd, all.v[i]) &&
 		    !fcp_others_have(&o, all.v[i]) && (r = names_push(extra, all.v[i])) < 0)
 			fcp_report_failed(job, "out of memory in", dpath, r);
