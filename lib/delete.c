@@ -246,10 +246,11 @@ static void keep_backup(struct sweep *x, const char *path, bool *told)
 	if (*told)
 		return;
 	*told = true;
-	fcp_report_held(x->job, path, x->d ? "it holds backups, which -b keeps"
-					   : "it holds backups, which -b keeps (not replaced)");
-	if (!x->d)
-		atomic_fetch_add(&x->job->c.failed, 1);
+	if (x->d)
+		fcp_report_held(x->job, path, "it holds backups, which -b keeps");
+	else
+		fcp_report_failed(x->job, "not replaced, a directory holding backups (-b keeps them):",
+				  path, 0);
 }
 
 /* Empty the directory name of *dirfd (the directory dir_st; *dirfd is
@@ -464,6 +465,13 @@ static bool own(struct fcp_job *job, const struct fcp_dir *d, bool here, const c
 	return here && fcp_own_name(job, d->dst_dev, d->dst_ino, name);
 }
 
+/* Is name a backup that -b keeps from deletion? --check names it: it is
+ * no part of the copy. */
+static bool backup(struct fcp_job *job, const char *name)
+{
+	return !job->o->check && fcp_backup_name_like(job->o, name);
+}
+
 /* The names of d's copy that neither its source's scan nor another
  * SOURCE merging into it met. .fcp-* names are temporary files of this
  * or an interrupted run: named as leftovers (leftover.c), never taken
@@ -486,7 +494,7 @@ static int extras(struct fcp_job *job, struct fcp_dir *d, const char *dpath,
 		fcp_report_failed(job, "cannot read directory", dpath, r);
 	for (size_t i = 0; r >= 0 && i < all.n; i++)
 		if (strncmp(all.v[i], ".fcp-", 5) && !seen(d->seen, all.v[i]) &&
-		    !own(job, d, here, all.v[i]) && !fcp_backup_name_like(job->o, all.v[i]) &&
+		    !own(job, d, here, all.v[i]) && !backup(job, all.v[i]) &&
 		    !fcp_plan_keeps_extra(job, d, all.v[i], d->dst_fd, all.v[i]) &&
 		    !fcp_others_have(&o, all.v[i]) && (r = names_push(extra, all.v[i])) < 0)
 			fcp_report_failed(job, "out of memory in", dpath, r);

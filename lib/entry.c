@@ -383,33 +383,27 @@ static bool onto_its_target(struct fcp_entry *e)
 {
 	struct statx at, to;
 	const char *why = NULL;
-	int fd, from;
+	int fd;
 
 	if (fcp_sys_statx(e->d->dst_fd, e->dst_name, AT_SYMLINK_NOFOLLOW, STATX_WANT, &at) < 0 ||
-	    S_ISLNK(at.stx_mode))
+	    S_ISLNK(at.stx_mode) || fcp_sys_statx(e->d->src_fd, e->name, 0, STATX_WANT, &to) < 0)
 		return false;
-	fd = fcp_sys_openat(e->d->src_fd, e->name, O_PATH | O_CLOEXEC, 0);
-	if (fd < 0)
-		return false;
-	if (fcp_sys_fstatx(fd, &to) < 0) {
-		close(fd);
-		return false;
-	}
 	if (fcp_statx_same_inode(&to, &at))
 		why = S_ISDIR(at.stx_mode) ? "not copied, a symlink to the directory it would replace:"
 					   : "not copied, a symlink to the file it would replace:";
 	else if (S_ISDIR(to.stx_mode) && above(e->d, &to))
 		why = "not copied, a symlink to a directory above the entry it would replace:";
-	if (!why && S_ISDIR(at.stx_mode)) {
-		from = S_ISDIR(to.stx_mode) ? fd : parent_of(fd);
+	/* Only a directory there has an inside: walked up from where the
+	 * link leads (a directory, or the one holding the file). */
+	if (!why && S_ISDIR(at.stx_mode) &&
+	    (fd = fcp_sys_openat(e->d->src_fd, e->name, O_PATH | O_CLOEXEC, 0)) >= 0) {
+		int from = S_ISDIR(to.stx_mode) ? fd : parent_of(fd);
+
 		if (from != fd)
 			close(fd);
-		fd = -1;
 		if (at_or_below(from, &at))
 			why = "not copied, a symlink into the directory it would replace:";
 	}
-	if (fd >= 0)
-		close(fd);
 	if (!why)
 		return false;
 	fcp_report_failed_in(e->job, why, e->d, e->name, false, 0);

@@ -69,6 +69,10 @@ run_case() {
 run_case "-b" "$T" "$T/dst" "f~" "sub/g~" gone olddir/x h.bak -- --mirror -b
 check_eq "$(cat dst/h~ dst/h.~3~ dst/olddir/x~ dst/olddir/x.~1~)" \
 	"$(printf 'tilde\nnumbered\noldxb\noldxn')" "-b: older backups"
+# --check -b names the backups as extras: they are no part of the copy.
+run_fcp --check -b -T src dst
+check_rc 1 "--check -b with backups in DEST"
+check_grep "extra in DEST: 'dst/f~'" "$T/out" "--check -b: a backup not named"
 
 # --backup=numbered: the new backups take .~1~ (h has .~3~: not f's).
 run_case "numbered" "$T" "$T/dst" "f.~1~" "sub/g.~1~" gone olddir/x h.bak -- \
@@ -99,7 +103,7 @@ check_eq "$(cat dst/h~ dst/olddir/x~)" "$(printf 'tilde\noldxb')" "--move: older
 rm -rf src dst && mkdir -p src dst/t && echo new >src/t && echo keep >dst/t/y~ && echo y >dst/t/y
 run_fcp --mirror -b -T src dst
 check_rc 1 "a directory holding backups in a file's way"
-check_grep "deletions held back in 'dst/t': it holds backups" "$T/err"
+check_grep "not replaced, a directory holding backups \(-b keeps them\): 'dst/t'" "$T/err"
 check_eq "$(cat dst/t/y~)" keep "the backup in the directory given way"
 
 # Without -b nothing is protected: backup-shaped extras go.
