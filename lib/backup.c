@@ -52,14 +52,43 @@ static long highest_number(int dirfd, const char *name)
 	return best;
 }
 
-static char *backup_name(const struct fcp_options *o, int dirfd, const char *name)
+/* The simple backups' suffix: -S, else $SIMPLE_BACKUP_SUFFIX, else "~". */
+static const char *suffix_of(const struct fcp_options *o)
 {
 	const char *suffix = o->backup_suffix ? o->backup_suffix : getenv("SIMPLE_BACKUP_SUFFIX");
+
+	return !suffix || !*suffix || strchr(suffix, '/') ? "~" : suffix;
+}
+
+/* Does name end in ".~N~" (N from 1), after at least one character? */
+static bool numbered_name(const char *name)
+{
+	size_t len = strlen(name), i = len;
+
+	if (len < 5 || name[len - 1] != '~')
+		return false;
+	for (i = len - 1; i > 0 && name[i - 1] >= '0' && name[i - 1] <= '9'; i--)
+		;
+	return i < len - 1 && name[i] != '0' && i >= 3 && name[i - 1] == '~' &&
+	       name[i - 2] == '.';
+}
+
+bool fcp_backup_name_like(const struct fcp_options *o, const char *name)
+{
+	const char *suffix = suffix_of(o);
+	size_t len = strlen(name), n = strlen(suffix);
+
+	if (o->backup == FCP_BACKUP_NONE)
+		return false;
+	return (len > n && !strcmp(name + len - n, suffix)) || numbered_name(name);
+}
+
+static char *backup_name(const struct fcp_options *o, int dirfd, const char *name)
+{
+	const char *suffix = suffix_of(o);
 	long n = 0;
 	char *b;
 
-	if (!suffix || !*suffix || strchr(suffix, '/'))
-		suffix = "~";
 	if (o->backup != FCP_BACKUP_SIMPLE && (n = highest_number(dirfd, name)) < 0)
 		return NULL;
 	if (o->backup == FCP_BACKUP_NUMBERED || (o->backup == FCP_BACKUP_EXISTING && n > 0))

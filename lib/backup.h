@@ -16,4 +16,9 @@ int fcp_backup_make(struct fcp_worker *w, int dirfd, const char *name);
 bool fcp_backup_is_source(struct fcp_worker *w, int dirfd, const char *name,
 			  const struct statx *src);
 
+/* Is name a backup's name under the job's -b and -S (ending in SUFFIX,
+ * or in ".~N~")? --delete keeps those, as rsync does: else a run would
+ * delete the backups it just made, and every older one. False without -b. */
+bool fcp_backup_name_like(const struct fcp_options *o, const char *name);
+
 #endif

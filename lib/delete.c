@@ -1,6 +1,7 @@
 /*
  * delete.c - --delete (delete.h).
  */
+#include "backup.h"
 #include "check.h"
 #include "delete.h"
 #include "grow.h"
@@ -84,6 +85,16 @@ static unsigned char mount_of(const struct fcp_dir *d, uint64_t *mnt)
 static bool taken_up(const struct fcp_dir *d)
 {
 	return d->root && d->root->adopted;
+}
+
+/* Do backup names stay in d's copy (fcp_backup_name_like)? With -b, as
+ * rsync: else a run deletes the backups it just made. Not in a taken-up
+ * copy, which holds no backup (nothing was replaced in it) but perhaps a
+ * killed run's partial file of such a name; --check names them: they are
+ * no part of the copy. */
+static bool keeps_backups(const struct fcp_job *job, const struct fcp_dir *d)
+{
+	return job->o->backup != FCP_BACKUP_NONE && !job->o->check && !taken_up(d);
 }
 
 void fcp_delete_prepare(struct fcp_job *job, struct fcp_dir *d)
@@ -193,6 +204,7 @@ struct sweep {
 	 * when an entry must go whole (a type change). */
 	struct fcp_dir *d;
 	size_t skip;
+	bool backups;   /* backup names stay (keeps_backups) */
 };
 
 /* One deletion from the --max-delete budget; false once it is spent. */
@@ -237,6 +249,21 @@ static int open_parent(int fd, const struct statx *want)
 	return up;
 }
 
+/* A backup in the directory path stays (fcp_backup_name_like), and the
+ * directory with it: said once. Where the directory had to go whole (a
+ * source of another type takes its place), that item fails. */
+static void keep_backup(struct sweep *x, const char *path, bool *told)
+{
+	if (*told)
+		return;
+	*told = true;
+	if (x->d)
+		fcp_report_held(x->job, path, "it holds backups, which -b keeps");
+	else
+		fcp_report_failed(x->job, "not replaced, a directory holding backups (-b keeps them):",
+				  path, 0);
+}
+
 /* Empty the directory name of *dirfd (the directory dir_st; *dirfd is
  * ours to close and find again when owned), which was st when stat'ed.
  * What an exclude rule protects stays: -ENOTEMPTY when some of its own
@@ -246,7 +273,7 @@ static int remove_children(struct sweep *x, int *dirfd, const struct statx *dir_
 {
 	struct fcp_names kids = { 0 };
 	struct statx now;
-	bool kept = false, below = false, said = false;
+	bool kept = false, below = false, said = false, told = false;
 	bool own = fcp_own_dir(x->job, fcp_statx_dev(st), st->stx_ino);
 	int fd = fcp_sys_openat(*dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW, 0), r;
 
@@ -277,6 +304,12 @@ static int remove_children(struct sweep *x, int *dirfd, const struct statx *dir_
 				fcp_report_held(x->job, path, "it holds a file this job writes "
 							      "(--manifest, --log, --events)");
 			said = below = true;
+			free(p);
+			continue;
+		}
+		if (x->backups && fcp_backup_name_like(x->job->o, kids.v[i])) {
+			keep_backup(x, path, &told);
+			below = true;
 			free(p);
 			continue;
 		}
@@ -375,7 +408,7 @@ int fcp_delete_entry(struct fcp_job *job, struct fcp_dir *d, const char *name)
 	uint64_t mnt = d->dst_mnt;
 	/* (Asked here only where d was scanned elsewhere: not stored.) */
 	unsigned char where = d->dst_mount ? d->dst_mount : mount_of(d, &mnt);
-	struct sweep x = { job, mnt, job->o->dry_run, 0, NULL, 0 };
+	struct sweep x = { job, mnt, job->o->dry_run, 0, NULL, 0, keeps_backups(job, d) };
 	struct fcp_others o;
 	char *p = fcp_dir_dst_path(d, name);
 	int dfd = d->dst_fd; /* d's own: never closed here */
@@ -443,6 +476,7 @@ static bool own(struct fcp_job *job, const struct fcp_dir *d, bool here, const c
 	return here && fcp_own_name(job, d->dst_dev, d->dst_ino, name);
 }
 
+
 /* The names of d's copy that neither its source's scan nor another
  * SOURCE merging into it met. .fcp-* names are temporary files of this
  * or an interrupted run: named as leftovers (leftover.c), never taken
@@ -452,7 +486,7 @@ static int extras(struct fcp_job *job, struct fcp_dir *d, const char *dpath,
 {
 	struct fcp_names all = { 0 };
 	struct fcp_others o;
-	bool here = fcp_own_dir(job, d->dst_dev, d->dst_ino);
+	bool here = fcp_own_dir(job, d->dst_dev, d->dst_ino), keep = keeps_backups(job, d);
 	int r;
 
 	if (d->seen->n)
@@ -466,6 +500,7 @@ static int extras(struct fcp_job *job, struct fcp_dir *d, const char *dpath,
 	for (size_t i = 0; r >= 0 && i < all.n; i++)
 		if (strncmp(all.v[i], ".fcp-", 5) && !seen(d->seen, all.v[i]) &&
 		    !own(job, d, here, all.v[i]) &&
+		    !(keep && fcp_backup_name_like(job->o, all.v[i])) &&
 		    !fcp_plan_keeps_extra(job, d, all.v[i], d->dst_fd, all.v[i]) &&
 		    !fcp_others_have(&o, all.v[i]) && (r = names_push(extra, all.v[i])) < 0)
 			fcp_report_failed(job, "out of memory in", dpath, r);
@@ -477,7 +512,7 @@ static int extras(struct fcp_job *job, struct fcp_dir *d, const char *dpath,
 void fcp_delete_extras(struct fcp_worker *w, struct fcp_dir *d)
 {
 	struct fcp_job *job = fcp_worker_job(w);
-	struct sweep x = { job, d->dst_mnt, job->o->dry_run, 0, d, 0 };
+	struct sweep x = { job, d->dst_mnt, job->o->dry_run, 0, d, 0, keeps_backups(job, d) };
 	struct fcp_names extra = { 0 };
 	int dfd = d->dst_fd; /* d's own: never closed here */
 	const char *why;

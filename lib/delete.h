@@ -14,7 +14,8 @@
  * another mount). A directory of the copy on another mount than DEST's
  * (a mount point inside DEST, or below one) is copied into but keeps its
  * extras. Several SOURCEs merging into one copy are judged together, and
- * the files the job writes (own.h) are never extras.
+ * the files the job writes (own.h) are never extras, nor, with -b, the
+ * names of backups (backup.h), at any depth.
  */
 #ifndef FCP_DELETE_H
 #define FCP_DELETE_H

@@ -316,27 +316,103 @@ static int make_node(int dirfd, const char *tmp, void *arg)
 	return fcp_sys_mknodat(dirfd, tmp, n->mode, n->dev);
 }
 
-/* Symlinks, devices, FIFOs, sockets: made under a temporary name (or their
- * own in a hidden directory), given their metadata by name, renamed into
- * place. */
-/* Is the symlink e about to take the place of the very file it points to?
- * Copied or linked (-l), it would leave there a link to itself and the
- * file's bytes nowhere: the item is refused, as cp refuses it ("the same
- * file"). A symlink there is only a name: replacing it loses no data. */
+/* Is the directory fd (O_PATH, closed here) the inode at, or below it?
+ * Walked up by "..", which is never a symlink, to the root. */
+static bool at_or_below(int fd, const struct statx *at)
+{
+	struct statx st, prev;
+	bool hit = false;
+
+	for (int i = 0; fd >= 0 && i < 4096 && !hit; i++) {
+		int up;
+
+		if (fcp_sys_fstatx(fd, &st) < 0 || (i && fcp_statx_same_inode(&st, &prev)))
+			break;
+		hit = fcp_statx_same_inode(&st, at);
+		prev = st;
+		up = fcp_sys_openat(fd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC, 0);
+		close(fd);
+		fd = up;
+	}
+	if (fd >= 0)
+		close(fd);
+	return hit;
+}
+
+/* The directory holding the non-directory fd (O_PATH), found by its path
+ * in /proc (a file has no ".."), or -errno. */
+static int parent_of(int fd)
+{
+	char link[48], *path, *slash;
+	int r;
+
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	if ((r = fcp_sys_readlinkat(AT_FDCWD, link, &path)) < 0)
+		return r;
+	slash = strrchr(path, '/');
+	if (path[0] != '/' || !slash) {
+		r = -ENOENT;
+	} else {
+		slash[slash == path] = 0;
+		r = fcp_sys_openat(AT_FDCWD, path, O_PATH | O_DIRECTORY | O_CLOEXEC, 0);
+	}
+	free(path);
+	return r;
+}
+
+/* Is the directory to d's copy or one above it inside DEST? */
+static bool above(const struct fcp_dir *d, const struct statx *to)
+{
+	for (; d && !d->is_top; d = d->parent)
+		if (d->dst_ino == to->stx_ino && d->dst_dev == fcp_statx_dev(to))
+			return true;
+	return false;
+}
+
+/*
+ * Is the symlink e about to take the place of what it points to: the very
+ * file or directory there, something inside that directory, or a
+ * directory above it in DEST? Copied or linked (-l), it would leave there
+ * a link to itself, or delete (--delete) the directory it points into:
+ * the bytes it leads to would be nowhere. The item is refused, as cp
+ * refuses "the same file". It is judged by where the source's link leads
+ * (the data the source reaches through it). A symlink there is only a
+ * name: replacing it loses no data.
+ */
 static bool onto_its_target(struct fcp_entry *e)
 {
 	struct statx at, to;
+	const char *why = NULL;
+	int fd;
 
 	if (fcp_sys_statx(e->d->dst_fd, e->dst_name, AT_SYMLINK_NOFOLLOW, STATX_WANT, &at) < 0 ||
-	    S_ISLNK(at.stx_mode) || S_ISDIR(at.stx_mode) ||
-	    fcp_sys_statx(e->d->src_fd, e->name, 0, STATX_WANT, &to) < 0 ||
-	    !fcp_statx_same_inode(&to, &at))
+	    S_ISLNK(at.stx_mode) || fcp_sys_statx(e->d->src_fd, e->name, 0, STATX_WANT, &to) < 0)
 		return false;
-	fcp_report_failed_in(e->job, "not copied, a symlink to the file it would replace:", e->d,
-			     e->name, false, 0);
+	if (fcp_statx_same_inode(&to, &at))
+		why = S_ISDIR(at.stx_mode) ? "not copied, a symlink to the directory it would replace:"
+					   : "not copied, a symlink to the file it would replace:";
+	else if (S_ISDIR(to.stx_mode) && above(e->d, &to))
+		why = "not copied, a symlink to a directory above the entry it would replace:";
+	/* Only a directory there has an inside: walked up from where the
+	 * link leads (a directory, or the one holding the file). */
+	if (!why && S_ISDIR(at.stx_mode) &&
+	    (fd = fcp_sys_openat(e->d->src_fd, e->name, O_PATH | O_CLOEXEC, 0)) >= 0) {
+		int from = S_ISDIR(to.stx_mode) ? fd : parent_of(fd);
+
+		if (from != fd)
+			close(fd);
+		if (at_or_below(from, &at))
+			why = "not copied, a symlink into the directory it would replace:";
+	}
+	if (!why)
+		return false;
+	fcp_report_failed_in(e->job, why, e->d, e->name, false, 0);
 	return true;
 }
 
+/* Symlinks, devices, FIFOs, sockets: made under a temporary name (or their
+ * own in a hidden directory), given their metadata by name, renamed into
+ * place. */
 static void copy_other(struct fcp_entry *e)
 {
 	struct node_spec spec = { (e->st.stx_mode & S_IFMT) | 0600,
