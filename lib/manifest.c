@@ -62,6 +62,7 @@ struct known {
 	struct fcp_hash h;
 	char *path;
 	int side;
+	bool verified; /* else a copy's hash of what it wrote: not trusted */
 };
 
 struct fcp_manifest {
@@ -136,11 +137,12 @@ static int load(struct fcp_manifest *m)
 	sqlite3_int64 n = 0;
 	int r;
 
-	/* Trusted: hashes of bytes read from storage (verified set), not a
-	 * copy's hash of the bytes it wrote, which a check is there to
-	 * confirm. */
-	if (sqlite3_prepare_v2(m->db, "SELECT count(*) FROM files WHERE xxh128 IS NOT NULL "
-			       "AND verified IS NOT NULL", -1, &q, NULL) != SQLITE_OK)
+	/* Every hash: a copy's of the bytes it wrote too, which tells a
+	 * --sync that a file it finds up to date is recorded already
+	 * (fcp_manifest_has), though only hashes of bytes read from storage
+	 * (verified set) are trusted (fcp_manifest_lookup). */
+	if (sqlite3_prepare_v2(m->db, "SELECT count(*) FROM files WHERE xxh128 IS NOT NULL",
+			       -1, &q, NULL) != SQLITE_OK)
 		return sqlite3_errcode(m->db);
 	if ((r = sqlite3_step(q)) == SQLITE_ROW)
 		n = sqlite3_column_int64(q, 0);
@@ -151,8 +153,8 @@ static int load(struct fcp_manifest *m)
 		;
 	if (!(m->v = calloc(m->cap, sizeof(*m->v))))
 		return SQLITE_NOMEM;
-	if (sqlite3_prepare_v2(m->db, "SELECT side, path, size, mtime, ctime, ino, xxh128 "
-			       "FROM files WHERE xxh128 IS NOT NULL AND verified IS NOT NULL",
+	if (sqlite3_prepare_v2(m->db, "SELECT side, path, size, mtime, ctime, ino, xxh128, "
+			       "verified IS NOT NULL FROM files WHERE xxh128 IS NOT NULL",
 			       -1, &q, NULL) != SQLITE_OK)
 		return sqlite3_errcode(m->db);
 	while ((r = sqlite3_step(q)) == SQLITE_ROW && n-- > 0) {
@@ -166,6 +168,7 @@ static int load(struct fcp_manifest *m)
 		k.mtime = sqlite3_column_int64(q, 3);
 		k.ctime = sqlite3_column_int64(q, 4);
 		k.ino = (uint64_t)sqlite3_column_int64(q, 5);
+		k.verified = sqlite3_column_int(q, 7);
 		if (!(k.path = strdup(path)))
 			break;
 		*slot(m, k.key, k.side, path) = k;
@@ -174,21 +177,37 @@ static int load(struct fcp_manifest *m)
 	return r == SQLITE_DONE || r == SQLITE_ROW ? SQLITE_OK : r;
 }
 
-bool fcp_manifest_lookup(struct fcp_job *job, bool src, const char *key,
-			 const struct statx *st, struct fcp_hash *h)
+/* The record of key with a hash, while the file (st) is unchanged. */
+static const struct known *known_of(struct fcp_job *job, bool src, const char *key,
+				    const struct statx *st)
 {
 	struct fcp_manifest *m = job->man;
 	struct known *k;
 
 	if (!m || !m->v)
-		return false;
+		return NULL;
 	k = slot(m, key_of(src, key), src, key);
 	if (!k->key || k->size != st->stx_size || k->ino != st->stx_ino ||
 	    k->mtime != ns(&st->stx_mtime) || k->ctime != ns(&st->stx_ctime))
+		return NULL;
+	return k;
+}
+
+bool fcp_manifest_lookup(struct fcp_job *job, bool src, const char *key,
+			 const struct statx *st, struct fcp_hash *h)
+{
+	const struct known *k = known_of(job, src, key, st);
+
+	if (!k || !k->verified)
 		return false;
 	*h = k->h;
 	atomic_fetch_add(&job->c.trusted, 1);
 	return true;
+}
+
+bool fcp_manifest_has(struct fcp_job *job, const char *key, const struct statx *st)
+{
+	return known_of(job, false, key, st) != NULL;
 }
 
 /* Queue a record; verified: h is of bytes read from storage now. */
@@ -220,6 +239,12 @@ void fcp_manifest_record(struct fcp_job *job, bool src, const char *key,
 			 const struct statx *st, const struct fcp_hash *h)
 {
 	record(job, src, key, st, h, true);
+}
+
+void fcp_manifest_expected(struct fcp_job *job, const char *key, const struct statx *st,
+			   const struct fcp_hash *h)
+{
+	record(job, false, key, st, h, false);
 }
 
 void fcp_manifest_copied(struct fcp_job *job, const struct fcp_dir *d, const char *name,
@@ -570,8 +595,10 @@ static struct fcp_manifest *manifest_open(struct fcp_job *job, const char *path,
 /* Open the manifest for job, with its writer; must_exist: never made. */
 static int open_for(struct fcp_job *job, const char *path, bool must_exist)
 {
-	struct fcp_manifest *m = manifest_open(job, path, job->o->checksum || job->o->check,
-					       must_exist);
+	/* A copy reads the known hashes in: --check and --checksum trust
+	 * them, and a --sync keeps the record of a file it finds up to date
+	 * (fcp_manifest_has). A check of DEST alone reads every row. */
+	struct fcp_manifest *m = manifest_open(job, path, !must_exist, must_exist);
 
 	if (!m)
 		return -1;
@@ -838,6 +865,131 @@ static bool nothing_there(struct fcp_job *job, const struct verify *x)
 	return true;
 }
 
+/* The files of DEST that no row names: a check that reads only the rows
+ * would call DEST equal while such a file (copied without --manifest, or
+ * found up to date by an older fastcp, which did not record it) could be
+ * damaged unseen. Only regular files are recorded, so only they count. */
+struct unrec {
+	struct fcp_job *job;
+	const struct row *v;
+	size_t n;
+	struct statx own[4]; /* the manifest and SQLite's files beside it */
+	int nown;
+	uint64_t count;
+};
+
+static int row_cmp(const void *key, const void *row)
+{
+	return strcmp(key, ((const struct row *)row)->path);
+}
+
+/* Is the file dfd/name (inode ino) the manifest or one of its files? */
+static bool own_file(const struct unrec *u, int dfd, const char *name, uint64_t ino)
+{
+	struct statx st;
+
+	for (int i = 0; i < u->nown; i++)
+		if (u->own[i].stx_ino == ino &&
+		    fcp_sys_statx(dfd, name, AT_SYMLINK_NOFOLLOW, STATX_INO, &st) == 0 &&
+		    st.stx_ino == ino && st.stx_dev_major == u->own[i].stx_dev_major &&
+		    st.stx_dev_minor == u->own[i].stx_dev_minor)
+			return true;
+	return false;
+}
+
+static void unrec_dir(struct unrec *u, int fd, const char *rel, const char *path);
+
+/* One entry of a directory of DEST: a file said when no row names it; a
+ * directory entered, unless it is another mount (not read: counted). */
+static void unrec_entry(struct unrec *u, int fd, const struct dirent *de, const char *rel,
+			const char *path)
+{
+	char *r = *rel ? fcp_path_join(rel, de->d_name) : strdup(de->d_name);
+	char *p = fcp_path_join(path, de->d_name);
+	unsigned char type = de->d_type;
+	struct statx st;
+	int sub, e;
+
+	if (type == DT_UNKNOWN || type == DT_DIR) {
+		e = fcp_sys_statx(fd, de->d_name, AT_SYMLINK_NOFOLLOW, STATX_TYPE, &st);
+		type = e < 0 ? DT_UNKNOWN : S_ISDIR(st.stx_mode) ? DT_DIR
+					   : S_ISREG(st.stx_mode) ? DT_REG : DT_UNKNOWN;
+		if (e < 0)
+			fcp_report_failed(u->job, "cannot stat", p ? p : de->d_name, e);
+	}
+	if (!r || !p) {
+		fcp_report_errorf(u->job, "out of memory checking '%s'", path);
+	} else if (type == DT_REG) {
+		if (!bsearch(r, u->v, u->n, sizeof(*u->v), row_cmp) &&
+		    !own_file(u, fd, de->d_name, de->d_ino)) {
+			fcp_report_plan(u->job, "not in the manifest:", p);
+			u->count++;
+		}
+	} else if (type == DT_DIR && (st.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT) &&
+		   (st.stx_attributes & STATX_ATTR_MOUNT_ROOT)) {
+		fcp_report_plan(u->job, "not read, another mount:", p);
+		u->count++;
+	} else if (type == DT_DIR) {
+		sub = fcp_sys_openat(fd, de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW, 0);
+		if (sub < 0)
+			fcp_report_failed(u->job, "cannot open", p, sub);
+		else
+			unrec_dir(u, sub, r, p);
+	}
+	free(r);
+	free(p);
+}
+
+/* Every entry of the directory fd (closed here): rel its path in DEST. */
+static void unrec_dir(struct unrec *u, int fd, const char *rel, const char *path)
+{
+	DIR *dir = fdopendir(fd);
+	struct dirent *de;
+	int r;
+
+	if (!dir) {
+		fcp_report_failed(u->job, "cannot read", path, -errno);
+		close(fd);
+		return;
+	}
+	while ((r = fcp_sys_readdir(dir, &de)) > 0)
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+			unrec_entry(u, dirfd(dir), de, rel, path);
+	if (r < 0)
+		fcp_report_failed(u->job, "cannot read", path, r);
+	closedir(dir);
+}
+
+/* The files under DEST (x->dfd) that the manifest does not record:
+ * said, and their number returned (not compared). */
+static uint64_t unrecorded(struct fcp_job *job, const struct verify *x)
+{
+	struct unrec u = { .job = job, .v = x->v, .n = x->n };
+	static const char *const tails[] = { "", "-wal", "-shm", "-journal" };
+	int fd = fcp_sys_openat(x->dfd, ".", O_RDONLY | O_DIRECTORY, 0);
+
+	for (int i = 0; i < 4; i++) {
+		char *p = malloc(strlen(job->o->manifest) + 9);
+
+		if (p) {
+			sprintf(p, "%s%s", job->o->manifest, tails[i]);
+			u.nown += fcp_sys_statx(AT_FDCWD, p, 0, STATX_INO, &u.own[u.nown]) == 0;
+		}
+		free(p);
+	}
+	if (fd < 0)
+		fcp_report_failed(job, "cannot open", x->dest, fd);
+	else
+		unrec_dir(&u, fd, "", x->dest);
+	if (u.count)
+		fprintf(job->err, "fastcp: %llu file%s in '%s' not in the manifest (copied without "
+			"--manifest, or by an older fastcp): not compared; a check against the "
+			"source (fastcp --check --manifest FILE SOURCE DEST) records %s\n",
+			(unsigned long long)u.count, u.count == 1 ? "" : "s", x->dest,
+			u.count == 1 ? "it" : "them");
+	return u.count;
+}
+
 int fcp_manifest_verify(const struct fcp_options *o, const char *dest, struct fcp_stats *stats)
 {
 	struct fcp_job job = { .o = o, .err = o->err ? o->err : stderr };
@@ -845,6 +997,7 @@ int fcp_manifest_verify(const struct fcp_options *o, const char *dest, struct fc
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	int r, rc = 0;
 	size_t all;
+	uint64_t extra = 0;
 
 	memset(stats, 0, sizeof(*stats));
 	stats->check = true;
@@ -853,6 +1006,8 @@ int fcp_manifest_verify(const struct fcp_options *o, const char *dest, struct fc
 	 * missing or empty one is a mistake (a mistyped name), never made. */
 	if (open_for(&job, o->manifest, true) < 0)
 		return FCP_EXIT_USAGE;
+	/* Not even the access times of DEST move (directories included). */
+	fcp_sys_reads_noatime(true);
 	r = rows(job.man, &x.v, &x.n);
 	all = x.n;
 	if (r < 0) {
@@ -873,8 +1028,10 @@ int fcp_manifest_verify(const struct fcp_options *o, const char *dest, struct fc
 		rc = FCP_EXIT_USAGE;
 		x.n = 0;
 	}
-	fcp_sys_reads_noatime(true);
 	verify_all(&x, o->threads > 0 ? o->threads : cpus > 0 ? 3 * (int)cpus : 3);
+	/* DEST a directory whose files were checked: and the others? */
+	if (x.n && x.dfd >= 0)
+		extra = unrecorded(&job, &x);
 	fcp_sys_reads_noatime(false);
 	for (size_t i = 0; i < all; i++)
 		free(x.v[i].path);
@@ -891,7 +1048,7 @@ int fcp_manifest_verify(const struct fcp_options *o, const char *dest, struct fc
 	stats->files = job.c.files;
 	stats->failed = job.c.failed + (r < 0);
 	stats->differences = job.c.differs;
-	stats->uncompared = x.unhashed;
+	stats->uncompared = x.unhashed + extra;
 	if (rc)
 		return rc;
 	return stats->failed || stats->differences || stats->uncompared ? FCP_EXIT_PARTIAL
@@ -913,6 +1070,12 @@ void fcp_manifest_record(struct fcp_job *job, bool src, const char *key,
 			 const struct statx *st, const struct fcp_hash *h) { }
 void fcp_manifest_copied(struct fcp_job *job, const struct fcp_dir *d, const char *name,
 			 const struct fcp_hash *h) { }
+bool fcp_manifest_has(struct fcp_job *job, const char *key, const struct statx *st)
+{
+	return false;
+}
+void fcp_manifest_expected(struct fcp_job *job, const char *key, const struct statx *st,
+			   const struct fcp_hash *h) { }
 int fcp_manifest_verify(const struct fcp_options *o, const char *dest, struct fcp_stats *stats)
 {
 	memset(stats, 0, sizeof(*stats));

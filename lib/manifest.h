@@ -52,6 +52,15 @@ char *fcp_manifest_key(const struct fcp_dir *d, const char *name, bool src);
 bool fcp_manifest_lookup(struct fcp_job *job, bool src, const char *key,
 			 const struct statx *st, struct fcp_hash *h);
 
+/* Does a record of the destination file key (st) with a hash exist, made
+ * while the file was as it is now (verified or not)? */
+bool fcp_manifest_has(struct fcp_job *job, const char *key, const struct statx *st);
+
+/* Queue a record of the destination file key (st) with h, the hash its
+ * bytes should have (its source's), not read from it: a check compares. */
+void fcp_manifest_expected(struct fcp_job *job, const char *key, const struct statx *st,
+			   const struct fcp_hash *h);
+
 /* Queue a record of key (st; h NULL: hash not known), its bytes read from
  * storage and hashed now. */
 void fcp_manifest_record(struct fcp_job *job, bool src, const char *key,

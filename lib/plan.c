@@ -191,6 +191,29 @@ int fcp_plan_content(struct fcp_entry *e, const struct statx *dst)
 	return fcp_hash_equal(&a, &b);
 }
 
+/* --manifest: a file found up to date is recorded too, so that the
+ * manifest names every file of DEST (a check of DEST alone reads them
+ * all). Its record stays while the file is as it was when recorded; else
+ * its source's hash (the manifest's, or read now) is recorded as what the
+ * copy should hold, not as read from it: a check compares. --checksum and
+ * --move recorded it already, when they compared the content. */
+static void record_settled(struct fcp_entry *e)
+{
+	struct statx st;
+	struct fcp_hash h;
+	bool read;
+	char *key;
+
+	if (!e->job->man || e->job->o->checksum || e->job->o->move ||
+	    fcp_sys_statx(e->d->dst_fd, e->dst_name, AT_SYMLINK_NOFOLLOW, STATX_BASIC_STATS,
+			  &st) < 0 ||
+	    !S_ISREG(st.stx_mode) || !(key = fcp_manifest_key(e->d, e->dst_name, false)))
+		return;
+	if (!fcp_manifest_has(e->job, key, &st) && side_hash(e, true, &e->st, &h, &read) == 0)
+		fcp_manifest_expected(e->job, key, &st, &h);
+	free(key);
+}
+
 static bool same_target(struct fcp_entry *e)
 {
 	char *a = NULL, *b = NULL;
@@ -461,6 +484,8 @@ bool fcp_plan_settled(struct fcp_entry *e)
 	if ((a == FCP_ACT_META || a == FCP_ACT_SKIP) && S_ISREG(e->st.stx_mode))
 		fcp_move_made(e->job, fcp_statx_dev(&e->st), e->st.stx_ino, e->d->dst_fd,
 			      e->dst_name);
+	if ((a == FCP_ACT_META || a == FCP_ACT_SKIP) && S_ISREG(e->st.stx_mode))
+		record_settled(e);
 	count(e->job, a);
 	if (e->job->o->debug && (a == FCP_ACT_KEEP || a == FCP_ACT_META || a == FCP_ACT_SKIP))
 		fcp_debug_item(e->job, e->d, e->name, e->dst_name,
