@@ -613,9 +613,91 @@ static int open_for(struct fcp_job *job, const char *path, bool must_exist)
 	return 0;
 }
 
-int fcp_manifest_open(struct fcp_job *job, const char *path)
+/* DEST as an absolute path without symlinks, whether it exists yet or
+ * not (a copy may make it). malloc'd, or NULL. */
+static char *dest_root(const char *dest)
 {
-	return open_for(job, path, false);
+	char *p = realpath(dest, NULL), *copy, *slash, *dir, *base;
+	size_t n;
+
+	if (p || !(copy = strdup(dest)))
+		return p;
+	for (n = strlen(copy); n > 1 && copy[n - 1] == '/'; n--)
+		copy[n - 1] = 0;
+	slash = strrchr(copy, '/');
+	base = slash ? slash + 1 : copy;
+	if (slash)
+		*slash = 0;
+	dir = realpath(!slash ? "." : slash == copy ? "/" : copy, NULL);
+	p = dir ? fcp_path_join(dir, base) : strdup(dest);
+	free(dir);
+	free(copy);
+	return p;
+}
+
+/* The DEST the manifest's records are relative to ("dest" in table
+ * meta), in the open transaction: malloc'd into *was, or NULL when none
+ * is recorded yet (then root is). */
+static int dest_recorded(sqlite3 *db, const char *root, char **was)
+{
+	sqlite3_stmt *q;
+	int rc = sqlite3_exec(db, "CREATE TABLE IF NOT EXISTS meta(name TEXT PRIMARY KEY NOT NULL,"
+			      " value TEXT NOT NULL) WITHOUT ROWID", NULL, NULL, NULL);
+
+	*was = NULL;
+	if (rc == SQLITE_OK &&
+	    (rc = sqlite3_prepare_v2(db, "SELECT value FROM meta WHERE name = 'dest'", -1, &q,
+				     NULL)) == SQLITE_OK) {
+		if ((rc = sqlite3_step(q)) == SQLITE_ROW && sqlite3_column_text(q, 0))
+			*was = strdup((const char *)sqlite3_column_text(q, 0));
+		rc = rc == SQLITE_ROW || rc == SQLITE_DONE ? SQLITE_OK : rc;
+		sqlite3_finalize(q);
+	}
+	if (rc == SQLITE_OK && !*was &&
+	    (rc = sqlite3_prepare_v2(db, "INSERT INTO meta(name, value) VALUES ('dest', ?)", -1,
+				     &q, NULL)) == SQLITE_OK) {
+		sqlite3_bind_text(q, 1, root, -1, SQLITE_STATIC);
+		rc = sqlite3_step(q) == SQLITE_DONE ? SQLITE_OK : sqlite3_errcode(db);
+		sqlite3_finalize(q);
+	}
+	return rc;
+}
+
+/* A destination file's record is keyed by its path relative to DEST: a
+ * manifest shared by copies into two DESTs would mix their files under
+ * one name. So a manifest serves one DEST, the first that used it
+ * (recorded), and is refused for another. 0, or -1 after saying why. */
+static int bind_dest(struct fcp_job *job, const char *dest)
+{
+	struct fcp_manifest *m = job->man;
+	char *root = dest_root(dest), *was = NULL;
+	int rc = root ? sqlite3_exec(m->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) : SQLITE_NOMEM;
+
+	if (rc == SQLITE_OK && (rc = dest_recorded(m->db, root, &was)) == SQLITE_OK)
+		rc = sqlite3_exec(m->db, "COMMIT", NULL, NULL, NULL);
+	if (rc != SQLITE_OK) {
+		fcp_report_errorf(job, "cannot use manifest '%s': %s; not used, nothing done",
+				  m->path, root ? sqlite3_errmsg(m->db) : "out of memory");
+		sqlite3_exec(m->db, "ROLLBACK", NULL, NULL, NULL);
+	} else if (was && strcmp(was, root)) {
+		fcp_report_errorf(job, "cannot use manifest '%s': it records the files of '%s', not "
+				  "'%s' (a manifest serves one DEST: give this one its own); not "
+				  "used, nothing done", m->path, was, root);
+		rc = SQLITE_MISMATCH;
+	}
+	free(root);
+	free(was);
+	return rc == SQLITE_OK ? 0 : -1;
+}
+
+int fcp_manifest_open(struct fcp_job *job, const char *path, const char *dest)
+{
+	if (open_for(job, path, false) < 0)
+		return -1;
+	if (bind_dest(job, dest) == 0)
+		return 0;
+	fcp_manifest_close(job);
+	return -1;
 }
 
 void fcp_manifest_close(struct fcp_job *job)
@@ -1058,7 +1140,7 @@ int fcp_manifest_verify(const struct fcp_options *o, const char *dest, struct fc
 #else /* no SQLite: --manifest is refused on the command line */
 
 bool fcp_manifest_available(void) { return false; }
-int fcp_manifest_open(struct fcp_job *job, const char *path)
+int fcp_manifest_open(struct fcp_job *job, const char *path, const char *dest)
 {
 	fcp_report_errorf(job, "--manifest is not available: fastcp was built without SQLite");
 	return -1;

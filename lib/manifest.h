@@ -34,10 +34,11 @@
 /* Whether this build has SQLite. */
 bool fcp_manifest_available(void);
 
-/* Open (or make) the manifest at path for job->man and start its writer.
- * Returns 0, or -1 after saying why it cannot be used (the job then
- * exits 2 before copying anything). */
-int fcp_manifest_open(struct fcp_job *job, const char *path);
+/* Open (or make) the manifest at path for job->man and start its writer,
+ * for the copy into dest: a manifest records the DEST it serves and is
+ * refused for another. Returns 0, or -1 after saying why it cannot be
+ * used (the job then exits 2 before copying anything). */
+int fcp_manifest_open(struct fcp_job *job, const char *path, const char *dest);
 
 /* Write what is queued, stop the writer, close. A failed write is
  * reported and counted as a failed item. No-op without a manifest. */
