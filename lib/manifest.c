@@ -5,6 +5,7 @@
 #include "manifest.h"
 #include "check.h"
 #include "grow.h"
+#include "own.h"
 #include "sys.h"
 
 #include <dirent.h>
@@ -955,8 +956,6 @@ struct unrec {
 	struct fcp_job *job;
 	const struct row *v;
 	size_t n;
-	struct statx own[4]; /* the manifest and SQLite's files beside it */
-	int nown;
 	uint64_t count;
 };
 
@@ -965,26 +964,12 @@ static int row_cmp(const void *key, const void *row)
 	return strcmp(key, ((const struct row *)row)->path);
 }
 
-/* Is the file dfd/name (inode ino) the manifest or one of its files? */
-static bool own_file(const struct unrec *u, int dfd, const char *name, uint64_t ino)
-{
-	struct statx st;
-
-	for (int i = 0; i < u->nown; i++)
-		if (u->own[i].stx_ino == ino &&
-		    fcp_sys_statx(dfd, name, AT_SYMLINK_NOFOLLOW, STATX_INO, &st) == 0 &&
-		    st.stx_ino == ino && st.stx_dev_major == u->own[i].stx_dev_major &&
-		    st.stx_dev_minor == u->own[i].stx_dev_minor)
-			return true;
-	return false;
-}
-
 static void unrec_dir(struct unrec *u, int fd, const char *rel, const char *path);
 
 /* One entry of a directory of DEST: a file said when no row names it; a
  * directory entered, unless it is another mount (not read: counted). */
-static void unrec_entry(struct unrec *u, int fd, const struct dirent *de, const char *rel,
-			const char *path)
+static void unrec_entry(struct unrec *u, int fd, const struct statx *dir,
+			const struct dirent *de, const char *rel, const char *path)
 {
 	char *r = *rel ? fcp_path_join(rel, de->d_name) : strdup(de->d_name);
 	char *p = fcp_path_join(path, de->d_name);
@@ -1003,7 +988,7 @@ static void unrec_entry(struct unrec *u, int fd, const struct dirent *de, const 
 		fcp_report_errorf(u->job, "out of memory checking '%s'", path);
 	} else if (type == DT_REG) {
 		if (!bsearch(r, u->v, u->n, sizeof(*u->v), row_cmp) &&
-		    !own_file(u, fd, de->d_name, de->d_ino)) {
+		    !(dir && fcp_own_name(u->job, fcp_statx_dev(dir), dir->stx_ino, de->d_name))) {
 			fcp_report_plan(u->job, "not in the manifest:", p);
 			u->count++;
 		}
@@ -1027,6 +1012,10 @@ static void unrec_dir(struct unrec *u, int fd, const char *rel, const char *path
 {
 	DIR *dir = fdopendir(fd);
 	struct dirent *de;
+	struct statx st;
+	/* The job's own files (the manifest, its -wal and -shm, --log,
+	 * --events) are not the copy's: own.h. */
+	bool own = fcp_sys_fstatx(fd, &st) == 0 && fcp_own_dir(u->job, fcp_statx_dev(&st), st.stx_ino);
 	int r;
 
 	if (!dir) {
@@ -1036,7 +1025,7 @@ static void unrec_dir(struct unrec *u, int fd, const char *rel, const char *path
 	}
 	while ((r = fcp_sys_readdir(dir, &de)) > 0)
 		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
-			unrec_entry(u, dirfd(dir), de, rel, path);
+			unrec_entry(u, dirfd(dir), own ? &st : NULL, de, rel, path);
 	if (r < 0)
 		fcp_report_failed(u->job, "cannot read", path, r);
 	closedir(dir);
@@ -1047,22 +1036,20 @@ static void unrec_dir(struct unrec *u, int fd, const char *rel, const char *path
 static uint64_t unrecorded(struct fcp_job *job, const struct verify *x)
 {
 	struct unrec u = { .job = job, .v = x->v, .n = x->n };
-	static const char *const tails[] = { "", "-wal", "-shm", "-journal" };
 	int fd = fcp_sys_openat(x->dfd, ".", O_RDONLY | O_DIRECTORY, 0);
 
-	for (int i = 0; i < 4; i++) {
-		char *p = malloc(strlen(job->o->manifest) + 9);
-
-		if (p) {
-			sprintf(p, "%s%s", job->o->manifest, tails[i]);
-			u.nown += fcp_sys_statx(AT_FDCWD, p, 0, STATX_INO, &u.own[u.nown]) == 0;
-		}
-		free(p);
+	if (fcp_own_init(job) < 0) {
+		fcp_report_errorf(job, "out of memory");
+		atomic_fetch_add(&job->c.failed, 1);
+		if (fd >= 0)
+			close(fd);
+		return 0;
 	}
 	if (fd < 0)
 		fcp_report_failed(job, "cannot open", x->dest, fd);
 	else
 		unrec_dir(&u, fd, "", x->dest);
+	fcp_own_free(job);
 	if (u.count)
 		fprintf(job->err, "fastcp: %llu file%s in '%s' not in the manifest (copied without "
 			"--manifest, or by an older fastcp): not compared; a check against the "

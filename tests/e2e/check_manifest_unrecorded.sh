@@ -77,11 +77,12 @@ check_grep "1 file not compared" "$T/err"
 run_fcp --json --check --manifest m.db dst
 check_rc 1 "check with --json"
 check_grep '"not_compared": ?1' "$T/out"
-# The manifest's own files inside DEST are not its files.
+# The job's own files inside DEST (the manifest, its -wal and -shm, the
+# --log file) are not files of the copy.
 rm dst/sub/later
-sqlite3 m.db 'select count(*) from files' >/dev/null
 cp m.db dst/m.db
-run_fcp --check --manifest dst/m.db dst
-check_rc 0 "check with the manifest inside DEST"
-check_eq "$(cat "$T/out")" "" "the manifest is not a file of the copy"
+run_fcp --check --manifest dst/m.db --log dst/sub/check.log dst
+check_rc 0 "check with the manifest and its log inside DEST"
+check_eq "$(cat "$T/out")" "" "the job's own files are not files of the copy"
+check_file dst/sub/check.log
 echo "PASS"
