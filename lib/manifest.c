@@ -956,7 +956,8 @@ struct unrec {
 	struct fcp_job *job;
 	const struct row *v;
 	size_t n;
-	uint64_t count;
+	uint64_t count;  /* files not recorded */
+	uint64_t mounts; /* other filesystems below DEST, not read */
 };
 
 static int row_cmp(const void *key, const void *row)
@@ -995,7 +996,7 @@ static void unrec_entry(struct unrec *u, int fd, const struct statx *dir,
 	} else if (type == DT_DIR && (st.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT) &&
 		   (st.stx_attributes & STATX_ATTR_MOUNT_ROOT)) {
 		fcp_report_plan(u->job, "not read, another mount:", p);
-		u->count++;
+		u->mounts++;
 	} else if (type == DT_DIR) {
 		sub = fcp_sys_openat(fd, de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW, 0);
 		if (sub < 0)
@@ -1056,7 +1057,11 @@ static uint64_t unrecorded(struct fcp_job *job, const struct verify *x)
 			"source (fastcp --check --manifest FILE SOURCE DEST) records %s\n",
 			(unsigned long long)u.count, u.count == 1 ? "" : "s", x->dest,
 			u.count == 1 ? "it" : "them");
-	return u.count;
+	if (u.mounts)
+		fprintf(job->err, "fastcp: %llu other filesystem%s mounted in '%s' not read: not "
+			"compared\n", (unsigned long long)u.mounts, u.mounts == 1 ? "" : "s",
+			x->dest);
+	return u.count + u.mounts;
 }
 
 int fcp_manifest_verify(const struct fcp_options *o, const char *dest, struct fcp_stats *stats)

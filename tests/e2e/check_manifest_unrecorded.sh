@@ -85,4 +85,19 @@ run_fcp --check --manifest dst/m.db --log dst/sub/check.log dst
 check_rc 0 "check with the manifest and its log inside DEST"
 check_eq "$(cat "$T/out")" "" "the job's own files are not files of the copy"
 check_file dst/sub/check.log
+
+# Another filesystem mounted below DEST is not entered, and not called
+# equal either (root only: it takes a mount).
+if [ "$(id -u)" = 0 ]; then
+	rm -f dst/sub/check.log dst/m.db*
+	mkdir dst/mp
+	mount -t tmpfs tmpfs dst/mp || fail "mount tmpfs"
+	t_mounts_+=("$T/dst/mp")
+	echo unseen >dst/mp/file
+	run_fcp --check --manifest m.db dst
+	check_rc 1 "check with a mount below DEST"
+	check_grep "^not read, another mount: 'dst/mp'$" "$T/out"
+	check_nogrep "dst/mp/file" "$T/out"
+	check_grep "1 other filesystem mounted in 'dst' not read" "$T/err"
+fi
 echo "PASS"
