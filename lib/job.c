@@ -874,7 +874,7 @@ static int run(const struct fcp_options *o, char *const *srcs, int nsrc, const c
 	last = fcp_dist_share(&job, last);
 	if (last >= 0)
 		fcp_dir_budget(&job, &threads, &max_threads, dir_roots(ops, nsrc));
-	if (last >= 0 && o->manifest && fcp_manifest_open(&job, o->manifest) < 0) {
+	if (last >= 0 && o->manifest && fcp_manifest_open(&job, o->manifest, dst) < 0) {
 		free_operands(ops, nsrc);
 		free(tops);
 		fcp_dist_free(&job);
@@ -896,7 +896,8 @@ static int run(const struct fcp_options *o, char *const *srcs, int nsrc, const c
 		fcp_dist_free(&job);
 		return FCP_EXIT_PARTIAL;
 	}
-	fcp_sys_reads_noatime(o->check);
+	/* A check or a dry run only reads: not even access times move. */
+	fcp_sys_reads_noatime(o->check || o->dry_run);
 	for (int i = 0; i < nsrc; i++) /* not prepared */
 		tops[i].dir.dst_fd = tops[i].root.dst_fd = tops[i].root.adopt_fd =
 			tops[i].parents.fd = -1;

@@ -34,10 +34,11 @@
 /* Whether this build has SQLite. */
 bool fcp_manifest_available(void);
 
-/* Open (or make) the manifest at path for job->man and start its writer.
- * Returns 0, or -1 after saying why it cannot be used (the job then
- * exits 2 before copying anything). */
-int fcp_manifest_open(struct fcp_job *job, const char *path);
+/* Open (or make) the manifest at path for job->man and start its writer,
+ * for the copy into dest: a manifest records the DEST it serves and is
+ * refused for another. Returns 0, or -1 after saying why it cannot be
+ * used (the job then exits 2 before copying anything). */
+int fcp_manifest_open(struct fcp_job *job, const char *path, const char *dest);
 
 /* Write what is queued, stop the writer, close. A failed write is
  * reported and counted as a failed item. No-op without a manifest. */
@@ -51,6 +52,15 @@ char *fcp_manifest_key(const struct fcp_dir *d, const char *name, bool src);
  * is unchanged since. */
 bool fcp_manifest_lookup(struct fcp_job *job, bool src, const char *key,
 			 const struct statx *st, struct fcp_hash *h);
+
+/* Does a record of the destination file key (st) with a hash exist, made
+ * while the file was as it is now (verified or not)? */
+bool fcp_manifest_has(struct fcp_job *job, const char *key, const struct statx *st);
+
+/* Queue a record of the destination file key (st) with h, the hash its
+ * bytes should have (its source's), not read from it: a check compares. */
+void fcp_manifest_expected(struct fcp_job *job, const char *key, const struct statx *st,
+			   const struct fcp_hash *h);
 
 /* Queue a record of key (st; h NULL: hash not known), its bytes read from
  * storage and hashed now. */

@@ -191,6 +191,30 @@ int fcp_plan_content(struct fcp_entry *e, const struct statx *dst)
 	return fcp_hash_equal(&a, &b);
 }
 
+/* --manifest: a file found up to date is recorded too, so that the
+ * manifest names every file of DEST (a check of DEST alone reads them
+ * all). Its record stays while the file is as it was when recorded; else
+ * its source's hash (the manifest's, or read now) is recorded as what the
+ * copy should hold, not as read from it: a check compares. --checksum and
+ * --move recorded it already, when they compared the content. */
+static void record_settled(struct fcp_entry *e, const struct statx *dst, bool changed)
+{
+	struct statx st = *dst;
+	struct fcp_hash h;
+	bool read;
+	char *key;
+
+	/* Its metadata just updated: the ctime the record keeps is now's. */
+	if (!e->job->man || e->job->o->checksum || e->job->o->move ||
+	    (changed && fcp_sys_statx(e->d->dst_fd, e->dst_name, AT_SYMLINK_NOFOLLOW,
+				      STATX_BASIC_STATS, &st) < 0) ||
+	    !S_ISREG(st.stx_mode) || !(key = fcp_manifest_key(e->d, e->dst_name, false)))
+		return;
+	if (!fcp_manifest_has(e->job, key, &st) && side_hash(e, true, &e->st, &h, &read) == 0)
+		fcp_manifest_expected(e->job, key, &st, &h);
+	free(key);
+}
+
 static bool same_target(struct fcp_entry *e)
 {
 	char *a = NULL, *b = NULL;
@@ -284,7 +308,9 @@ static struct fcp_at src_at(const struct fcp_entry *e)
 	return e->src_fd >= 0 ? FCP_AT_FD(e->src_fd) : FCP_AT_NAME(e->d->src_fd, e->name);
 }
 
-enum fcp_action fcp_plan_entry(struct fcp_entry *e)
+/* fcp_plan_entry; *out the statx of what is in DEST, for a file up to
+ * date (SKIP, META) at least. */
+static enum fcp_action plan_entry(struct fcp_entry *e, struct statx *out)
 {
 	struct statx dst;
 
@@ -298,6 +324,7 @@ enum fcp_action fcp_plan_entry(struct fcp_entry *e)
 		return FCP_ACT_COPY;
 	e->dst_mode = dst.stx_mode;
 	e->dst_ino = dst.stx_ino;
+	*out = dst;
 	if ((dst.stx_mode & S_IFMT) != (e->st.stx_mode & S_IFMT))
 		return guard(e, &dst, FCP_ACT_REPLACE);
 	if (S_ISDIR(dst.stx_mode))
@@ -314,6 +341,13 @@ enum fcp_action fcp_plan_entry(struct fcp_entry *e)
 		       fcp_dedup_linked_copy(e, &dst)
 		       ? FCP_ACT_SKIP
 		       : FCP_ACT_META;
+}
+
+enum fcp_action fcp_plan_entry(struct fcp_entry *e)
+{
+	struct statx dst;
+
+	return plan_entry(e, &dst);
 }
 
 const char *fcp_plan_verb(enum fcp_action a)
@@ -423,12 +457,13 @@ bool fcp_plan_settled(struct fcp_entry *e)
 {
 	enum fcp_action a;
 	struct fcp_at dst = FCP_AT_NAME(e->d->dst_fd, e->dst_name);
+	struct statx dst_st;
 
 	if (e->job->o->check) {
 		fcp_check_entry(e);
 		return true;
 	}
-	a = fcp_plan_entry(e);
+	a = plan_entry(e, &dst_st);
 	if (a == FCP_ACT_REPLACE && attributes_refused(e))
 		return true;
 	if (a != FCP_ACT_KEEP && link_settled(e, a))
@@ -458,9 +493,11 @@ bool fcp_plan_settled(struct fcp_entry *e)
 		fcp_meta_copy(e->job, src_at(e), dst, &e->st, e->d, e->name);
 	}
 	/* --move: its content was compared equal (fcp_plan_data_same). */
-	if ((a == FCP_ACT_META || a == FCP_ACT_SKIP) && S_ISREG(e->st.stx_mode))
+	if ((a == FCP_ACT_META || a == FCP_ACT_SKIP) && S_ISREG(e->st.stx_mode)) {
 		fcp_move_found(e->job, fcp_statx_dev(&e->st), e->st.stx_ino, e->d->dst_fd,
 			       e->dst_name);
+		record_settled(e, &dst_st, a == FCP_ACT_META);
+	}
 	count(e->job, a);
 	if (e->job->o->debug && (a == FCP_ACT_KEEP || a == FCP_ACT_META || a == FCP_ACT_SKIP))
 		fcp_debug_item(e->job, e->d, e->name, e->dst_name,

@@ -93,15 +93,20 @@ static int openat_plain(int dirfd, const char *name, int flags, mode_t mode)
 	RET_FD(openat(dirfd, name, flags | O_CLOEXEC, mode));
 }
 
+/* Is an open with flags a read that must not move the access time? */
+static bool noatime_read(int flags)
+{
+	return atomic_load_explicit(&reads_noatime, memory_order_relaxed) &&
+	       !(flags & (O_WRONLY | O_RDWR | O_CREAT | O_PATH)) && (flags & O_TMPFILE) != O_TMPFILE;
+}
+
 int fcp_sys_openat(int dirfd, const char *name, int flags, mode_t mode)
 {
 	int r;
 
 	/* O_NOATIME is refused (EPERM) on another user's file unless we may
 	 * override that (root): then the open goes on without it. */
-	if (atomic_load_explicit(&reads_noatime, memory_order_relaxed) &&
-	    !(flags & (O_WRONLY | O_RDWR | O_CREAT | O_PATH)) && (flags & O_TMPFILE) != O_TMPFILE &&
-	    (r = openat_plain(dirfd, name, flags | O_NOATIME, mode)) != -EPERM)
+	if (noatime_read(flags) && (r = openat_plain(dirfd, name, flags | O_NOATIME, mode)) != -EPERM)
 		return r;
 	return openat_plain(dirfd, name, flags, mode);
 }
@@ -238,7 +243,19 @@ static int open_beneath_long(int dirfd, const char *relpath, int flags, mode_t m
 	return r;
 }
 
+static int open_beneath(int dirfd, const char *relpath, int flags, mode_t mode);
+
 int fcp_sys_open_beneath(int dirfd, const char *relpath, int flags, mode_t mode)
+{
+	int r;
+
+	/* As fcp_sys_openat: without O_NOATIME where it is refused. */
+	if (noatime_read(flags) && (r = open_beneath(dirfd, relpath, flags | O_NOATIME, mode)) != -EPERM)
+		return r;
+	return open_beneath(dirfd, relpath, flags, mode);
+}
+
+static int open_beneath(int dirfd, const char *relpath, int flags, mode_t mode)
 {
 	if (strlen(relpath) >= PATH_MAX)
 		return open_beneath_long(dirfd, relpath, flags, mode);

@@ -83,7 +83,7 @@ done
 
 # A file recorded without a hash cannot be compared: said, not exit 0,
 # and its hash now is not recorded as the truth.
-cp m_plain.db legacy.db
+# (a manifest of its own: one serves one DEST)
 run_fcp --manifest legacy.db -T src d_legacy
 check_rc 0 "copy for the legacy manifest"
 sqlite3 legacy.db "update files set xxh128 = null, verified = null where path = 'f3'"
