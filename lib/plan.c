@@ -528,7 +528,13 @@ bool fcp_plan_make_room(struct fcp_entry *e)
 	if (!(e->job->o->delete_extra || taken_up(e->d)) || e->job->o->dry_run || !e->dst_mode ||
 	    e->d->is_top || S_ISDIR(e->dst_mode) == S_ISDIR(e->st.stx_mode))
 		return true;
-	return fcp_delete_entry(e->job, e->d, e->dst_name) == 0;
+	if (fcp_delete_entry(e->job, e->d, e->dst_name) == 0)
+		return true;
+	/* What stayed was said with its own path; the item that cannot be
+	 * copied is named too, as every failed item is. */
+	fcp_report_failed_in(e->job, "cannot make room (what is in its way in DEST stays) for",
+			     e->d, e->name, false, 0);
+	return false;
 }
 
 bool fcp_plan_dir_meta(struct fcp_job *job, struct fcp_dir *d, struct fcp_at *dat)
