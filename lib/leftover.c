@@ -248,11 +248,11 @@ static bool adopted(struct fcp_job *job, const struct fcp_dir *d, const char *ab
 /* Are the temporary files of killed runs in d removed? A name's shape
  * proves nothing (a user may name a file so): only inside a taken-up
  * copy, which fastcp made and marked, and where --sync --delete would
- * remove a name the source lacks anyway. Never beside the roots (abs_dir:
- * the directory above DEST's copies, which no option hands to fastcp). */
-static bool tidies(const struct fcp_job *job, const struct fcp_dir *d, const char *abs_dir)
+ * remove a name the source lacks anyway. Never beside the roots (the
+ * directory above DEST's copies, which no option hands to fastcp). */
+static bool tidies(const struct fcp_job *job, const struct fcp_dir *d)
 {
-	return !abs_dir && ((d->root && d->root->adopted) || (job->o->sync && job->o->delete_extra));
+	return !d->is_top && ((d->root && d->root->adopted) || (job->o->sync && job->o->delete_extra));
 }
 
 /* Has the source of d (or a root the scan is for) the name? Then it is
@@ -268,7 +268,7 @@ static bool source_has(struct fcp_job *job, const struct fcp_dir *d, const char 
 	for (int i = 0; i < n; i++)
 		if (roots[i]->name && !strcmp(roots[i]->name, name))
 			return true;
-	if (roots || d->src_fd < 0)
+	if (d->is_top || d->src_fd < 0)
 		return false;
 	r = fcp_sys_statx(d->src_fd, name, AT_SYMLINK_NOFOLLOW, STATX_TYPE, &st);
 	if (r != -ENOENT)
@@ -314,11 +314,10 @@ bool fcp_leftover_scan(struct fcp_job *job, const struct fcp_dir *d, const char 
 			is_dir = fcp_sys_statx(d->dst_fd, de->d_name, AT_SYMLINK_NOFOLLOW, STATX_TYPE,
 					       &st) == 0 && S_ISDIR(st.stx_mode);
 		if (!job->o->dry_run && (is_dir ? adopted(job, d, abs_dir, de->d_name, roots, n)
-						: tidies(job, d, abs_dir) &&
-							  removed(job, d, abs_dir, de->d_name)))
+						: tidies(job, d) && removed(job, d, abs_dir, de->d_name)))
 			continue;
 		/* --check says it as an extra in DEST (delete.c). */
-		if (job->o->check && !abs_dir)
+		if (job->o->check && !d->is_top)
 			continue;
 		if (!is_dir || !in_use(d->dst_fd, de->d_name))
 			found(job, d, abs_dir, de->d_name, is_dir);
