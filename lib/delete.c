@@ -476,11 +476,20 @@ static bool own(struct fcp_job *job, const struct fcp_dir *d, bool here, const c
 	return here && fcp_own_name(job, d->dst_dev, d->dst_ino, name);
 }
 
+/* Is name one --delete leaves to leftover.c? .fcp-* names may be
+ * temporary files of a run going on or of an interrupted one: named as
+ * leftovers, removed only where that can be told. --check, which writes
+ * none, says every one as an extra: only this job's own are not the
+ * copy's. */
+static bool temp_name(const struct fcp_job *job, const char *name)
+{
+	return job->o->check ? !strncmp(name, job->tmp_prefix, strlen(job->tmp_prefix))
+			     : !strncmp(name, ".fcp-", 5);
+}
 
 /* The names of d's copy that neither its source's scan nor another
- * SOURCE merging into it met. .fcp-* names are temporary files of this
- * or an interrupted run: named as leftovers (leftover.c), never taken
- * for user data; the files the job writes are not the copy's. */
+ * SOURCE merging into it met (temporary names: temp_name); the files the
+ * job writes are not the copy's. */
 static int extras(struct fcp_job *job, struct fcp_dir *d, const char *dpath,
 		  struct fcp_names *extra)
 {
@@ -498,7 +507,7 @@ static int extras(struct fcp_job *job, struct fcp_dir *d, const char *dpath,
 	if ((r = list_names(d->dst_fd, &all)) < 0)
 		fcp_report_failed(job, "cannot read directory", dpath, r);
 	for (size_t i = 0; r >= 0 && i < all.n; i++)
-		if (strncmp(all.v[i], ".fcp-", 5) && !seen(d->seen, all.v[i]) &&
+		if (!temp_name(job, all.v[i]) && !seen(d->seen, all.v[i]) &&
 		    !own(job, d, here, all.v[i]) &&
 		    !(keep && fcp_backup_name_like(job->o, all.v[i])) &&
 		    !fcp_plan_keeps_extra(job, d, all.v[i], d->dst_fd, all.v[i]) &&

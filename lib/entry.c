@@ -219,10 +219,12 @@ static void copy_dir(struct fcp_entry *e)
 		return;
 	}
 	if (dfd < 0 && !(e->job->o->dry_run && created)) {
-		/* Name the destination: that is where the obstacle is. */
+		/* Name the destination: that is where the obstacle is. A dry
+		 * run (--check) creates nothing: the one there was opened. */
 		close(sfd);
 		fcp_report_failed_in(e->job, dfd == -ENOTDIR ? "cannot replace non-directory"
-							     : "cannot create directory",
+					     : e->job->o->dry_run ? "cannot read directory"
+								  : "cannot create directory",
 				     e->d, e->dst_name, true, dfd);
 		return;
 	}
@@ -565,7 +567,8 @@ static void dispatch(struct fcp_entry *e, unsigned char d_type)
 			copy_contents(e);
 			return;
 		}
-		if (!e->job->is_root) {
+		/* --check creates nothing: it compares the device numbers. */
+		if (!e->job->is_root && !e->job->o->check) {
 			fcp_entry_fail(e, "cannot create device (not root) for", -EPERM);
 			return;
 		}

@@ -32,11 +32,17 @@
  * redoes exactly the unfinished ones. On a filesystem without user
  * xattrs, hidden copies stay leftovers to name.
  *
- * --sync also removes, in the directories it walks, the temporary names
- * of killed runs (non-directories of the exact shape owned by this user;
- * a symlink is removed, never followed), and an empty, unmarked hidden
- * copy (killed between its mkdir and its marker). --dry-run changes
- * nothing: it only names them.
+ * A name the source has (or a root of the run) is the copy's own, never a
+ * leftover: neither named nor removed. A name's shape alone never gets a
+ * file removed: a user may name a file so. Temporary names of killed runs
+ * (non-directories of the exact shape owned by this user; a symlink is
+ * removed, never followed) that the source lacks are removed inside a
+ * taken-up copy, which fastcp made and marked, and with --sync --delete
+ * (--mirror) in the directories the run walks, where any name the source
+ * lacks goes anyway; elsewhere they are only named. --sync also removes
+ * an empty, unmarked hidden copy (killed between its mkdir and its
+ * marker). --dry-run changes nothing: it only names them; --check says
+ * those inside DEST as extras (delete.c).
  *
  * --resume keeps the large files of killed runs (".fcp-resume-*", with a
  * record of their progress) whose record still matches their source: the
@@ -44,6 +50,7 @@
  */
 #include "dest.h"
 #include "job.h"
+#include "merge.h"
 #include "observe.h"
 #include "resume.h"
 #include "sys.h"
@@ -152,8 +159,8 @@ static bool removed(struct fcp_job *job, const struct fcp_dir *d, const char *ab
 		path = fcp_dir_dst_path(d, name);
 	pthread_mutex_lock(&job->err_lock);
 	fcp_progress_clear(job);
-	fprintf(job->err, "fastcp: removed '%s', a temporary file left by an interrupted run\n",
-		path ? path : name);
+	fprintf(job->err, "fastcp: removed '%s', a temporary file left by an interrupted run "
+			  "(the source lacks it)\n", path ? path : name);
 	pthread_mutex_unlock(&job->err_lock);
 	free(path);
 	return true;
@@ -238,11 +245,40 @@ static bool adopted(struct fcp_job *job, const struct fcp_dir *d, const char *ab
 	return job->o->sync && !marked && fcp_sys_unlinkat(d->dst_fd, name, AT_REMOVEDIR) == 0;
 }
 
-/* Are the temporary files of killed runs in d removed? Where --sync
- * resumes, and inside a taken-up copy, which is this source's own. */
+/* Are the temporary files of killed runs in d removed? A name's shape
+ * proves nothing (a user may name a file so): only inside a taken-up
+ * copy, which fastcp made and marked, and where --sync --delete would
+ * remove a name the source lacks anyway. Never beside the roots (the
+ * directory above DEST's copies, which no option hands to fastcp). */
 static bool tidies(const struct fcp_job *job, const struct fcp_dir *d)
 {
-	return job->o->sync || (d->root && d->root->adopted);
+	return !d->is_top && ((d->root && d->root->adopted) || (job->o->sync && job->o->delete_extra));
+}
+
+/* Has the source of d (or a root the scan is for) the name? Then it is
+ * the copy's own name, never a leftover. One that cannot be asked may. */
+static bool source_has(struct fcp_job *job, const struct fcp_dir *d, const char *name,
+		       struct fcp_root **roots, int n)
+{
+	struct fcp_others o;
+	struct statx st;
+	bool has;
+	int r;
+
+	for (int i = 0; i < n; i++)
+		if (roots[i]->name && !strcmp(roots[i]->name, name))
+			return true;
+	if (d->is_top || d->src_fd < 0)
+		return false;
+	r = fcp_sys_statx(d->src_fd, name, AT_SYMLINK_NOFOLLOW, STATX_TYPE, &st);
+	if (r != -ENOENT)
+		return true;
+	/* Another SOURCE merging into this copy may have it (--delete). */
+	if (!job->merge || !d->root || fcp_others_open(job, d, &o) < 0)
+		return job->merge != NULL;
+	has = fcp_others_have(&o, name);
+	fcp_others_close(&o);
+	return has;
 }
 
 bool fcp_leftover_scan(struct fcp_job *job, const struct fcp_dir *d, const char *abs_dir,
@@ -268,7 +304,8 @@ bool fcp_leftover_scan(struct fcp_job *job, const struct fcp_dir *d, const char 
 
 		special |= maybe_special(de->d_type);
 		if (!(temp_shaped(de->d_name) || fcp_resume_shaped(de->d_name)) ||
-		    !strncmp(de->d_name, job->tmp_prefix, mine))
+		    !strncmp(de->d_name, job->tmp_prefix, mine) ||
+		    source_has(job, d, de->d_name, roots, n))
 			continue;
 		/* --resume: a killed run's large file this run finishes. */
 		if (fcp_resume_keep(job, d, de->d_name, roots, n))
@@ -278,6 +315,9 @@ bool fcp_leftover_scan(struct fcp_job *job, const struct fcp_dir *d, const char 
 					       &st) == 0 && S_ISDIR(st.stx_mode);
 		if (!job->o->dry_run && (is_dir ? adopted(job, d, abs_dir, de->d_name, roots, n)
 						: tidies(job, d) && removed(job, d, abs_dir, de->d_name)))
+			continue;
+		/* --check says it as an extra in DEST (delete.c). */
+		if (job->o->check && !d->is_top)
 			continue;
 		if (!is_dir || !in_use(d->dst_fd, de->d_name))
 			found(job, d, abs_dir, de->d_name, is_dir);

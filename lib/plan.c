@@ -559,13 +559,26 @@ int fcp_plan_batch(struct fcp_worker *w, struct fcp_dir *d, const char **names, 
 
 bool fcp_plan_make_room(struct fcp_entry *e)
 {
+	char *p;
+
 	/* Not a root copy's own name: "fastcp --delete -T file DIR" must not
 	 * remove DIR, it fails as cp -T does. In a taken-up copy, what is
 	 * in the way is the killed run's, of a source that changed type. */
 	if (!(e->job->o->delete_extra || taken_up(e->d)) || e->job->o->dry_run || !e->dst_mode ||
 	    e->d->is_top || S_ISDIR(e->dst_mode) == S_ISDIR(e->st.stx_mode))
 		return true;
-	return fcp_delete_entry(e->job, e->d, e->dst_name) == 0;
+	if (fcp_delete_entry(e->job, e->d, e->dst_name) == 0)
+		return true;
+	/* What stayed was said with its own path; the item that cannot be
+	 * copied is named too, as every failed item is. Its directory's
+	 * other extras still go: the source was read whole. */
+	p = fcp_dir_src_path(e->d, e->name);
+	fcp_report_failed(e->job, "cannot make room (what is in its way in DEST stays) for",
+			  p ? p : e->name, 0);
+	free(p);
+	if (e->d->root)
+		atomic_fetch_add(&e->d->root->failed, 1);
+	return false;
 }
 
 bool fcp_plan_dir_meta(struct fcp_job *job, struct fcp_dir *d, struct fcp_at *dat)

@@ -3,10 +3,10 @@
 # SIGKILL at a random moment, then (odd rounds) a --sync run killed again,
 # then a --sync run to the end. After it the copy equals the source and
 # no .fcp-* name is left in it or beside it: the killed runs' hidden root
-# copy was adopted and their temporary files removed (a --dry-run before
-# changes nothing). A symlink of the
-# temporary shape planted beside the copy by another user is neither
-# followed nor removed.
+# copy was adopted (a --dry-run before changes nothing). A file of the
+# temporary shape beside the copy is named, never removed for its name
+# (it may be the user's), and a symlink of that shape planted there by
+# another user is neither followed nor removed.
 . "${TESTLIB:-$(dirname "$0")/../lib}/lib.sh" || exit 1
 t_init
 need_fastcp
@@ -61,9 +61,13 @@ for ((r = 1; r <= ROUNDS; r++)); do
 	check_rc 0 "round $r: fastcp --sync exit status"
 	check_tree "$S" "$T/dst/new/src"
 	check_no_temp "$T/dst/new/src"
-	left=$(cd "$T/dst/new" && ls -A | grep -v -x -e src -e .fcp-0123456789abcdef-0-1)
+	left=$(cd "$T/dst/new" && ls -A | grep -v -x -e src -e .fcp-0123456789abcdef-0-1 \
+		-e .fcp-00000000000000aa-0-0)
 	[ -z "$left" ] || fail "round $r: left beside the copy: $left"
 	check_link "$T/dst/new/.fcp-0123456789abcdef-0-1" "round $r: the planted symlink went"
+	check_eq "$(cat "$T/dst/new/.fcp-00000000000000aa-0-0")" partial \
+		"round $r: a file beside the copy, removed for its name"
+	check_grep "'$T/dst/new/\.fcp-00000000000000aa-0-0' is a temporary file left" "$T/err"
 	check_file "$T/victim/x" "round $r: the planted symlink was followed"
 	check_eq "$(ls -A "$T/victim")" x "round $r: written through the planted symlink"
 	note "round $r: whole after resume"
