@@ -396,6 +396,24 @@ void fcp_report_leftover(struct fcp_job *job, const char *path, bool dir, const 
 	msg_send(job, &m, job->err, false, NULL, NULL, 0);
 }
 
+void fcp_report_lost_name(struct fcp_job *job, const char *path, const char *of)
+{
+	struct msg m;
+
+	if (!msg_open(&m))
+		return;
+	fputs("fastcp: '", m.f);
+	put_path(m.f, path);
+	fputs("' is a finished copy", m.f);
+	if (of) {
+		fputs(" of '", m.f);
+		put_path(m.f, of);
+		fputc('\'', m.f);
+	}
+	fputs(" that another run gave its name to first; compare the two, and remove one\n", m.f);
+	msg_send(job, &m, job->err, false, NULL, NULL, 0);
+}
+
 const char *fcp_warn_kind_name(enum fcp_warn_kind kind)
 {
 	return warn_name[kind];
