@@ -7,6 +7,7 @@
 # over card 1's photos (they were removed from card 1): it goes into
 # photos/DCIM, as cp would place it. Every photo of both cards survives,
 # byte for byte. The same card again still finishes its own move in place.
+# A card without birth times: the re-run is refused, and -T finishes it.
 . "${TESTLIB:-$(dirname "$0")/../lib}/lib.sh" || exit 1
 t_init
 need_fastcp
@@ -75,4 +76,31 @@ for c in 1 2; do
 		check_eq "$n" 1 "copies of camera $c photo $i"
 	done
 done
+
+# A card whose filesystem keeps no birth time (128-byte inodes): a stopped
+# move's marker cannot tell it from another card; the move is refused
+# (exit 1, nothing moved) with the way to finish it, -T, which does.
+umount card
+mkdir -p tree3/DCIM
+for i in 1 2 3; do echo "camera 3 photo $i" >"tree3/DCIM/IMG_000$i.JPG"; done
+truncate -s 64M cam3.img
+mkfs.ext4 -q -F -I 128 -d tree3 cam3.img >/dev/null 2>&1 || skip "mkfs.ext4 -I 128 -d failed"
+losetup -d "$loop" || fail "losetup -d $loop"
+losetup "$loop" cam3.img 2>/dev/null || skip "the loop device was taken meanwhile"
+mount "$loop" card || fail "mount card 3"
+chattr +i card/DCIM/IMG_0003.JPG
+run_fcp --move card/DCIM photos3
+chattr -i card/DCIM/IMG_0003.JPG
+check_rc 1 "card 3's stopped move"
+run_fcp --move card/DCIM photos3
+check_rc 1 "a move whose marker cannot be told from another card's"
+check_grep "^fastcp: 'photos3' may be the copy a stopped move of 'card/DCIM' left, but" "$T/err"
+check_absent photos3/DCIM "a move into the copy's DCIM"
+check_file card/DCIM/IMG_0003.JPG "card 3's photo 3 on the card"
+run_fcp --move -T card/DCIM photos3
+check_rc 0 "the stopped move finished with -T"
+for i in 1 2 3; do
+	check_eq "$(cat "photos3/IMG_000$i.JPG")" "camera 3 photo $i" "card 3's photo $i"
+done
+check_absent card/DCIM "card 3's DCIM after its move"
 echo "a stopped move is finished only by a move of the same card"
