@@ -425,13 +425,12 @@ void fcp_root_identify(struct fcp_root *root, const char *src, int sflags,
  * copy of and under which name (leftover.c), and, for --move, the same
  * identity to find the copy by once it has its name (job.c). Without
  * user xattrs it stays a leftover to name. */
-static void mark(const struct fcp_job *job, int fd, const struct fcp_root *root)
+static void mark(const struct fcp_job *job, int fd, struct fcp_root *root)
 {
 	size_t len;
 	char *v = fcp_root_marker(root, true, &len);
 
-	if (v)
-		fcp_sys_fsetxattr(fd, FCP_ROOT_MARKER, v, len);
+	root->unmarked = !v || fcp_sys_fsetxattr(fd, FCP_ROOT_MARKER, v, len) < 0;
 	free(v);
 	v = job->o->move ? fcp_root_marker(root, false, &len) : NULL;
 	if (v)

@@ -46,6 +46,8 @@ struct fcp_root {
 	uint64_t src_fs;        /* its filesystem's statfs f_fsid (else src_dev) */
 	struct statx_timestamp src_btime; /* its birth time, where given */
 	bool src_dir;           /* it is a directory (its new copy is hidden) */
+	bool unmarked;          /* its hidden copy could not be marked (no user
+				   xattrs in DEST) */
 	bool src_strong;        /* a birth time is given: the identity tells this
 				   root from another card's or a recreated one */
 	char *held;             /* a hidden copy whose marker matches this root's

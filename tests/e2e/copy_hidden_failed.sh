@@ -73,7 +73,7 @@ if [ "$(id -u)" = 0 ] && [ -c /dev/fuse ] && [ -x "$TOOLS/faultfs" ]; then
 	check_absent d2 "an --atomic copy with a failed item under its name"
 	left=$(hidden_in .)
 	[ -d "$left" ] || fail "no hidden copy with --atomic: $left"
-	check_grep "^fastcp: the unfinished copy of '$T/fsrc/t' is left as '$T/${left#./}': 1 item failed \(--atomic\); the same command" \
+	check_grep "^fastcp: the unfinished copy of '$T/fsrc/t' is left as '$T/${left#./}': 1 item failed \(--atomic\); renamed to 'd2', the same command with --sync finishes it" \
 		"$T/err"
 	# faultfs (FUSE) gives no birth time: nothing tells this source
 	# from another at its path, so the copy is held, never a second one
