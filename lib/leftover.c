@@ -250,8 +250,8 @@ static void hold(struct fcp_job *job, const struct fcp_dir *d, const char *abs_d
 	atomic_fetch_add(&job->c.failed, 1);
 	fcp_report_errorf(job, "not copied: '%s': '%s' may be the unfinished copy of it that an "
 			  "interrupted run left, but %s; if it is, rename it to '%s' and run the "
-			  "command again with --sync to finish it; if not, remove it first", root->src_arg, path,
-			  unmarked ? "this destination keeps no extended attributes to tell"
+			  "command again with --sync to finish it; if not, remove it first",
+			  root->src_arg, path, unmarked ? "this destination keeps no extended attributes to tell"
 				   : "the source's filesystem gives no birth time to tell it from "
 				     "another source of that path",
 			  root->name);
