@@ -227,7 +227,8 @@ static bool name_free(const struct fcp_dir *d, const struct fcp_root *root)
 	struct statx at;
 
 	return root->src_dir && !root->held && root->adopt_fd < 0 && d->dst_fd >= 0 &&
-	       fcp_sys_statx(d->dst_fd, root->name, AT_SYMLINK_NOFOLLOW, STATX_TYPE, &at) == -ENOENT;
+	       fcp_sys_statx(d->dst_fd, root->name, AT_SYMLINK_NOFOLLOW, STATX_TYPE,
+			     &at) == -ENOENT;
 }
 
 /* The hidden copy name of d may be root's, but nothing can tell: its
@@ -239,6 +240,9 @@ static bool name_free(const struct fcp_dir *d, const struct fcp_root *root)
 static void hold(struct fcp_job *job, const struct fcp_dir *d, const char *abs_dir,
 		 const char *name, struct fcp_root *root, bool unmarked)
 {
+	const char *why = unmarked ? "this destination keeps no extended attributes to tell"
+				   : "the source's filesystem gives no birth time to tell it from "
+				     "another source of that path";
 	char *path = NULL;
 
 	if (!abs_dir || asprintf(&path, "%s/%s", abs_dir, name) < 0)
@@ -251,10 +255,7 @@ static void hold(struct fcp_job *job, const struct fcp_dir *d, const char *abs_d
 	fcp_report_errorf(job, "not copied: '%s': '%s' may be the unfinished copy of it that an "
 			  "interrupted run left, but %s; if it is, rename it to '%s' and run the "
 			  "command again with --sync to finish it; if not, remove it first",
-			  root->src_arg, path, unmarked ? "this destination keeps no extended attributes to tell"
-				   : "the source's filesystem gives no birth time to tell it from "
-				     "another source of that path",
-			  root->name);
+			  root->src_arg, path, why, root->name);
 }
 
 /* A stopped run's hidden copy, directory name in d: kept locked for the
