@@ -376,10 +376,15 @@ char *fcp_root_marker(const struct fcp_root *root, bool with_name, size_t *len)
 	char *s = NULL;
 	int n;
 
+	char bt[40] = "-";
+
 	/* The name first, NUL-ended: a marker of an earlier version (the
-	 * name alone) never equals one of these. */
-	n = asprintf(&s, "%s%c%llu:%llu:%s", name, 0, (unsigned long long)root->src_dev,
-		     (unsigned long long)root->src_ino, root->src_abs ? root->src_abs : "");
+	 * name alone, or dev:ino:path) never equals one of these. */
+	if (root->src_strong)
+		snprintf(bt, sizeof(bt), "%lld.%09u", (long long)root->src_btime.tv_sec,
+			 root->src_btime.tv_nsec);
+	n = asprintf(&s, "%s%c%llx:%llu:%s:%s", name, 0, (unsigned long long)root->src_fs,
+		     (unsigned long long)root->src_ino, bt, root->src_abs ? root->src_abs : "");
 	if (n < 0)
 		return NULL;
 	*len = with_name ? (size_t)n : (size_t)n - strlen(name) - 1;
@@ -388,17 +393,44 @@ char *fcp_root_marker(const struct fcp_root *root, bool with_name, size_t *len)
 	return s;
 }
 
+/*
+ * dev:ino:path does not tell one source from another: two cards mounted in
+ * turn on one device and mount point have the same device, root inode and
+ * path, and a directory removed and made again often gets its inode back.
+ * The birth time (nanoseconds on ext4, XFS, btrfs; 10 ms on FAT) differs
+ * for both, and survives a remount of the same card; the filesystem's
+ * f_fsid (from the UUID on ext4, XFS, btrfs) in place of the device number
+ * lets the same card match when mounted from another device. Without a
+ * birth time the identity is weak: a copy it matches is held, not taken
+ * up (leftover.c).
+ */
+void fcp_root_identify(struct fcp_root *root, const char *src, int sflags,
+		       const struct statx *st)
+{
+	struct statx b;
+	uint64_t fs = 0;
+
+	root->src_dev = fcp_statx_dev(st);
+	root->src_ino = st->stx_ino;
+	root->src_dir = S_ISDIR(st->stx_mode);
+	root->src_fs = fcp_sys_fs_id(src, &fs) == 0 && fs ? fs : root->src_dev;
+	root->src_strong = fcp_sys_statx(AT_FDCWD, src, sflags, STATX_BTIME | STATX_INO, &b) == 0 &&
+			   (b.stx_mask & STATX_BTIME) && b.stx_ino == st->stx_ino &&
+			   (b.stx_btime.tv_sec || b.stx_btime.tv_nsec);
+	if (root->src_strong)
+		root->src_btime = b.stx_btime;
+}
+
 /* Set the markers of the new hidden copy fd of root: which source it is a
  * copy of and under which name (leftover.c), and, for --move, the same
  * identity to find the copy by once it has its name (job.c). Without
  * user xattrs it stays a leftover to name. */
-static void mark(const struct fcp_job *job, int fd, const struct fcp_root *root)
+static void mark(const struct fcp_job *job, int fd, struct fcp_root *root)
 {
 	size_t len;
 	char *v = fcp_root_marker(root, true, &len);
 
-	if (v)
-		fcp_sys_fsetxattr(fd, FCP_ROOT_MARKER, v, len);
+	root->unmarked = !v || fcp_sys_fsetxattr(fd, FCP_ROOT_MARKER, v, len) < 0;
 	free(v);
 	v = job->o->move ? fcp_root_marker(root, false, &len) : NULL;
 	if (v)
@@ -430,6 +462,9 @@ int fcp_dest_mkdir_hidden(struct fcp_worker *w, struct fcp_root *root, int dirfd
 	 * or a symlink to refuse, an error) is the usual case's. */
 	if (fcp_sys_statx(dirfd, name, AT_SYMLINK_NOFOLLOW, STATX_TYPE, &st) != -ENOENT)
 		return fcp_dest_mkdir(dirfd, name, created);
+	/* Said and counted once by the scan: no second hidden copy. */
+	if (root->held)
+		return -ECANCELED;
 	if (root->adopt_fd >= 0) {
 		r = adopt(root, created, tmp);
 		/* Taken up by a --move: found again if it is killed later. */
@@ -515,6 +550,16 @@ static char *hidden_path(const struct fcp_dir *d)
 	return s;
 }
 
+static void mark_done(const struct fcp_dir *d)
+{
+	size_t len;
+	char *v = fcp_root_marker(d->root, true, &len);
+
+	if (v)
+		fcp_sys_fsetxattr(d->dst_fd, FCP_DONE_MARKER, v, len);
+	free(v);
+}
+
 void fcp_dest_unhide(struct fcp_job *job, struct fcp_dir *d)
 {
 	struct fcp_dir *p = d->parent;
@@ -545,7 +590,9 @@ void fcp_dest_unhide(struct fcp_job *job, struct fcp_dir *d)
 			fcp_report_named_partial(job, d->root->src_arg, p, d->dst_name, failed);
 		return;
 	}
-	/* Someone made the name while the copy was made: neither is lost. */
+	/* Someone made the name while the copy was made: neither is lost.
+	 * Later runs name this one as finished, never as interrupted. */
+	mark_done(d);
 	fcp_report_leftover_in(job, "cannot give the finished copy its name", p, d->dst_name, r);
 	left = hidden_path(d);
 	fcp_report_errorf(job, "the copy is left as '%s'", left ? left : d->hidden_name);

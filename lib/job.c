@@ -251,6 +251,7 @@ static void top_release(struct fcp_job *job, struct top *t)
 	free(t->root.name);
 	free(t->dir.dst_name);
 	free(t->root.src_abs);
+	free(t->root.held);
 	free(t->root.dst_abs);
 	free(t->root.left);
 }
@@ -434,8 +435,7 @@ static struct fcp_item *prepare(struct fcp_job *job, const struct fcp_operand *o
 	t->root.name = strdup(p.name);
 	t->root.rel_top = into ? t->root.name : "";
 	t->root.src_abs = realpath(src, real) ? strdup(real) : NULL;
-	t->root.src_dev = fcp_statx_dev(&sst);
-	t->root.src_ino = sst.stx_ino;
+	fcp_root_identify(&t->root, src, sflags, &sst);
 	t->root.dst_abs = realpath(p.parent, real) ? fcp_path_join(real, p.name) : NULL;
 	t->dir.root = &t->root;
 	t->dir.is_top = true;
@@ -670,7 +670,8 @@ static void move_unmark(const struct fcp_root *root)
  * device, inode)? Then the same command goes on into DEST itself, not
  * into DEST/SOURCE as cp's placement would put it: a move killed after
  * its copy got its name never ends split in two places. */
-static bool move_resumed(struct fcp_job *job, char *const *srcs, int nsrc, const char *dst)
+static bool move_resumed(struct fcp_job *job, char *const *srcs, int nsrc, const char *dst,
+			 bool *refused)
 {
 	int sflags = fcp_job_follows_args(job) ? 0 : AT_SYMLINK_NOFOLLOW;
 	struct fcp_root r = { .name = NULL };
@@ -687,8 +688,7 @@ static bool move_resumed(struct fcp_job *job, char *const *srcs, int nsrc, const
 	    !S_ISDIR(st.stx_mode))
 		return false;
 	r.src_abs = realpath(srcs[0], real) ? real : NULL;
-	r.src_dev = fcp_statx_dev(&st);
-	r.src_ino = st.stx_ino;
+	fcp_root_identify(&r, srcs[0], sflags, &st);
 	fd = fcp_sys_openat(AT_FDCWD, dst, O_RDONLY | O_DIRECTORY, 0);
 	len = fd >= 0 ? fcp_sys_getxattr(fd, -1, NULL, FCP_MOVE_MARKER, &val) : -1;
 	want = len > 0 ? fcp_root_marker(&r, false, &n) : NULL;
@@ -697,13 +697,24 @@ static bool move_resumed(struct fcp_job *job, char *const *srcs, int nsrc, const
 	free(val);
 	if (fd >= 0)
 		close(fd);
-	return same;
+	/* Without a birth time, another card's DCIM marks the same: going
+	 * on into DEST would merge it there. The user knows which it is. */
+	if (same && !r.src_strong) {
+		fcp_report_errorf(job, "'%s' may be the copy a stopped move of '%s' left, but this "
+				  "source's filesystem gives no birth time to tell it from another "
+				  "source of that path: to finish that move, run it again with -T; "
+				  "to move into '%s', remove its xattr %s first", dst, srcs[0], dst,
+				  FCP_MOVE_MARKER);
+		*refused = true;
+	}
+	return same && r.src_strong;
 }
 
 /* Decide "copy into DEST" or "DEST is the copy"; -1 after a message. */
 static int decide_into(struct fcp_job *job, char *const *srcs, int nsrc, const char *dst)
 {
 	struct statx st;
+	bool refused = false;
 	bool is_dir = fcp_sys_statx(AT_FDCWD, dst, 0, STATX_TYPE, &st) == 0 && S_ISDIR(st.stx_mode);
 
 	/* --delete tidies a directory: a file in DEST's place is no usage
@@ -718,8 +729,10 @@ static int decide_into(struct fcp_job *job, char *const *srcs, int nsrc, const c
 		fcp_report_errorf(job, "with --parents, the destination must be a directory");
 		return -2;
 	}
-	if (job->o->no_target_dir || (is_dir && move_resumed(job, srcs, nsrc, dst)))
+	if (job->o->no_target_dir || (is_dir && move_resumed(job, srcs, nsrc, dst, &refused)))
 		return 0;
+	if (refused)
+		return -1;
 	/* -t and --parents say DEST is a directory: never the copy itself. */
 	if (job->o->target_directory && !is_dir) {
 		int r = fcp_sys_statx(AT_FDCWD, dst, 0, STATX_TYPE, &st);

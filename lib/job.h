@@ -43,6 +43,16 @@ struct fcp_root {
 				   or "" when DEST is the copy (manifest keys) */
 	uint64_t src_dev, src_ino; /* the source root, as named (its identity in
 				   a hidden copy's marker, with src_abs) */
+	uint64_t src_fs;        /* its filesystem's statfs f_fsid (else src_dev) */
+	struct statx_timestamp src_btime; /* its birth time, where given */
+	bool src_dir;           /* it is a directory (its new copy is hidden) */
+	bool unmarked;          /* its hidden copy could not be marked (no user
+				   xattrs in DEST) */
+	bool src_strong;        /* a birth time is given: the identity tells this
+				   root from another card's or a recreated one */
+	char *held;             /* a hidden copy whose marker matches this root's
+				   weak identity: neither taken up nor a second
+				   made (leftover.c); its path */
 	int adopt_fd;           /* a stopped run's hidden copy of it, locked, to
 				   finish (leftover.c), or -1 */
 	char *adopt_name;       /* and its temporary name */
@@ -405,6 +415,10 @@ void fcp_report_plan(struct fcp_job *job, const char *verb, const char *path);
 void fcp_report_leftover(struct fcp_job *job, const char *path, bool dir, const char *of,
 			 bool taken);
 
+/* Name a finished root copy that lost its name to another run (of: its
+ * source, when its marker says). */
+void fcp_report_lost_name(struct fcp_job *job, const char *path, const char *of);
+
 /* leftover.c: name the leftovers of interrupted runs in d's destination
  * directory; by full path in abs_dir when given, else as d's names. With
  * --sync, temporary files of killed runs are removed instead, and a killed
@@ -447,10 +461,17 @@ void fcp_move_found(struct fcp_job *job, uint64_t src_dev, uint64_t src_ino, int
  * removed yet, so that the same command finds the copy again. */
 #define FCP_MOVE_MARKER "user.fastcp.move"
 
+/* The marker of a root copy that was finished but could not get its name
+ * (another run took it meanwhile): the same value as FCP_ROOT_MARKER. */
+#define FCP_DONE_MARKER "user.fastcp.done"
+
 /* The value of a root's marker (dest.c): with_name, its final name and a
- * NUL first; then "dev:ino:path" of its source root. malloc'd, *len set;
- * NULL out of memory. */
+ * NUL first; then "fs:ino:btime:path" of its source root (btime "-" where
+ * the filesystem gives none). malloc'd, *len set; NULL out of memory. */
 char *fcp_root_marker(const struct fcp_root *root, bool with_name, size_t *len);
+/* Fill root's source identity from src (statted as st, with sflags). */
+void fcp_root_identify(struct fcp_root *root, const char *src, int sflags,
+		       const struct statx *st);
 
 /* Say that the unfinished copy of src was left under its temporary name,
  * root->left (a full path): the job was stopped, or (--atomic) failed

@@ -24,9 +24,12 @@
  * makes a second one: a directory of the temporary shape, owned by this
  * user, not locked, whose marker xattr (FCP_ROOT_MARKER, set when it was
  * made) is that name and the identity of this very source root (its
- * path, device and inode: fcp_root_marker). A copy of another source
- * made for the same name (another card's DCIM) is never taken up: it is
- * named, with its source. Its files under final names are either
+ * path, inode, birth time and filesystem: fcp_root_identify). A copy of
+ * another source made for the same name (another card's DCIM, or the
+ * source directory removed and made again) is never taken up: it is
+ * named, with its source. Where the source's filesystem gives no birth
+ * time, a matching copy is held: neither taken up nor a second one made
+ * (hold). Its files under final names are either
  * finished or have an mtime not yet set (the mtime is set last, on every
  * path), so the quick check, which a taken-up copy always uses (plan.c),
  * redoes exactly the unfinished ones. On a filesystem without user
@@ -93,20 +96,30 @@ static bool in_use(int dirfd, const char *name)
 }
 
 /* The source path in the marker of the hidden copy name in dirfd (after
- * the final name and "dev:ino:"), or NULL: none, or an earlier version's.
- * *taken: the final name it is marked with exists now (its copy cannot
- * get that name: the source's copy goes into what is there). */
-static char *marked_source(int dirfd, const char *name, bool *taken)
+ * the final name and "fs:ino:btime:"), or NULL: none, or an earlier
+ * version's. *taken: the final name it is marked with exists now (its
+ * copy cannot get that name: the source's copy goes into what is there).
+ * *done: the copy was finished but lost its name to another run. */
+static char *marked_source(int dirfd, const char *name, bool *taken, bool *done)
 {
 	int fd = fcp_sys_openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW, 0);
 	void *val = NULL;
 	ssize_t len = fd >= 0 ? fcp_sys_getxattr(fd, -1, NULL, FCP_ROOT_MARKER, &val) : -1;
-	char *v = val, *end = v && len > 0 ? v + len : v, *p = v ? memchr(v, 0, end - v) : NULL;
-	char *src = NULL;
+	char *v, *end, *p, *src = NULL;
 	struct statx st;
 
+	*done = false;
+	if (len <= 0 && fd >= 0) {
+		free(val);
+		val = NULL;
+		len = fcp_sys_getxattr(fd, -1, NULL, FCP_DONE_MARKER, &val);
+		*done = len > 0;
+	}
+	v = val;
+	end = v && len > 0 ? v + len : v;
+	p = v ? memchr(v, 0, end - v) : NULL;
 	*taken = p && fcp_sys_statx(dirfd, v, AT_SYMLINK_NOFOLLOW, STATX_TYPE, &st) == 0;
-	for (int colons = 0; p && p < end && colons < 2; p++)
+	for (int colons = 0; p && p < end && colons < 3; p++)
 		colons += *p == ':';
 	if (p && p < end)
 		src = strndup(p, end - p);
@@ -120,14 +133,17 @@ static void found(struct fcp_job *job, const struct fcp_dir *d, const char *abs_
 		  const char *name, bool dir)
 {
 	char *path = NULL, *of;
-	bool taken = false;
+	bool taken = false, done = false;
 
 	if (atomic_fetch_add(&job->c.leftovers, 1) >= FCP_LEFTOVERS_NAMED)
 		return;
 	if (!abs_dir || asprintf(&path, "%s/%s", abs_dir, name) < 0)
 		path = fcp_dir_dst_path(d, name);
-	of = dir ? marked_source(d->dst_fd, name, &taken) : NULL;
-	fcp_report_leftover(job, path ? path : name, dir, of, taken);
+	of = dir ? marked_source(d->dst_fd, name, &taken, &done) : NULL;
+	if (done)
+		fcp_report_lost_name(job, path ? path : name, of);
+	else
+		fcp_report_leftover(job, path ? path : name, dir, of, taken);
 	free(of);
 	free(path);
 }
@@ -179,15 +195,17 @@ static bool marks(const struct fcp_root *root, const void *val, ssize_t len)
 
 /* The root of roots[0..n) whose marker (name and source) is on directory
  * fd and that has no copy of its own yet, or NULL. */
-static struct fcp_root *marked_for(int fd, struct fcp_root **roots, int n, bool *marked)
+static struct fcp_root *marked_for(int fd, struct fcp_root **roots, int n, bool *marked,
+				   bool *unsupported)
 {
 	void *val = NULL;
 	ssize_t len = fcp_sys_getxattr(fd, -1, NULL, FCP_ROOT_MARKER, &val);
 	struct fcp_root *found = NULL;
 
 	*marked = len >= 0;
+	*unsupported = len == -EOPNOTSUPP;
 	for (int i = 0; len > 0 && i < n && !found; i++)
-		if (roots[i]->adopt_fd < 0 && marks(roots[i], val, len))
+		if (roots[i]->adopt_fd < 0 && !roots[i]->held && marks(roots[i], val, len))
 			found = roots[i];
 	free(val);
 	return found;
@@ -210,16 +228,55 @@ static void say_taken(struct fcp_job *job, const struct fcp_dir *d, const char *
 	free(path);
 }
 
+/* Is root's copy a new hidden one, its name free in d? */
+static bool name_free(const struct fcp_dir *d, const struct fcp_root *root)
+{
+	struct statx at;
+
+	return root->src_dir && !root->held && root->adopt_fd < 0 && d->dst_fd >= 0 &&
+	       fcp_sys_statx(d->dst_fd, root->name, AT_SYMLINK_NOFOLLOW, STATX_TYPE,
+			     &at) == -ENOENT;
+}
+
+/* The hidden copy name of d may be root's, but nothing can tell: its
+ * marker matches root's weak identity (no birth time: another card's copy
+ * of the same path marks the same), or the filesystem keeps no marker at
+ * all. Finishing it could overwrite another card's files in it, and a new
+ * copy beside it would be a second hidden copy: neither; the root fails
+ * and the user, who knows which it is, decides. */
+static void hold(struct fcp_job *job, const struct fcp_dir *d, const char *abs_dir,
+		 const char *name, struct fcp_root *root, bool unmarked)
+{
+	const char *why = unmarked ? "this destination keeps no extended attributes to tell"
+				   : "the source's filesystem gives no birth time to tell it from "
+				     "another source of that path";
+	char *path = NULL;
+
+	if (!abs_dir || asprintf(&path, "%s/%s", abs_dir, name) < 0)
+		path = fcp_dir_dst_path(d, name);
+	if (!path && !(path = strdup(name)))
+		return;
+	root->held = path;
+	atomic_fetch_add(&root->failed, 1);
+	atomic_fetch_add(&job->c.failed, 1);
+	fcp_report_errorf(job, "not copied: '%s': '%s' may be the unfinished copy of it that an "
+			  "interrupted run left, but %s; if it is, rename it to '%s' and run the "
+			  "command again with --sync to finish it; if not, remove it first",
+			  root->src_arg, path, why, root->name);
+}
+
 /* A stopped run's hidden copy, directory name in d: kept locked for the
  * root it is marked for (true), removed when empty and unmarked (--sync:
- * true), or left to be named (false). */
+ * true), or left to be named (false). On a destination without user
+ * xattrs, every root that would make a new hidden copy is held by it
+ * (true): never a second hidden copy of one source. */
 static bool adopted(struct fcp_job *job, const struct fcp_dir *d, const char *abs_dir,
 		    const char *name, struct fcp_root **roots, int n)
 {
 	int fd = fcp_sys_openat(d->dst_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW, 0);
 	struct fcp_root *root;
 	struct statx st, at;
-	bool marked;
+	bool marked, unsupported, held = false;
 
 	if (fd < 0)
 		return false;
@@ -231,18 +288,30 @@ static bool adopted(struct fcp_job *job, const struct fcp_dir *d, const char *ab
 		close(fd);
 		return false;
 	}
-	root = marked_for(fd, roots, n, &marked);
+	root = marked_for(fd, roots, n, &marked, &unsupported);
+	if (job->o->sync && !marked && fcp_sys_unlinkat(d->dst_fd, name, AT_REMOVEDIR) == 0) {
+		close(fd);
+		return true;
+	}
+	for (int i = 0; unsupported && i < n; i++)
+		if (name_free(d, roots[i])) {
+			hold(job, d, abs_dir, name, roots[i], true);
+			held = true;
+		}
+	if (root && !root->src_strong && name_free(d, root)) {
+		hold(job, d, abs_dir, name, root, false);
+		held = true;
+	}
 	/* Only where the copy's own name is still free: else the copy goes
 	 * into what is there, and this one is a leftover to name. */
-	if (root && d->dst_fd >= 0 &&
-	    fcp_sys_statx(d->dst_fd, root->name, AT_SYMLINK_NOFOLLOW, STATX_TYPE, &at) == -ENOENT &&
+	if (!held && root && root->src_strong && name_free(d, root) &&
 	    (root->adopt_name = strdup(name))) {
 		root->adopt_fd = fd;
 		say_taken(job, d, abs_dir, name, root);
 		return true;
 	}
 	close(fd);
-	return job->o->sync && !marked && fcp_sys_unlinkat(d->dst_fd, name, AT_REMOVEDIR) == 0;
+	return held;
 }
 
 /* Are the temporary files of killed runs in d removed? A name's shape
@@ -281,6 +350,31 @@ static bool source_has(struct fcp_job *job, const struct fcp_dir *d, const char 
 	return has;
 }
 
+/* Said at the start, once: where a new hidden copy cannot be marked, a
+ * kill leaves a copy that nothing takes up (and that holds every later
+ * copy of a directory there until the user renames or removes it). */
+static void warn_unmarkable(struct fcp_job *job, const struct fcp_dir *d, const char *abs_dir,
+			    struct fcp_root **roots, int n)
+{
+	void *val = NULL;
+	bool hidden = false;
+
+	for (int i = 0; i < n; i++)
+		hidden |= name_free(d, roots[i]);
+	if (!hidden || job->o->dry_run ||
+	    fcp_sys_getxattr(d->dst_fd, -1, NULL, FCP_ROOT_MARKER, &val) != -EOPNOTSUPP) {
+		free(val);
+		return;
+	}
+	pthread_mutex_lock(&job->err_lock);
+	fcp_progress_clear(job);
+	fprintf(job->err, "fastcp: '%s' keeps no extended attributes: a copy interrupted here "
+			  "cannot be taken up by the same command, and its hidden copy holds back "
+			  "later copies of directories into it until it is renamed or removed\n",
+		abs_dir ? abs_dir : ".");
+	pthread_mutex_unlock(&job->err_lock);
+}
+
 bool fcp_leftover_scan(struct fcp_job *job, const struct fcp_dir *d, const char *abs_dir,
 		       struct fcp_root **roots, int n)
 {
@@ -298,6 +392,7 @@ bool fcp_leftover_scan(struct fcp_job *job, const struct fcp_dir *d, const char 
 			close(fd);
 		return true;
 	}
+	warn_unmarkable(job, d, abs_dir, roots, n);
 	while ((r = fcp_sys_readdir(dir, &de)) > 0) {
 		struct statx st;
 		bool is_dir = de->d_type == DT_DIR;

@@ -312,15 +312,25 @@ void fcp_report_left(struct fcp_job *job, const char *src, const struct fcp_root
 	put_path(m.f, src);
 	fputs("' is left as '", m.f);
 	put_path(m.f, root->left);
-	/* The same command takes it up (leftover.c): never a second one. */
+	/* The same command takes it up (leftover.c): never a second one.
+	 * Without a birth time or a marker it is held instead: the user
+	 * renames it, and --sync finishes it. */
 	if (atomic_load(&job->stop))
-		fputs("': the copy was stopped; the same command finishes it\n", m.f);
+		fputs("': the copy was stopped; ", m.f);
 	else if (atomic_load(&root->stale))
 		fputs("': parts of it could not be checked against their source (failed "
-		      "above); the same command finishes it once they can be\n", m.f);
+		      "above); ", m.f);
 	else
-		fprintf(m.f, "': %llu item%s failed (--atomic); the same command finishes it "
-			     "once they can be copied\n", failed, failed == 1 ? "" : "s");
+		fprintf(m.f, "': %llu item%s failed (--atomic); ", failed, failed == 1 ? "" : "s");
+	if (root->src_strong && !root->unmarked)
+		fputs("the same command finishes it", m.f);
+	else
+		fprintf(m.f, "renamed to '%s', the same command with --sync finishes it",
+			root->name ? root->name : "?");
+	fputs(atomic_load(&job->stop)	     ? "\n"
+	      : atomic_load(&root->stale) ? " once they can be\n"
+					     : " once they can be copied\n",
+	      m.f);
 	msg_send(job, &m, job->err, false, NULL, NULL, 0);
 }
 
@@ -393,6 +403,24 @@ void fcp_report_leftover(struct fcp_job *job, const char *path, bool dir, const 
 			  : "' is a temporary file left by an interrupted run; remove it\n",
 		      m.f);
 	}
+	msg_send(job, &m, job->err, false, NULL, NULL, 0);
+}
+
+void fcp_report_lost_name(struct fcp_job *job, const char *path, const char *of)
+{
+	struct msg m;
+
+	if (!msg_open(&m))
+		return;
+	fputs("fastcp: '", m.f);
+	put_path(m.f, path);
+	fputs("' is a finished copy", m.f);
+	if (of) {
+		fputs(" of '", m.f);
+		put_path(m.f, of);
+		fputc('\'', m.f);
+	}
+	fputs(" that another run gave its name to first; compare the two, and remove one\n", m.f);
 	msg_send(job, &m, job->err, false, NULL, NULL, 0);
 }
 

@@ -439,6 +439,20 @@ int fcp_sys_fs_type(int fd, long *type)
 	*type = (long)sf.f_type;
 	return 0;
 }
+int fcp_sys_fs_id(const char *path, uint64_t *id)
+{
+	struct statfs sf;
+	int r;
+	unsigned v[2];
+
+	while ((r = statfs(path, &sf)) < 0 && errno == EINTR)
+		;
+	if (r < 0)
+		return -errno;
+	memcpy(v, &sf.f_fsid, sizeof(v));
+	*id = (uint64_t)v[0] << 32 | v[1];
+	return 0;
+}
 int fcp_sys_writeback_start(int fd, off_t off, off_t len)
 {
 	RET(sync_file_range(fd, off, len, SYNC_FILE_RANGE_WRITE));

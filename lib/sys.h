@@ -78,6 +78,9 @@ int fcp_sys_ftruncate(int fd, off_t len);
 int fcp_sys_fsync(int fd);
 /* The filesystem type of fd (statfs f_type, a *_MAGIC of linux/magic.h). */
 int fcp_sys_fs_type(int fd, long *type);
+/* The filesystem identity of path (statfs f_fsid, following symlinks):
+ * 0 where the filesystem gives none. */
+int fcp_sys_fs_id(const char *path, uint64_t *id);
 /* Start writing back [off, off+len) of fd (0 = to the end); does not wait. */
 int fcp_sys_writeback_start(int fd, off_t off, off_t len);
 /* Write back all of fd's dirty pages and wait for them (no flush of the

@@ -13,7 +13,7 @@
 t_init
 need_fastcp
 need_treecmp
-need_cmd strace
+need_cmd strace setfattr
 need_deny
 [ -x "$FASTCP_BENCH" ] || fail "fastcp-bench missing: $FASTCP_BENCH"
 
@@ -79,6 +79,14 @@ for path in '' --no-io-uring; do
 	[ ! -e n/d ] || fail "a copy under the name that was refused"
 	left=$(find n -mindepth 1 -maxdepth 1 -name '.fcp-*')
 	[ -n "$left" ] || fail "the finished copy was not left anywhere"
+	# A later run names it as what it is: finished, not interrupted.
+	run_fcp s n/e
+	check_rc 0
+	check_grep "^fastcp: '$T/$left' is a finished copy of '$T/s' that another run gave its name to first" \
+		"$T/err"
+	check_nogrep "interrupted" "$T/err" "a finished copy called interrupted"
+	# Its marker says so; the rest is exactly the source.
+	setfattr -x user.fastcp.done "$left" || fail "no user.fastcp.done on $left"
 	check_tree s "$left"
 done
 
