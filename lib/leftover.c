@@ -42,9 +42,9 @@
  * removed, never followed) that the source lacks are removed inside a
  * taken-up copy, which fastcp made and marked, and with --sync --delete
  * (--mirror) in the directories the run walks, where any name the source
- * lacks goes anyway; elsewhere they are only named. --sync also removes
- * an empty, unmarked hidden copy (killed between its mkdir and its
- * marker). --dry-run changes nothing: it only names them; --check says
+ * lacks goes anyway; elsewhere they are only named. An empty, unmarked
+ * hidden copy (killed between its mkdir and its marker) is removed.
+ * --dry-run changes nothing: it only names them; --check says
  * those inside DEST as extras (delete.c).
  *
  * --resume keeps the large files of killed runs (".fcp-resume-*", with a
@@ -266,8 +266,8 @@ static void hold(struct fcp_job *job, const struct fcp_dir *d, const char *abs_d
 }
 
 /* A stopped run's hidden copy, directory name in d: kept locked for the
- * root it is marked for (true), removed when empty and unmarked (--sync:
- * true), or left to be named (false). On a destination without user
+ * root it is marked for (true), removed when empty and unmarked (true),
+ * or left to be named (false). On a destination without user
  * xattrs, every root that would make a new hidden copy is held by it
  * (true): never a second hidden copy of one source. */
 static bool adopted(struct fcp_job *job, const struct fcp_dir *d, const char *abs_dir,
@@ -289,7 +289,11 @@ static bool adopted(struct fcp_job *job, const struct fcp_dir *d, const char *ab
 		return false;
 	}
 	root = marked_for(fd, roots, n, &marked, &unsupported);
-	if (job->o->sync && !marked && fcp_sys_unlinkat(d->dst_fd, name, AT_REMOVEDIR) == 0) {
+	/* Empty and unmarked: killed between its mkdir and its marker, or
+	 * before anything was written. Nothing of anyone's is in it, and a
+	 * run going on would hold its lock: it goes, so the same command
+	 * never leaves it beside its copy. */
+	if (!marked && fcp_sys_unlinkat(d->dst_fd, name, AT_REMOVEDIR) == 0) {
 		close(fd);
 		return true;
 	}

@@ -136,4 +136,16 @@ check_grep "^fastcp: the unfinished copy of '$T/fsrc/t' is left as '$left': 1 it
 check_grep "^fastcp: 1 unfinished copy left under a temporary name" "$T/err"
 check_file "$left/ok"
 check_absent "$left/sub/bad" "the file that failed"
+# Killed between the hidden copy's mkdir and its marker: an empty, unmarked
+# hidden directory. The same command removes it (nothing is in it) and
+# leaves no .fcp-* beside its copy; one with something in it stays, named.
+mkdir -p ek/src && echo e >ek/src/e && mkdir -p ek/d/.fcp-0123456789abcdef-1-0
+run_fcp -T ek/src ek/d/copy
+check_rc 0 "the same command beside an empty unmarked hidden copy"
+check_tree ek/src ek/d/copy
+check_absent ek/d/.fcp-0123456789abcdef-1-0 "the empty unmarked hidden copy"
+mkdir -p ek/d/.fcp-0123456789abcdef-2-0 && echo keep >ek/d/.fcp-0123456789abcdef-2-0/k
+run_fcp -T ek/src ek/d/copy2
+check_eq "$(cat ek/d/.fcp-0123456789abcdef-2-0/k)" keep "a non-empty unmarked hidden copy's file"
+check_grep "ek/d/.fcp-0123456789abcdef-2-0" "$T/err"
 echo "a new root copy appears under its name once done, stopped copies stay hidden"
