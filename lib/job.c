@@ -761,8 +761,8 @@ static bool empty_operand(struct fcp_job *job, char *const *srcs, int nsrc, cons
 }
 
 /* A pid is not unique: every container's first process is PID 1, and a
- * source may hold names shaped like anyone's temporary names. 64 random
- * bits per job are. Without getrandom (before Linux 3.17) the clock, pid
+ * source may hold names shaped like anyone's temporary names. 32 random
+ * bits per job and their tag are (with the O_EXCL retry). Without getrandom (before Linux 3.17) the clock, pid
  * and an address mixed stand in: unique enough with the O_EXCL retry. */
 static void tmp_prefix_init(char *buf, size_t len)
 {
@@ -774,6 +774,9 @@ static void tmp_prefix_init(char *buf, size_t len)
 		r = (uint64_t)ts.tv_sec * 1000000007u ^ (uint64_t)ts.tv_nsec << 20 ^
 		    (uint64_t)getpid() << 40 ^ (uint64_t)(uintptr_t)&ts;
 	}
+	/* The low half is a tag of the high one: a later run can tell its
+	 * own kind's temporary files from a user's file of that shape. */
+	r = (r & 0xffffffff00000000ull) | fcp_leftover_tag((uint32_t)(r >> 32));
 	snprintf(buf, len, ".fcp-%016llx-", (unsigned long long)r);
 }
 

@@ -420,14 +420,20 @@ void fcp_report_leftover(struct fcp_job *job, const char *path, bool dir, const 
 void fcp_report_lost_name(struct fcp_job *job, const char *path, const char *of);
 
 /* leftover.c: name the leftovers of interrupted runs in d's destination
- * directory; by full path in abs_dir when given, else as d's names. With
- * --sync, temporary files of killed runs are removed instead, and a killed
+ * directory; by full path in abs_dir when given, else as d's names.
+ * Temporary files that fastcp made (fcp_leftover_tag) and the source
+ * lacks are removed instead (others only with --mirror), and a killed
  * run's hidden copy for one of roots[0..n) is kept for it to finish
  * (root->adopt_fd) instead of being named. Returns whether the directory
  * may hold a FIFO, device or socket (one seen, a type unknown, or not
  * read): false lets commits rename plainly. */
 bool fcp_leftover_scan(struct fcp_job *job, const struct fcp_dir *d, const char *abs_dir,
 		       struct fcp_root **roots, int n);
+
+/* leftover.c: the low 32 bits of a temporary name's 64-bit prefix, made
+ * from its high 32 (random): a name whose prefix carries its tag is one
+ * fastcp made (a user's file of that shape does so once in 2^32). */
+uint32_t fcp_leftover_tag(uint32_t random);
 
 /* move.c (--move). Rename src (sst) to name in dirfd pfd where one
  * filesystem holds both, over what is there (dstx, or NULL) only as mv

@@ -39,10 +39,12 @@
  * leftover: neither named nor removed. A name's shape alone never gets a
  * file removed: a user may name a file so. Temporary names of killed runs
  * (non-directories of the exact shape owned by this user; a symlink is
- * removed, never followed) that the source lacks are removed inside a
- * taken-up copy, which fastcp made and marked, and with --sync --delete
- * (--mirror) in the directories the run walks, where any name the source
- * lacks goes anyway; elsewhere they are only named. An empty, unmarked
+ * removed, never followed) that the source lacks are removed where fastcp
+ * can tell it made them: by the tag in their prefix (fcp_leftover_tag),
+ * which a user's file has once in 2^32, in any directory the run walks;
+ * inside a taken-up copy, which fastcp made and marked; and with --sync
+ * --delete (--mirror), where any name the source lacks goes anyway.
+ * Elsewhere (an earlier version's names) they are only named. An empty, unmarked
  * hidden copy (killed between its mkdir and its marker) is removed.
  * --dry-run changes nothing: it only names them; --check says
  * those inside DEST as extras (delete.c).
@@ -82,6 +84,33 @@ static bool temp_shaped(const char *n)
 			return false;
 	}
 	return !*n;
+}
+
+uint32_t fcp_leftover_tag(uint32_t x)
+{
+	/* A fixed mix (murmur3's finaliser) of the random half with a
+	 * constant: no secret, only a shape no one writes by chance. */
+	x ^= 0x66637074u; /* "fcpt" */
+	x ^= x >> 16;
+	x *= 0x85ebca6bu;
+	x ^= x >> 13;
+	x *= 0xc2b2ae35u;
+	x ^= x >> 16;
+	return x;
+}
+
+/* Is n a temporary name that fastcp made: temp_shaped, its prefix 16 hex
+ * digits whose low half is the tag of the high one? Earlier versions'
+ * names (pid or untagged random) are not: they are only named. */
+static bool ours(const char *n)
+{
+	unsigned long long p;
+	char *end;
+
+	if (!temp_shaped(n) || strspn(n + 5, "0123456789abcdef") != 16)
+		return false;
+	p = strtoull(n + 5, &end, 16);
+	return end == n + 21 && fcp_leftover_tag((uint32_t)(p >> 32)) == (uint32_t)p;
 }
 
 /* Is the directory name in dirfd the hidden copy of a run going on now? */
@@ -319,13 +348,14 @@ static bool adopted(struct fcp_job *job, const struct fcp_dir *d, const char *ab
 }
 
 /* Are the temporary files of killed runs in d removed? A name's shape
- * proves nothing (a user may name a file so): only inside a taken-up
- * copy, which fastcp made and marked, and where --sync --delete would
- * remove a name the source lacks anyway. Never beside the roots (the
+ * proves nothing (a user may name a file so); its tag does (ours()), and
+ * so does a taken-up copy, which fastcp made and marked; --sync --delete
+ * removes a name the source lacks anyway. Never beside the roots (the
  * directory above DEST's copies, which no option hands to fastcp). */
-static bool tidies(const struct fcp_job *job, const struct fcp_dir *d)
+static bool tidies(const struct fcp_job *job, const struct fcp_dir *d, const char *name)
 {
-	return !d->is_top && ((d->root && d->root->adopted) || (job->o->sync && job->o->delete_extra));
+	return !d->is_top && ((d->root && d->root->adopted) || ours(name) ||
+			      (job->o->sync && job->o->delete_extra));
 }
 
 /* Has the source of d (or a root the scan is for) the name? Then it is
@@ -413,7 +443,8 @@ bool fcp_leftover_scan(struct fcp_job *job, const struct fcp_dir *d, const char 
 			is_dir = fcp_sys_statx(d->dst_fd, de->d_name, AT_SYMLINK_NOFOLLOW, STATX_TYPE,
 					       &st) == 0 && S_ISDIR(st.stx_mode);
 		if (!job->o->dry_run && (is_dir ? adopted(job, d, abs_dir, de->d_name, roots, n)
-						: tidies(job, d) && removed(job, d, abs_dir, de->d_name)))
+						: tidies(job, d, de->d_name) &&
+							  removed(job, d, abs_dir, de->d_name)))
 			continue;
 		/* --check says it as an extra in DEST (delete.c). */
 		if (job->o->check && !d->is_top)

@@ -63,4 +63,29 @@ check_eq "$(cat .fcp-aaaaaaaaaaaaaaaa-1-1 2>&1)" "beside" "--mirror removed a fi
 touch -r src dst
 run_fcp --check -T src dst
 check_rc 0 "--check of an exact copy holding the source's temp-shaped name"
+# A killed run's own temporary file carries its tag (the prefix's low half
+# made from its high half): the same command, plain, removes it and leaves
+# no .fcp-* beside its copy; the user's file of that shape stays. The copy
+# runs at 4 MiB/s and is killed once its temporary file is there.
+mkdir ks && head -c 40M /dev/urandom >ks/big && echo s >ks/small
+mkdir kd && echo "user's" >kd/.fcp-fedcba9876543210-1-3
+"$FASTCP" --bwlimit 4M -j 1 -T ks kd 2>/dev/null &
+pid=$!
+for ((i = 0; i < 1500; i++)); do
+	tmp=$(find kd -maxdepth 1 -name '.fcp-*' ! -name '.fcp-fedcba9876543210-1-3' -print -quit)
+	[ -n "$tmp" ] && break
+	kill -0 "$pid" 2>/dev/null || break
+	sleep 0.02
+done
+[ -n "$tmp" ] || { kill -KILL "$pid"; fail "the killed copy's temporary file never appeared"; }
+kill -KILL "$pid"
+{ wait "$pid"; } 2>/dev/null
+check_file "$tmp" "the killed run's temporary file"
+run_fcp -T ks kd
+check_rc 0 "the same command after a kill"
+check_absent "$tmp" "the killed run's own temporary file after the same command"
+check_grep "removed '$tmp'" "$T/err"
+check_eq "$(cat kd/.fcp-fedcba9876543210-1-3 2>&1)" "user's" "the user's temp-shaped file"
+check cmp ks/big kd/big
+check cmp ks/small kd/small
 echo "temp-shaped names are never removed for their shape alone"
