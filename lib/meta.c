@@ -44,14 +44,16 @@ static bool acl_mirror(const char *key)
 	return !strcmp(key, "trusted.SGI_ACL_FILE") || !strcmp(key, "trusted.SGI_ACL_DEFAULT");
 }
 
-/* The marks fastcp puts on a copy of its own (a hidden copy's, a move's
- * whose source is not all removed yet) are no metadata of the source: not
- * compared, and never removed as an xattr the source lacks (a re-run that
- * set a directory's metadata dropped the move's mark, and the run after it
- * put the rest into DEST/SOURCE). */
+/* The mark fastcp puts on a move's copy whose source is not all removed
+ * yet is no metadata of the source: not compared, and never removed as an
+ * xattr the source lacks (a re-run that set a directory's metadata dropped
+ * it, and the run after it put the rest into DEST/SOURCE). A hidden copy's
+ * mark is taken off before the copy gets its name (dest.c): one found under
+ * a final name (a held copy the user renamed) is stale, and goes as any
+ * xattr the source lacks. */
 static bool own_mark(const char *key)
 {
-	return !strcmp(key, FCP_MOVE_MARKER) || !strcmp(key, FCP_ROOT_MARKER);
+	return !strcmp(key, FCP_MOVE_MARKER);
 }
 
 static bool listed(const char *list, size_t n, const char *key)

@@ -162,7 +162,7 @@ static enum made_by made(struct fcp_job *job, const struct statx *s, const struc
 	size_t lo = 0, hi;
 	enum made_by by = NOT_MADE;
 
-	if (!m)
+	if (!m || !m->n)
 		return NOT_MADE;
 	if (!m->sorted) {
 		qsort(m->v, m->n, sizeof(*m->v), cmp_made);

@@ -135,5 +135,5 @@ finished_intact "by a held copy"
 mv "$hidden" backup/DCIM
 run_fcp --sync card/DCIM backup/
 check_rc 0 "the same command into the renamed copy"
-"$TREECMP" card/DCIM backup/DCIM >/dev/null || fail "backup/DCIM is not card 1"
+check_tree card/DCIM backup/DCIM
 echo "a killed copy is finished only by a copy of the same card"

@@ -148,7 +148,9 @@ if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null && unshare -m true 2>/dev
 	printf 'small\n' >np/a
 	head -c 300000 /dev/urandom >np/b
 	for path in --reflink=never --no-io-uring; do
-		unshare -m sh -c "umount -l /proc && \"\$0\" \"\$@\"" "$FASTCP" $path -T np "np$path" ||
+		# LeakSanitizer (make check-sanitize) cannot work without /proc.
+		ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" \
+			unshare -m sh -c "umount -l /proc && \"\$0\" \"\$@\"" "$FASTCP" $path -T np "np$path" ||
 			fail "copy without /proc ($path)"
 		cmp np/a "np$path/a" && cmp np/b "np$path/b" || fail "copy without /proc differs ($path)"
 	done
