@@ -97,6 +97,10 @@ check_grep "cannot give the finished copy its name 'n/d'" out
 check_eq "$(cat n/d/theirs)" theirs "the directory made meanwhile"
 left=$(find n -mindepth 1 -maxdepth 1 -name '.fcp-*')
 [ -n "$left" ] || fail "the finished copy was not left anywhere"
+# Marked as finished (later runs name it so), else the source's copy.
+getfattr -n user.fastcp.done "$left" >/dev/null 2>&1 ||
+	fail "the finished copy left beside the name carries no user.fastcp.done"
+check setfattr -x user.fastcp.done "$left"
 check_tree big "$left"
 
 if [ -x "$TOOLS/faultfs" ] && declare -F faultfs_mount >/dev/null; then
