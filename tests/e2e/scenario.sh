@@ -13,6 +13,11 @@ t_init
 need_fastcp
 py=/usr/bin/python3
 [ -x $py ] || skip "python3 not installed (Debian package python3)"
+# As root each scenario runs in a mount namespace of its own (its bind and
+# tmpfs mounts go with it); a chroot, whose root is no mount point, cannot
+# make one.
+[ "$(id -u)" != 0 ] || unshare -m --propagation private true 2>/dev/null ||
+	skip "no private mount namespace can be made here (a chroot?): the scenarios' mounts would outlive them"
 top=$(cd "$TESTLIB/../.." && pwd)
 FASTCP=$FASTCP SCENARIO_DIR=$T $py "$top/tests/scenario/scenario.py" check \
 	"${SCENARIO_SEEDS:-1..160}" "${SCENARIO_SECONDS:-300}" >"$T/log" 2>&1
