@@ -20,8 +20,7 @@ need_fastcp
 need_treecmp
 need_root "the sample tree has devices and owners"
 need_cmd setfattr strace
-grep -q 'define HAVE_XXHASH 1' "$(dirname "$FASTCP")/config.h" 2>/dev/null ||
-	skip "built without libxxhash: --check needs it"
+need_built HAVE_XXHASH "built without libxxhash: --check needs it"
 
 t_mktree src nodeep
 run_fcp -T src dst

@@ -22,10 +22,8 @@ flip() {
 need_fastcp
 need_root "mounts a read-only tmpfs"
 need_cmd strace sqlite3 cmp
-grep -q 'define HAVE_SQLITE3 1' "$(dirname "$FASTCP")/config.h" 2>/dev/null ||
-	skip "built without SQLite (check_manifest_nosqlite.sh tests the refusal)"
-grep -q 'define HAVE_XXHASH 1' "$(dirname "$FASTCP")/config.h" 2>/dev/null ||
-	skip "built without libxxhash"
+need_built HAVE_SQLITE3 "built without SQLite (check_manifest_nosqlite.sh tests the refusal)"
+need_built HAVE_XXHASH "built without libxxhash"
 
 q() { sqlite3 "$T/m.db" "$1"; }
 mkdir -p src/sub

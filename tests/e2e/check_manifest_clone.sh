@@ -9,10 +9,8 @@
 t_init
 need_fastcp
 need_cmd sqlite3
-grep -q 'define HAVE_SQLITE3 1' "$(dirname "$FASTCP")/config.h" 2>/dev/null ||
-	skip "built without SQLite"
-grep -q 'define HAVE_XXHASH 1' "$(dirname "$FASTCP")/config.h" 2>/dev/null ||
-	skip "built without libxxhash"
+need_built HAVE_SQLITE3 "built without SQLite"
+need_built HAVE_XXHASH "built without libxxhash"
 t_mount_fs xfs 400M "$T/xfs"
 
 rot() { # FILE OFFSET: one byte changed, size and mtime kept

@@ -10,10 +10,8 @@ t_init
 need_fastcp
 need_root "mounting a strictatime tmpfs needs root"
 need_cmd sqlite3 setpriv
-grep -q 'define HAVE_SQLITE3 1' "$(dirname "$FASTCP")/config.h" 2>/dev/null ||
-	skip "built without SQLite"
-grep -q 'define HAVE_XXHASH 1' "$(dirname "$FASTCP")/config.h" 2>/dev/null ||
-	skip "built without libxxhash"
+need_built HAVE_SQLITE3 "built without SQLite"
+need_built HAVE_XXHASH "built without libxxhash"
 mkdir "$T/mnt"
 mount -t tmpfs -o strictatime,size=64m tmpfs "$T/mnt" || skip "cannot mount tmpfs"
 t_mounts_+=("$T/mnt")

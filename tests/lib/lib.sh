@@ -71,6 +71,9 @@ need_cmd() {
 	local c
 	for c; do command -v "$c" >/dev/null 2>&1 || skip "command '$c' not installed"; done
 }
+# need_built SYMBOL REASON: skip unless the build's probe defined SYMBOL
+# (build/config.h, beside $FASTCP), e.g. need_built HAVE_SQLITE3 "built without SQLite".
+need_built() { grep -q "define $1 1" "$(dirname "$FASTCP")/config.h" 2>/dev/null || skip "$2"; }
 need_fastcp() { [ -x "$FASTCP" ] || fail "fastcp binary missing: $FASTCP (run make all)"; }
 need_treecmp() { [ -x "$TREECMP" ] || fail "treecmp missing: $TREECMP (run make all)"; }
 # need_deny: $DENY, the tool that refuses kernel features (tests/lib/deny.c).
