@@ -11,7 +11,6 @@
 t_init
 need_fastcp
 need_cmd prlimit
-declare -F faultfs_mount >/dev/null || skip "faultfs_mount missing from lib.sh (fault filesystem not merged yet)"
 
 levels=300 swap_at=100
 chain() { # DIR MARKER: a chain of $levels directories "d" in DIR

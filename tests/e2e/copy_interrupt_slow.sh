@@ -8,7 +8,6 @@
 . "${TESTLIB:-$(dirname "$0")/../lib}/lib.sh" || exit 1
 t_init
 need_fastcp
-declare -F faultfs_mount >/dev/null || skip "faultfs_mount missing from lib.sh (fault filesystem not merged yet)"
 
 mkdir backing dst
 head -c 80M /dev/urandom >backing/large   # chunked (from 64 MiB)
