@@ -20,16 +20,16 @@ run() { # NAME COMMAND...: one timed run on a fresh filesystem (NAME -: untimed)
 	shift
 	truncate -s 4G "$img"
 	mkfs.xfs -q -f -m reflink=1 "$img"
-	mount -o loop "$img" "$mnt"
+	mount_image "$img" "$mnt"
 	# The source in the cache (tar writing to /dev/null itself reads nothing).
 	tar -C "$src" -cf - . | cat >/dev/null
 	sync
 	t0=$(now)
-	"$@" >"$mnt.log" 2>&1 || { cat "$mnt.log"; umount "$mnt"; exit 1; }
+	"$@" >"$mnt.log" 2>&1 || { cat "$mnt.log"; umount_image "$mnt"; exit 1; }
 	t1=$(now)
 	sync -f "$mnt"
 	t2=$(now)
-	umount "$mnt"
+	umount_image "$mnt"
 	rm -f "$img"
 	# The floor times itself: its load of the source into memory is not
 	# part of what it measures.

@@ -37,7 +37,7 @@ base=$(cd "$base" && pwd)
 
 mounted=
 cleanup() {
-	[ -z "$mounted" ] || umount "$base/src" || true
+	[ -z "$mounted" ] || umount_image "$base/src" || true
 	rm -rf "$bin"
 }
 trap cleanup EXIT
@@ -67,7 +67,7 @@ fi
 if ! mountpoint -q "$base/src"; then
 	truncate -s "${SRC_FS_SIZE:-8G}" "$base/src.img"
 	mkfs.xfs -q -f -m reflink=1 "$base/src.img"
-	mount -o loop "$base/src.img" "$base/src"
+	mount_image "$base/src.img" "$base/src" "$source_loop"
 	mounted=1
 fi
 

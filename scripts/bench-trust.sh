@@ -26,14 +26,14 @@ out=$(cd "$out" && pwd)
 
 mounted=
 cleanup() {
-	[ -z "$mounted" ] || umount "$base/src" || true
+	[ -z "$mounted" ] || umount_image "$base/src" || true
 	rm -rf "$bin"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 if ! mountpoint -q "$base/src"; then
 	[ -f "$base/src.img" ] || { truncate -s 16G "$base/src.img"; mkfs.xfs -q -f -m reflink=1 "$base/src.img"; }
-	mount -o loop "$base/src.img" "$base/src"
+	mount_image "$base/src.img" "$base/src" "$source_loop"
 	mounted=1
 fi
 tree() { # KIND SCALE: made once, under another name first (never half a tree)

@@ -3,6 +3,9 @@
 # other copiers (tables in RESULTS_DIR/WORKLOAD-MODE.md, the order of the
 # runs in .err), source on an XFS loopback filesystem, destination on a fresh
 # XFS loopback filesystem for every run (as issue 4 of the project asks).
+# The source's loop device reads with direct I/O as a disk does;
+# SOURCE_LOOP=buffered mounts it through a buffered loop instead (see
+# mount_image in bench-common.sh). A source already mounted stays as it is.
 #   sh scripts/benchmarks.sh [RESULTS_DIR] [WORKLOADS...]
 # ROUNDS=N sets the timed rounds of each table (default 3), MODES the cache
 # modes (default "cold warm").
@@ -29,7 +32,7 @@ out=$(cd "$out" && pwd) # the runs below happen in another directory
 if ! mountpoint -q "$base/src"; then
 	truncate -s "${SRC_FS_SIZE:-24G}" "$base/src.img"
 	mkfs.xfs -q -f -m reflink=1 "$base/src.img"
-	mount -o loop "$base/src.img" "$base/src"
+	mount_image "$base/src.img" "$base/src" "$source_loop"
 fi
 cd "$base/src"
 # Scales: small and large at full size; folders at half (1.5 GB) and mixed
