@@ -30,8 +30,8 @@
  * 2026-12-03-folders-large-slow-source.md). So there the pool grows
  * first (sched.c's governor grows it while its workers wait and CPU is
  * left), and batches go through io_uring only once it is as large as it
- * gets and would
- * still grow. A fixed pool (-j) takes io_uring from the start.
+ * gets and would still grow. A fixed pool (-j) takes io_uring from the
+ * start.
  */
 static bool uring_wanted(struct fcp_job *job, struct fcp_dir *d)
 {
