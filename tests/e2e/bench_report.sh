@@ -36,6 +36,8 @@ table mixed-cold 1188 1149700000 '/tmp/b/fastcp {src} {dst}:1.0' 'cp -a {src} {d
 	'mkdir {dst} && tar -C {src} -cf - . | tar -C {dst} -xf -:1.6' 'rsync -a {src}/ {dst}/:F'
 table small-x2-cold 100000 902600000 '/tmp/b/fastcp {src} {dst}:3.0' 'cp -a {src} {dst}:12.0' \
 	'mpirun --allow-run-as-root -np 2 /tmp/b/fastcp-mpi {src} {dst}:2.0'
+# the longest label beside the longest bar: it must still fit the chart
+table slow-cold 5000 45000000 '/tmp/b/fastcp -T {src} {dst}:3.0' 'rclone copy --links {src} {dst}:1.0'
 table verify-large-s1 4 2147500000 '/tmp/b/fastcp {src} {dst}:2.0' '/tmp/b/fastcp --verify {src} {dst}:3.0'
 # a table from before the JSON: its Markdown report
 cat >"$r/small-cold.md" <<'MD'
@@ -68,14 +70,14 @@ sed -n '/^## History/,$p' "$doc" >"$T/tail.want"
 
 python3 "$gen" "$r" --doc "$doc" --svg "$svg" >"$T/out" 2>&1 || { cat "$T/out"; fail "the report failed"; }
 cat "$doc"
-check_eq "$(grep -c '^| new copy\|^| --verify' "$doc")" 4 "one row per table"
+check_eq "$(grep -c '^| new copy\|^| slow source\|^| --verify' "$doc")" 5 "one row per table"
 check_nogrep 'a stale row' "$doc" "the old generated part stayed"
 cmp -s <(sed -n '1,3p' "$doc") "$T/head.want" || fail "the text before the markers changed"
 cmp -s <(sed -n '/^## History/,$p' "$doc") "$T/tail.want" || fail "the history changed"
 check_grep 'commit \*\*abc1234\*\*' "$doc" "the commit is not named"
 # the reader's order: small before mixed, scale 1 before 2, new copies first
 check_eq "$(sed -n '/^|---/,/^$/p' "$doc" | grep -oE '^\| [^|]+ \|' | tr -d '|' | sed 's/^ //; s/ $//' | tr '\n' ';')" \
-	"new copy, small ×1;new copy, small ×2;new copy, mixed ×1;--verify, large ×1;" "row order"
+	"new copy, small ×1;new copy, small ×2;new copy, mixed ×1;slow source, 1 ms a round trip ×1;--verify, large ×1;" "row order"
 row() { grep -F -- "| $1 |" "$doc"; }
 # ratios from the medians: 1.5/5.0; 3/12 (fastcp-mpi is fastcp's own, not a
 # peer); 1.0/1.6 (tar, the fastest that did not fail); 3/2 for --verify
@@ -85,6 +87,8 @@ row 'new copy, small ×2' | grep -q 'fastcp-mpi -np 2 2.000 s (1.50)' || fail "f
 row 'new copy, mixed ×1' | grep -q '| tar pipe 1.600 s | \*\*0.62\*\* |' || fail "mixed's ratio"
 row 'new copy, mixed ×1' | grep -q 'rsync -a FAILED' || fail "a failed command is not said"
 row 'new copy, mixed ×1' | grep -q '1,188 files, 1150 MB' || fail "mixed's source"
+row 'slow source, 1 ms a round trip ×1' | grep -q '| rclone copy --links 1.000 s | \*\*3.00\*\* |' ||
+	fail "the slow source's ratio"
 row '--verify, large ×1' | grep -q '`fastcp --verify` 3.000 s | fastcp 2.000 s | \*\*1.50\*\*' ||
 	fail "--verify is measured against the copy without it"
 
@@ -102,7 +106,7 @@ import sys, xml.etree.ElementTree as ET
 ns = "{http://www.w3.org/2000/svg}"
 r = ET.parse(sys.argv[1]).getroot()
 series = [g for g in r.iter(ns + "g") if g.get("class") == "series"]
-assert len(series) == 4, len(series)
+assert len(series) == 5, len(series)
 tie = [l for l in r.iter(ns + "line") if l.get("class") == "tie"]
 assert len(tie) == 1
 x1 = float(tie[0].get("x1"))
@@ -111,7 +115,8 @@ for g in series:
     label = g.findall(ns + "text")[1]
     end = float(rect.get("x")) + float(rect.get("width"))
     assert float(label.get("x")) > end, (g.get("data-name"), label.get("x"), end)
-    assert float(label.get("x")) + 6 * len(label.text) <= float(r.get("width")), label.text
+    # 7 px a character: a 12 px sans-serif font's widest average
+    assert float(label.get("x")) + 7 * len(label.text) <= float(r.get("width")), label.text
     # a bar shorter than the tie line is a faster fastcp
     ratio = float(label.text.split()[0])
     assert (end < x1) == (ratio < 1), (g.get("data-name"), end, x1, ratio)
