@@ -26,11 +26,12 @@
  * 0.94 s (system CPU 0.37 against 0.84 s); at 1 ms a round trip, 1.15
  * against 1.23 s. Only more requests in flight than the pool's threads
  * can make beat that: at 10 ms, 2.66 s through io_uring (113 in flight)
- * against 3.36 s (82) at the pool's 128 threads (BENCHMARKS-NOTES.md,
- * eleventh measurement). So there the pool grows first (sched.c's
- * governor grows it while its workers wait and CPU is left), and batches
- * go through io_uring only once it is as large as it gets and would
- * still grow. A fixed pool (-j) takes io_uring from the start.
+ * against 3.36 s (82) at the pool's 128 threads (docs/benchmarks/
+ * 2026-12-03-folders-large-slow-source.md). So there the pool grows
+ * first (sched.c's governor grows it while its workers wait and CPU is
+ * left), and batches go through io_uring only once it is as large as it
+ * gets and would still grow. A fixed pool (-j) takes io_uring from the
+ * start.
  */
 static bool uring_wanted(struct fcp_job *job, struct fcp_dir *d)
 {

@@ -13,7 +13,8 @@
  * requests of the file at once instead of one. Direct writes wait for the
  * device, so they pay only where the file has several slots to overlap:
  * files of PIPE_MIN and more (a direct write per file of 500 KB made the
- * folders workload slower, BENCHMARKS-NOTES.md).
+ * folders workload slower: docs/benchmarks/
+ * 2026-12-02-medium-files-direct-write.md).
  *
  * DEST gets its size first: every direct write then lands inside the file,
  * where XFS takes it under a shared lock, instead of growing it (which

@@ -690,7 +690,7 @@ static void rounds_data(struct fcp_worker *w, struct io_uring *ring, struct fcp_
  * where inodes were reused: on an aged XFS, in the seek model of
  * scripts/bench-rotational.sh, this order took 0.76 of inode order's time
  * and less than half its seeks; where the two agree it changes nothing
- * (BENCHMARKS-NOTES.md, a rotational source).
+ * (docs/benchmarks/2026-12-01-rotational-source-modelled.md).
  */
 static int order_reads(const struct fcp_dir *d, const struct small *f, int n, int *ord)
 {

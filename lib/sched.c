@@ -49,8 +49,9 @@
 /* --verify's read-back of a copy from storage (verify.c) is one direct
  * read after another: larger ones spend less of it waiting. Large files,
  * cold, 4 x 256 MiB: 1.74x the time of the copy without --verify with 1 MiB
- * reads, 1.45x with 8 MiB (BENCHMARKS-NOTES.md). Only workers that verify
- * get one. */
+ * reads, 1.45x with 8 MiB (docs/benchmarks/
+ * 2026-12-01-tables-behind-the-summary.md). Only workers that verify get
+ * one. */
 #define FCP_VERIFY_BUF_SIZE (8u << 20)
 
 struct fcp_worker {

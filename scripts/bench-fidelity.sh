@@ -1,6 +1,7 @@
 #!/bin/bash
 # scripts/bench-fidelity.sh: what each copier keeps of the tests' hard-case
-# tree, item by item (BENCHMARKS.md's fidelity table).
+# tree, item by item (BENCHMARKS.md's fidelity row; the table is in
+# docs/benchmarks/2026-12-01-two-scales-beside-dcp.md).
 #   sudo bash scripts/bench-fidelity.sh [OUT.md]
 # The tree is tests/lib/lib.sh's t_mktree (sizes, holes, odd names, a path
 # deeper than PATH_MAX, hard links across directories, every kind of

@@ -1,6 +1,6 @@
 #!/bin/sh
-# The floor of a workload on this machine (BENCHMARKS.md, "The limit on
-# small files"): fastcp-bench floor (the tree written from memory: create,
+# The floor of a workload on this machine ("The limit on small files" in
+# docs/benchmarks/2026-11-30-issue-4-targets.md): fastcp-bench floor (the tree written from memory: create,
 # write, close per file, 2 threads, then syncfs) against fastcp and a peer
 # (the tar pipe, or cp -a, the fastest peer on large files), interleaved in
 # each round, every run on a fresh XFS loopback filesystem, the source read
@@ -47,7 +47,7 @@ res=$out/$w-floor.txt
 : >"$res"
 echo "# NAME TOTAL_S SYNC_AFTER_S (source $src, $rounds rounds)" | tee -a "$res"
 # A warm-up run (the peer), not recorded: the first run of a loop was
-# often its slowest on this machine (BENCHMARKS.md, "Noise").
+# often its slowest on this machine ("Noise" in docs/benchmarks/protocol.md).
 run - sh -c "$peercmd"
 for r in $(seq 1 "$rounds"); do
 	run floor $B floor --threads 2 "$src" "$mnt/out"

@@ -17,6 +17,15 @@
 # TOOLS="..." chooses the commands of the tables, by these names (default
 # all but fastcp-mpi): fastcp fastcp-j8 cp rsync tar fpsync rclone dcp
 # (with PEERS) fastcp-mpi (build/fastcp-mpi by mpirun on 2 ranks).
+# SCALES="1 2" runs every table at each scale in turn (SCALE=K is one).
+# The workload "slow" is small at a tenth of its size read through a source
+# of 1 ms a round trip (compare --source-latency 1).
+# REPORT=1 makes the run that BENCHMARKS.md's table is generated from: the
+# workloads (default all five) at every scale, then the re-runs
+# (scripts/bench-sync.sh) and --verify and --check (scripts/bench-trust.sh)
+# into the same RESULTS_DIR, then scripts/bench-report.py, which rewrites
+# the generated part of BENCHMARKS.md and docs/benchmarks/summary.svg.
+# RESULTS_DIR/commit records the commit measured, for that report.
 # SRC_FS_SIZE (default 24G, sparse) sizes the sources' filesystem image.
 # Needs root (loop devices, cache drops), ~16 GB free in /tmp, fpart and rclone
 # (apt-get install fpart rclone) for the last two peers.
@@ -24,11 +33,17 @@ set -eu
 . "$(dirname "$0")/bench-common.sh"
 shift 2>/dev/null || true
 workloads=${*:-small folders large mixed}
+[ -z "${REPORT:-}" ] || [ $# -gt 0 ] || workloads="small folders large mixed slow"
 rounds=${ROUNDS:-3}
 modes=${MODES:-cold warm}
 base=/tmp/fcp-bench
 mkdir -p "$out" "$base/src" "$base/work"
 out=$(cd "$out" && pwd) # the runs below happen in another directory
+# The report names the commit of its one run; a checkout with changes is
+# not that commit, and says so.
+commit=$(git -C "$top" rev-parse --short HEAD 2>/dev/null || echo unknown)
+git -C "$top" diff --quiet HEAD 2>/dev/null || commit="$commit (with uncommitted changes)"
+echo "$commit" >"$out/commit"
 if ! mountpoint -q "$base/src"; then
 	truncate -s "${SRC_FS_SIZE:-24G}" "$base/src.img"
 	mkfs.xfs -q -f -m reflink=1 "$base/src.img"
@@ -38,13 +53,16 @@ cd "$base/src"
 # Scales: small and large at full size; folders at half (1.5 GB) and mixed
 # at a tenth (1.1 GB) of the seeds' sizes, to fit the machine's time; all
 # of them times SCALE.
-k=${SCALE:-1}
-sfx=; [ "$k" = 1 ] || sfx=-x$k
-for w in $workloads; do
-	case $w in folders) base_scale=0.5 ;; mixed) base_scale=0.1 ;; *) base_scale=1 ;; esac
-	[ -d "$w$sfx" ] || $B gen "$w" "$w$sfx" --seed 1 --scale "$(awk "BEGIN { print $base_scale * $k }")"
+scales=${SCALES:-${SCALE:-1}}
+for k in $scales; do
+	sfx=; [ "$k" = 1 ] || sfx=-x$k
+	for w in $workloads; do
+		kind=$w
+		case $w in folders) base_scale=0.5 ;; mixed|slow) base_scale=0.1 ;; *) base_scale=1 ;; esac
+		[ "$w" = slow ] && kind=small
+		[ -d "$w$sfx" ] || $B gen "$kind" "$w$sfx" --seed 1 --scale "$(awk "BEGIN { print $base_scale * $k }")"
+	done
 done
-fs_size=$(awk "BEGIN { s = 4 * $k; print (s < 4 ? 4 : int(s + 0.999)) }")G
 dcp=
 if [ -n "${PEERS:-}" ]; then
 	[ -x "$PEERS/bin/dcp" ] || { echo "benchmarks.sh: no $PEERS/bin/dcp" >&2; exit 2; }
@@ -71,11 +89,22 @@ for t in $tools; do
 	*) echo "benchmarks.sh: unknown tool '$t'" >&2; exit 2 ;;
 	esac
 done
-for w0 in $workloads; do
-	w=$w0$sfx
-	for mode in $modes; do
-		$B compare --rounds "$rounds" --warmup 1 --$mode --fresh-fs xfs --fs-size "$fs_size" --work-dir "$base/work" \
-			--json "$out/$w-$mode.json" --svg "$out/$w-$mode.svg" "$base/src/$w" -- \
-			"$@" > "$out/$w-$mode.md" 2> "$out/$w-$mode.err"
+for k in $scales; do
+	sfx=; [ "$k" = 1 ] || sfx=-x$k
+	fs_size=$(awk "BEGIN { s = 4 * $k; print (s < 4 ? 4 : int(s + 0.999)) }")G
+	for w0 in $workloads; do
+		w=$w0$sfx lat=
+		[ "$w0" = slow ] && lat="--source-latency 1"
+		for mode in $modes; do
+			# shellcheck disable=SC2086
+			$B compare --rounds "$rounds" --warmup 1 --$mode --fresh-fs xfs --fs-size "$fs_size" --work-dir "$base/work" \
+				$lat --json "$out/$w-$mode.json" --svg "$out/$w-$mode.svg" "$base/src/$w" -- \
+				"$@" > "$out/$w-$mode.md" 2> "$out/$w-$mode.err"
+		done
 	done
 done
+if [ -n "${REPORT:-}" ]; then
+	SCALES=$scales ROUNDS=$rounds sh "$top/scripts/bench-sync.sh" "$out"
+	SCALES=$scales ROUNDS=$rounds TABLES="verify check" sh "$top/scripts/bench-trust.sh" "$out"
+	python3 "$top/scripts/bench-report.py" "$out"
+fi

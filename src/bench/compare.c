@@ -671,6 +671,12 @@ static int check_setup(struct cmp *c, const struct cmp_args *a)
 		snprintf(c->warning, sizeof(c->warning), "--cold without root: the page cache "
 			 "was NOT dropped; these are warm-cache numbers");
 	}
+	/* Dropping the page cache slows every other program on the machine
+	 * for a while: a root user who did not ask for --cold (it is the
+	 * default) is told so once, before the first drop. */
+	if (c->cold && bench_is_root())
+		fprintf(stderr, "fastcp-bench: --cold: the page cache of the whole machine is "
+			"dropped before each run (--warm keeps it)\n");
 	ret = bench_tree_stats(c->src, &c->st);
 	if (ret < 0)
 		return bench_syserr(ret, "read source", c->src), ret;

@@ -222,8 +222,10 @@ int svg_write_bars(const char *path, const struct svg_bar_chart *c)
 			fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"black\"/>\n",
 				left + b->lo / xmax * w, y + (row - 12) / 2.0,
 				left + b->hi / xmax * w, y + (row - 12) / 2.0);
+			/* The label goes right of the whisker's end, where no
+			 * line crosses it: at the bar's end it sat on the whisker. */
 			snprintf(buf, sizeof(buf), "%.3g", b->value);
-			text(f, left + b->value / xmax * w + 6, y + 16, "start", "", buf);
+			text(f, left + fmax(b->value, b->hi) / xmax * w + 6, y + 16, "start", "", buf);
 		}
 		fputs("</g>\n", f);
 	}

@@ -65,6 +65,18 @@ assert "axis x" in g and "axis y" in g, g
 assert g.count("series") >= 3, g
 text = " ".join(t.text or "" for t in r.iter(ns + "text"))
 assert "wall time (s)" in text and "FAILED" in text and "cp -a" in text
+# Each bar's value label starts right of its whisker's end, so that no line
+# crosses the figure it is read by.
+bars = 0
+for s in r.iter(ns + "g"):
+    if s.get("class") != "series" or s.find(ns + "rect") is None:
+        continue
+    bars += 1
+    line, label = s.find(ns + "line"), s.find(ns + "text")
+    whisker_end = max(float(line.get("x1")), float(line.get("x2")))
+    assert float(label.get("x")) > whisker_end, (s.get("data-name"), label.get("x"), whisker_end)
+    assert float(label.get("x")) + 6 * len(label.text) <= float(r.get("width")), label.text
+assert bars >= 2, bars
 PY
 
 # bad input: clear messages, exit 2, nothing run
@@ -130,6 +142,14 @@ check_eq "$(order)" "$seq" "the default seed gives the same order again"
 check_grep "invalid --warmup '101'" out
 "$B" compare --seed 4294967296 src -- 'cp -a {src} {dst}' >out 2>&1; check_eq "$?" 2 "--seed too large"
 check_grep "invalid --seed '4294967296'" out
+
+# --cold as root drops the whole machine's page cache: it says so, once
+if [ "$(id -u)" = 0 ]; then
+	"$B" compare --rounds 1 --warmup 0 src -- 'cp -a {src} {dst}' >out 2>err ||
+		{ cat err; fail "a default (cold) run as root failed"; }
+	check_eq "$(grep -c "page cache of the whole machine is dropped" err)" 1 \
+		"the cache drop is said once on stderr"
+fi
 
 # --cold without root: runs, and says in the report that the cache was kept
 if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
