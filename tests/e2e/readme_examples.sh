@@ -133,7 +133,7 @@ while IFS= read -r line; do
 		check_absent backup/recent/2026/video.mov
 		rm photos/2026/video.mov ;;
 	"fastcp --json --sync -T photos backup/photos | jq '.files, .failed'")
-		command -v jq >/dev/null || { note "jq not installed: '$line' not run"; continue; }
+		command -v jq >/dev/null || fail "jq not installed (mk/packages has it): '$line' not run"
 		head -c 1000 /dev/urandom >photos/2026/f.jpg
 		new=$(comm -23 <(cd photos && find . -type f | sort) <(cd backup/photos && find . -type f | sort) | wc -l)
 		[ "$new" -ge 2 ] || fail "the sample should have new files here, has $new"
