@@ -483,8 +483,8 @@ static int parse_habit(int c, const char *arg, struct fcp_options *o)
 		o->preserve &= ~FCP_PRESERVE_CONTEXT;
 		break;
 	case OPT_KEEP_DIR_SYMLINK:
-		return bad("%s", "fastcp has no --keep-directory-symlink: it never writes through "
-			   "a symlink in DEST; copy into the directory the symlink points to");
+		return bad("%s", "--keep-directory-symlink is not supported: fastcp never writes "
+			   "through a symlink in DEST; copy into the directory the symlink points to");
 	case OPT_INPLACE: o->in_place = true; break;
 	/* -n, named by rsync: it says what it means, so --delete may go with it. */
 	case OPT_IGNORE_EXISTING:
@@ -499,12 +499,13 @@ static int parse_habit(int c, const char *arg, struct fcp_options *o)
 				   "--stats, and -v prints each item)", arg);
 		break;
 	case 'z': case OPT_COMPRESS:
-		return bad("%s", "fastcp has no -z (--compress): it copies between local paths");
+		return bad("%s", "-z (--compress) is not supported: fastcp copies between local "
+			   "paths, with nothing to compress");
 	case OPT_PARTIAL:
-		return bad("%s", "fastcp has no --partial: a file gets its name only when whole; "
+		return bad("%s", "--partial is not supported: a file gets its name only when whole; "
 			   "use --resume to finish a killed run's large files where they stopped");
 	case OPT_REMOVE_SOURCE:
-		return bad("%s", "fastcp has no --remove-source-files: use --move (each source goes "
+		return bad("%s", "--remove-source-files is not supported: use --move (each source goes "
 			   "once its copy is durable)");
 	default:
 		return FCP_EXIT_USAGE;
