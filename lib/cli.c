@@ -902,13 +902,6 @@ int fcp_cli_parse(int argc, char **argv, struct fcp_options *o, char ***srcs, in
 		*dst = argv[optind];
 		return argv[optind][0] ? 0 : bad("%s", "empty destination operand ''");
 	}
-	/* A dry run would have to say which sources go: it cannot know
-	 * which copies would succeed. */
-	if (o->move && o->dry_run)
-		return bad("%s", "--dry-run cannot show a --move");
-	/* A rename takes a directory whole, what a filter leaves out too. */
-	if (o->move && fcp_options_filter(o))
-		return bad("%s", "--move cannot be combined with filters");
 	/* The metadata alone, or a link to the source, is no copy of the
 	 * data: the source would go and its bytes with it. */
 	if (fcp_move_conflict(o))

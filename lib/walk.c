@@ -144,6 +144,8 @@ static void emit(struct fcp_worker *w, struct fcp_dir *d, struct batch *b, const
 	if (fcp_options_filter(job->o) &&
 	    (pick = fcp_plan_pick(job, d, name, &type)) != FCP_PICK_COPY) {
 		atomic_fetch_add(&job->c.excluded, 1);
+		if (job->o->move)
+			fcp_move_left_out(job, d->src_fd, name);
 		if (d->seen && !(pick == FCP_PICK_RULE && job->o->delete_excluded))
 			fcp_names_add(job, d, name);
 		return;
