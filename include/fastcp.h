@@ -84,6 +84,9 @@ struct fcp_options {
 	bool exclude_caches;    /* skip directories with a CACHEDIR.TAG */
 	bool one_file_system;   /* -x: mount points copied empty */
 	bool delete_excluded;   /* --delete takes excluded entries too */
+	bool prune_empty_dirs;  /* -m: a directory left empty (filtered out, or
+				   empty in the source) is not kept in the copy
+				   (lib/delete.c, at its finish) */
 	long long min_size;     /* regular files smaller are left out; 0 */
 	long long max_size;     /* larger; -1 = no bound */
 	long long newer_than;   /* mtime (ns since the epoch) at or before it:

@@ -178,7 +178,7 @@ enum { OPT_RETRIES = 1024, OPT_RETRY_WAIT, OPT_BWLIMIT, OPT_IOLIMIT }; /* issue 
 enum {
 	OPT_CONTEXT = 1280, OPT_KEEP_DIR_SYMLINK, OPT_PARTIAL, OPT_INPLACE, OPT_IGNORE_EXISTING,
 	OPT_REMOVE_SOURCE, OPT_SIZE_ONLY, OPT_INFO, OPT_COMPRESS, OPT_HUMAN, OPT_ACLS,
-	OPT_XATTRS,
+	OPT_XATTRS, OPT_PRUNE_EMPTY,
 };
 
 static const struct option longopts[] = {
@@ -235,6 +235,7 @@ static const struct option longopts[] = {
 	{ "human-readable", no_argument, NULL, OPT_HUMAN },
 	{ "acls", no_argument, NULL, OPT_ACLS },
 	{ "xattrs", no_argument, NULL, OPT_XATTRS },
+	{ "prune-empty-dirs", no_argument, NULL, OPT_PRUNE_EMPTY },
 	/* cp's own options */
 	{ "no-clobber", no_argument, NULL, 'n' },
 	{ "force", no_argument, NULL, 'f' },
@@ -486,6 +487,7 @@ static int parse_habit(int c, const char *arg, struct fcp_options *o)
 		return bad("%s", "--keep-directory-symlink is not supported: fastcp never writes "
 			   "through a symlink in DEST; copy into the directory the symlink points to");
 	case OPT_INPLACE: o->in_place = true; break;
+	case 'm': case OPT_PRUNE_EMPTY: o->prune_empty_dirs = true; break;
 	/* -n, named by rsync: it says what it means, so --delete may go with it. */
 	case OPT_IGNORE_EXISTING:
 		o->update = FCP_UPDATE_NONE;
@@ -854,7 +856,7 @@ int fcp_cli_parse(int argc, char **argv, struct fcp_options *o, char ***srcs, in
 	 * operands, as in cp ("fastcp a b -v"); "--" ends them. */
 	optind = 0;
 	opterr = 0; /* our own messages, without the program's path */
-	while ((c = getopt_long(argc, argv, ":arRTPLvqucxj:nibS:t:HlsfpdZhzAX", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":arRTPLvqucxj:nibS:t:HlsfpdZhzAXm", longopts, NULL)) != -1) {
 		if (c == OPT_HELP) {
 			fputs(usage_text, stdout);
 			return -1;

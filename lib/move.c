@@ -445,6 +445,9 @@ static bool prune(struct fcp_job *job, int sdir, const char *sname, int ddir, co
 		return false;
 	}
 	if ((r = fcp_sys_statx(ddir, dname, AT_SYMLINK_NOFOLLOW, STATX_BASIC_STATS, &d)) < 0) {
+		/* Pruned (-m): nothing in it was moved; it stays, unnamed. */
+		if (r == -ENOENT && S_ISDIR(s.stx_mode) && job->o->prune_empty_dirs)
+			return false;
 		kept(job, path, "its copy is missing", 0);
 		return false;
 	}
