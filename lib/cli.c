@@ -856,6 +856,12 @@ int fcp_cli_parse(int argc, char **argv, struct fcp_options *o, char ***srcs, in
 	 * operands, as in cp ("fastcp a b -v"); "--" ends them. */
 	optind = 0;
 	opterr = 0; /* our own messages, without the program's path */
+	/* -h is rsync's --human-readable (accepted); alone, as in rsync, the
+	 * person asks for help. */
+	if (argc == 2 && !strcmp(argv[1], "-h")) {
+		fputs(usage_text, stdout);
+		return -1;
+	}
 	while ((c = getopt_long(argc, argv, ":arRTPLvqucxj:nibS:t:HlsfpdZhzAXm", longopts, NULL)) != -1) {
 		if (c == OPT_HELP) {
 			fputs(usage_text, stdout);

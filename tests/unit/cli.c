@@ -195,6 +195,7 @@ int main(void)
 	CHECK(parse(&o, (char *[]){ "fastcp", "--size-only", "a", "b", NULL }) == 1);
 	CHECK(o.size_only && o.sync);
 	CHECK(parse_rc((char *[]){ "fastcp", "-z", "a", "b", NULL }) == FCP_EXIT_USAGE);
+	CHECK(parse_rc((char *[]){ "fastcp", "-h", NULL }) == -1); /* alone: help */
 	CHECK(parse_rc((char *[]){ "fastcp", "--partial", "a", "b", NULL }) == FCP_EXIT_USAGE);
 	CHECK(parse(&o, (char *[]){ "fastcp", "-u", "a", "b", NULL }) == 1 && !o.sync &&
 	      o.update == FCP_UPDATE_OLDER);
