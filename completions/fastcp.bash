@@ -14,7 +14,7 @@ _fastcp_values()
 	--symlinks) echo keep follow rewrite skip ;;
 	--reflink) echo auto always never ;;
 	--direct-read) echo auto always never ;;
-	--no-preserve | --preserve) echo mode ownership timestamps xattr links all ;;
+	--no-preserve | --preserve) echo mode ownership timestamps xattr links context all ;;
 	--dedup) echo off reflink hardlink ;;
 	--progress) echo auto bar plain none ;;
 	--sparse) echo auto always never ;;

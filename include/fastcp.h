@@ -63,7 +63,9 @@ enum {
 	FCP_PRESERVE_TIMES = 1 << 2,
 	FCP_PRESERVE_XATTR = 1 << 3, /* all xattrs, POSIX ACLs and labels */
 	FCP_PRESERVE_LINKS = 1 << 4, /* hard links within the copied set */
-	FCP_PRESERVE_ALL = 0x1f,
+	FCP_PRESERVE_CONTEXT = 1 << 5, /* the SELinux label (security.selinux);
+					  cleared by -Z: the copy gets its place's */
+	FCP_PRESERVE_ALL = 0x3f,
 };
 
 struct fcp_options {
@@ -82,6 +84,9 @@ struct fcp_options {
 	bool exclude_caches;    /* skip directories with a CACHEDIR.TAG */
 	bool one_file_system;   /* -x: mount points copied empty */
 	bool delete_excluded;   /* --delete takes excluded entries too */
+	bool prune_empty_dirs;  /* -m: a directory left empty (filtered out, or
+				   empty in the source) is not kept in the copy
+				   (lib/delete.c, at its finish) */
 	long long min_size;     /* regular files smaller are left out; 0 */
 	long long max_size;     /* larger; -1 = no bound */
 	long long newer_than;   /* mtime (ns since the epoch) at or before it:
@@ -93,6 +98,9 @@ struct fcp_options {
 	bool sync;              /* -u: an up-to-date copy (type, size, mtime)
 				   is skipped, its metadata brought up to date */
 	bool checksum;          /* -c: the same, deciding data by content */
+	bool size_only;         /* --size-only: with --sync, a regular file of
+				   the same size is up to date, whatever its
+				   mtime (its metadata is brought up to date) */
 	bool check;             /* --check: compare each SOURCE with its copy
 				   (content by XXH3-128, metadata), one line per
 				   difference on out; nothing is written
@@ -113,6 +121,8 @@ struct fcp_options {
 	FILE *out;              /* where --dry-run lines go; NULL = stdout */
 	/* cp's own options (issue 20); what exists is decided in lib/plan.c: */
 	enum fcp_update update; /* -n (none), -u (older); default all */
+	bool ignore_existing;   /* (the command line's --ignore-existing: -n
+				   by rsync's name, which may go with --delete) */
 	bool interactive;       /* -i: ask on stderr before replacing a file */
 	enum fcp_backup backup; /* --backup: keep each replaced file */
 	const char *backup_suffix; /* -S: "~" by default */

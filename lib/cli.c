@@ -17,6 +17,7 @@
 #include <getopt.h>
 #include <limits.h>
 #include <time.h>
+#include <unistd.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -110,8 +111,8 @@ static const char usage_text[] =
 	"                                2026-01-31[ HH:MM[:SS]], @EPOCH, or 7d, 12h)\n"
 	"      --older-than WHEN         copy only what was modified before WHEN (a\n"
 	"                                date, @EPOCH, or an age such as 7d, 12h, 2w)\n"
-	"      --prune-empty-dirs        leave out the directories the filters left\n"
-	"                                empty\n"
+	"  -m, --prune-empty-dirs        leave out the directories the filters left\n"
+	"                                empty (as rsync -m)\n"
 	"\n"
 	"Output:\n"
 	"  -v, --verbose                 print each item as it is done, as cp -v does\n"
@@ -136,8 +137,9 @@ static const char usage_text[] =
 	"\n"
 	"cp compatibility (and rsync habits; see 'Differences from cp' in fastcp(1)):\n"
 	"  -a, -r, -R, --archive, --recursive  accepted for habit (always on)\n"
-	"  -p, -d, -Z, --preserve=context  accepted for habit (archive mode is on)\n"
-	"      --keep-directory-symlink  follow a symlink to a directory in DEST, as cp\n"
+	"  -p, -d, --preserve=context    accepted for habit (archive mode is on)\n"
+	"  -Z, --context                 the copy gets its place's default SELinux\n"
+	"                                label, not its source's\n"
 	"  -n, --no-clobber              replace no existing file\n"
 	"  -i, --interactive             ask before replacing a file (answer on stdin)\n"
 	"  -u, --update[=WHICH]          replace only files older than their source\n"
@@ -160,13 +162,19 @@ static const char usage_text[] =
 	"                                never\n"
 	"      --copy-contents           read FIFOs and devices as files: their data\n"
 	"                                becomes a regular file\n"
-	"  -A, -X, -h                    rsync's: accepted (ACLs and xattrs are always\n"
-	"                                kept; sizes are always readable)\n"
+	"  -A, -X, -h, --acls, --xattrs, --human-readable  rsync's: accepted (ACLs and\n"
+	"                                xattrs are always kept; sizes are always\n"
+	"                                readable); -h alone shows this help\n"
 	"      --inplace                 rsync's spelling of --in-place\n"
-	"      --ignore-existing         rsync's: replace no existing file (as -n)\n"
+	"      --ignore-existing         rsync's: replace no existing file (as -n;\n"
+	"                                it may go with --delete)\n"
+	"      --size-only               rsync's: as --sync, but a file of the same\n"
+	"                                size is up to date whatever its mtime\n"
 	"      --info=progress2          rsync's: a status line for the whole copy\n"
+	"                                (--info=stats2: --stats)\n"
 	"  rsync's -z (--compress), --partial and --remove-source-files are refused,\n"
-	"  naming fastcp's way: local paths only; --resume; --move.\n"
+	"  naming fastcp's way: local paths only; --resume; --move. So is cp's\n"
+	"  --keep-directory-symlink: a symlink in DEST is never followed.\n"
 	"\n"
 	"Tuning:\n"
 	"  -j, --threads N               worker threads (default 3 per CPU, at most 32,\n"
@@ -213,6 +221,13 @@ enum {
 enum { OPT_CHECK = 512, OPT_MANIFEST }; /* issue 19 */
 enum { OPT_ATOMIC = 3301 }; /* issue 33 */
 enum { OPT_RETRIES = 1024, OPT_RETRY_WAIT, OPT_BWLIMIT, OPT_IOLIMIT }; /* issue 20: limits */
+/* Habits of cp and rsync users (issue 35): their options taken with their
+ * meaning where it fits fastcp, else refused naming fastcp's way. */
+enum {
+	OPT_CONTEXT = 1280, OPT_KEEP_DIR_SYMLINK, OPT_PARTIAL, OPT_INPLACE, OPT_IGNORE_EXISTING,
+	OPT_REMOVE_SOURCE, OPT_SIZE_ONLY, OPT_INFO, OPT_COMPRESS, OPT_HUMAN, OPT_ACLS,
+	OPT_XATTRS, OPT_PRUNE_EMPTY,
+};
 
 static const struct option longopts[] = {
 	{ "archive", no_argument, NULL, 'a' },
@@ -256,6 +271,19 @@ static const struct option longopts[] = {
 	{ "retry-wait", required_argument, NULL, OPT_RETRY_WAIT },
 	{ "bwlimit", required_argument, NULL, OPT_BWLIMIT },
 	{ "iolimit", required_argument, NULL, OPT_IOLIMIT },
+	{ "context", optional_argument, NULL, OPT_CONTEXT },
+	{ "keep-directory-symlink", no_argument, NULL, OPT_KEEP_DIR_SYMLINK },
+	{ "partial", no_argument, NULL, OPT_PARTIAL },
+	{ "inplace", no_argument, NULL, OPT_INPLACE },
+	{ "ignore-existing", no_argument, NULL, OPT_IGNORE_EXISTING },
+	{ "remove-source-files", no_argument, NULL, OPT_REMOVE_SOURCE },
+	{ "size-only", no_argument, NULL, OPT_SIZE_ONLY },
+	{ "info", required_argument, NULL, OPT_INFO },
+	{ "compress", no_argument, NULL, OPT_COMPRESS },
+	{ "human-readable", no_argument, NULL, OPT_HUMAN },
+	{ "acls", no_argument, NULL, OPT_ACLS },
+	{ "xattrs", no_argument, NULL, OPT_XATTRS },
+	{ "prune-empty-dirs", no_argument, NULL, OPT_PRUNE_EMPTY },
 	/* cp's own options */
 	{ "no-clobber", no_argument, NULL, 'n' },
 	{ "force", no_argument, NULL, 'f' },
@@ -305,7 +333,8 @@ static int preserve_bits(const char *list)
 	static const struct { const char *name; int bits; } names[] = {
 		{ "mode", FCP_PRESERVE_MODE }, { "ownership", FCP_PRESERVE_OWNER },
 		{ "timestamps", FCP_PRESERVE_TIMES }, { "xattr", FCP_PRESERVE_XATTR },
-		{ "links", FCP_PRESERVE_LINKS }, { "all", FCP_PRESERVE_ALL },
+		{ "links", FCP_PRESERVE_LINKS }, { "context", FCP_PRESERVE_CONTEXT },
+		{ "all", FCP_PRESERVE_ALL },
 	};
 	char *copy = strdup(list), *tok, *rest = copy;
 	int bits = 0;
@@ -376,6 +405,8 @@ static int backup_control(const char *arg)
 	return found;
 }
 
+static int parse_habit(int c, const char *arg, struct fcp_options *o);
+
 /* cp's own options: one block, so that the table above stays readable. */
 static int parse_cp(int c, const char *arg, struct fcp_options *o)
 {
@@ -385,7 +416,11 @@ static int parse_cp(int c, const char *arg, struct fcp_options *o)
 	int v;
 
 	switch (c) {
-	case 'n': o->update = FCP_UPDATE_NONE; o->interactive = false; break;
+	case 'n':
+		o->update = FCP_UPDATE_NONE;
+		o->interactive = false;
+		o->ignore_existing = false;
+		break;
 	case 'i':
 		o->interactive = true;
 		if (o->update == FCP_UPDATE_NONE) /* the last of -i and -n wins */
@@ -443,6 +478,85 @@ static int parse_cp(int c, const char *arg, struct fcp_options *o)
 			return bad("invalid --sparse value '%s' (auto, always, never)", arg);
 		o->sparse = (enum fcp_sparse)v;
 		break;
+	default:
+		return parse_habit(c, arg, o);
+	}
+	return 0;
+}
+
+/* --info=FLAGS: rsync's progress2 (and progress1) is --progress, stats
+ * (stats1, stats2) is --stats; -1 for the others. */
+static int parse_info(const char *arg, struct fcp_options *o)
+{
+	char *copy = strdup(arg), *tok, *rest = copy;
+	int r = copy ? 0 : -1;
+
+	while (r == 0 && (tok = strsep(&rest, ","))) {
+		if (!strcmp(tok, "progress1") || !strcmp(tok, "progress2"))
+			o->progress = FCP_PROGRESS_BAR;
+		else if (!strcmp(tok, "stats") || !strcmp(tok, "stats1") || !strcmp(tok, "stats2"))
+			o->stats = true;
+		else
+			r = -1;
+	}
+	free(copy);
+	return r;
+}
+
+/*
+ * Options cp and rsync users type by habit. Where fastcp does the same
+ * already (it keeps everything by default), they are accepted; where it
+ * has its own way, the refusal names it; fastcp never guesses a meaning
+ * that could cost data.
+ */
+static int parse_habit(int c, const char *arg, struct fcp_options *o)
+{
+	switch (c) {
+	/* cp -p keeps mode, owner and times; rsync -A, -X ACLs and xattrs;
+	 * rsync -h only changes how numbers are printed. */
+	case 'p': case 'A': case 'X': case 'h':
+	case OPT_ACLS: case OPT_XATTRS: case OPT_HUMAN:
+		break;
+	/* cp -d: --no-dereference --preserve=links, both the default. */
+	case 'd':
+		o->symlinks = FCP_SYMLINKS_KEEP;
+		o->deref_args = false;
+		o->preserve |= FCP_PRESERVE_LINKS;
+		break;
+	/* cp -Z: the copy gets the default SELinux context of its place, as
+	 * a new file there would, not its source's. */
+	case 'Z': case OPT_CONTEXT:
+		if (arg)
+			return bad("--context=%s: fastcp cannot give a named SELinux context; -Z "
+				   "gives each copy the default context of its place", arg);
+		o->preserve &= ~FCP_PRESERVE_CONTEXT;
+		break;
+	case OPT_KEEP_DIR_SYMLINK:
+		return bad("%s", "--keep-directory-symlink is not supported: fastcp never writes "
+			   "through a symlink in DEST; copy into the directory the symlink points to");
+	case OPT_INPLACE: o->in_place = true; break;
+	case 'm': case OPT_PRUNE_EMPTY: o->prune_empty_dirs = true; break;
+	/* -n, named by rsync: it says what it means, so --delete may go with it. */
+	case OPT_IGNORE_EXISTING:
+		o->update = FCP_UPDATE_NONE;
+		o->interactive = false;
+		o->ignore_existing = true;
+		break;
+	case OPT_SIZE_ONLY: o->size_only = o->sync = true; break;
+	case OPT_INFO:
+		if (parse_info(arg, o) < 0)
+			return bad("invalid --info value '%s' (progress2 is --progress, stats2 is "
+				   "--stats, and -v prints each item)", arg);
+		break;
+	case 'z': case OPT_COMPRESS:
+		return bad("%s", "-z (--compress) is not supported: fastcp copies between local "
+			   "paths, with nothing to compress");
+	case OPT_PARTIAL:
+		return bad("%s", "--partial is not supported: a file gets its name only when whole; "
+			   "use --resume to finish a killed run's large files where they stopped");
+	case OPT_REMOVE_SOURCE:
+		return bad("%s", "--remove-source-files is not supported: use --move (each source goes "
+			   "once its copy is durable)");
 	default:
 		return FCP_EXIT_USAGE;
 	}
@@ -521,6 +635,23 @@ static int parse_when(const char *arg, long long *out)
 	return tm.tm_mday == n ? 0 : -1; /* "2026-02-30" moved on to March */
 }
 
+/* The text of an --exclude-from file, read once to its end as rsync reads
+ * it: "-" is stdin, and a pipe (a shell's <(...), /dev/fd/N) or a symlink
+ * the user named is read as well as a file. */
+static ssize_t read_rules(const char *arg, char **text)
+{
+	int fd = strcmp(arg, "-") ? fcp_sys_openat(AT_FDCWD, arg, O_RDONLY | O_NOCTTY | O_CLOEXEC, 0)
+				  : STDIN_FILENO;
+	ssize_t n;
+
+	if (fd < 0)
+		return fd;
+	n = fcp_sys_read_stream(fd, 16 << 20, text);
+	if (fd != STDIN_FILENO)
+		close(fd);
+	return n;
+}
+
 /* A rule of --exclude or --include, or the rules of an --exclude-from
  * file, added to the options' list. */
 static int add_rules(struct fcp_options *o, int c, const char *arg)
@@ -538,10 +669,9 @@ static int add_rules(struct fcp_options *o, int c, const char *arg)
 				   c == OPT_INCLUDE ? "include" : "exclude");
 		return r < 0 ? bad("%s", "out of memory") : 0;
 	}
-	n = fcp_sys_read_file(AT_FDCWD, arg, 16 << 20, &text);
+	n = read_rules(arg, &text);
 	if (n < 0)
-		return bad("cannot read --exclude-from file '%s': %s", arg,
-			   n == -EINVAL ? "not a regular file" : strerror((int)-n));
+		return bad("cannot read --exclude-from file '%s': %s", arg, strerror((int)-n));
 	r = fcp_rules_parse(&o->filter->rules, text, (size_t)n);
 	free(text);
 	return r < 0 ? bad("%s", "out of memory") : 0;
@@ -774,7 +904,13 @@ int fcp_cli_parse(int argc, char **argv, struct fcp_options *o, char ***srcs, in
 	 * operands, as in cp ("fastcp a b -v"); "--" ends them. */
 	optind = 0;
 	opterr = 0; /* our own messages, without the program's path */
-	while ((c = getopt_long(argc, argv, ":arRTPLvqucxj:nibS:t:Hlsf", longopts, NULL)) != -1) {
+	/* -h is rsync's --human-readable (accepted); alone, as in rsync, the
+	 * person asks for help. */
+	if (argc == 2 && !strcmp(argv[1], "-h")) {
+		fputs(usage_text, stdout);
+		return -1;
+	}
+	while ((c = getopt_long(argc, argv, ":arRTPLvqucxj:nibS:t:HlsfpdZhzAXm", longopts, NULL)) != -1) {
 		if (c == OPT_HELP) {
 			fputs(usage_text, stdout);
 			return -1;
@@ -800,6 +936,13 @@ int fcp_cli_parse(int argc, char **argv, struct fcp_options *o, char ***srcs, in
 	}
 	if (o->max_delete >= 0 && !o->delete_extra)
 		return bad("%s", "--max-delete limits --delete or --mirror, given neither");
+	/* rsync always quick-checks: a --delete that copied every file again
+	 * would be the slow surprise of a backup's re-run. -c decides by
+	 * content instead. */
+	if (o->delete_extra && !o->checksum)
+		o->sync = true;
+	if (o->size_only && (o->check || o->checksum))
+		return bad("%s", "--size-only decides by size, --check and -c by content: not both");
 	/* No file could pass both: a slip of the keyboard, not a copy of
 	 * nothing to be reported as a success. */
 	if (o->max_size >= 0 && o->min_size > o->max_size)
@@ -815,13 +958,6 @@ int fcp_cli_parse(int argc, char **argv, struct fcp_options *o, char ***srcs, in
 		*dst = argv[optind];
 		return argv[optind][0] ? 0 : bad("%s", "empty destination operand ''");
 	}
-	/* A dry run would have to say which sources go: it cannot know
-	 * which copies would succeed. */
-	if (o->move && o->dry_run)
-		return bad("%s", "--dry-run cannot show a --move");
-	/* A rename takes a directory whole, what a filter leaves out too. */
-	if (o->move && fcp_options_filter(o))
-		return bad("%s", "--move cannot be combined with filters");
 	/* The metadata alone, or a link to the source, is no copy of the
 	 * data: the source would go and its bytes with it. */
 	if (fcp_move_conflict(o))
@@ -829,7 +965,7 @@ int fcp_cli_parse(int argc, char **argv, struct fcp_options *o, char ***srcs, in
 			   "before the source goes", fcp_move_conflict(o));
 	/* rsync's -n is a dry run: a user who means one must not get
 	 * deletions for real, as cp's no-clobber would give. */
-	if (o->update == FCP_UPDATE_NONE && o->delete_extra)
+	if (o->update == FCP_UPDATE_NONE && o->delete_extra && !o->ignore_existing)
 		return bad("%s", "-n (--no-clobber, --update=none) is not a dry run and cannot be "
 			   "combined with --delete or --mirror: use --dry-run to see what would "
 			   "be deleted");

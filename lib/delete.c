@@ -560,3 +560,37 @@ void fcp_delete_extras(struct fcp_worker *w, struct fcp_dir *d)
 	names_clear(&extra);
 	free(dpath);
 }
+
+bool fcp_delete_pruned(struct fcp_job *job, struct fcp_dir *d)
+{
+	const struct fcp_options *o = job->o;
+	struct fcp_dir *p = d->parent;
+	struct statx st;
+	int r;
+
+	if (!o->prune_empty_dirs || o->dry_run || o->check || d->depth <= 0 || d->is_top ||
+	    atomic_load(&d->failed_in) || atomic_load(&job->stop))
+		return false;
+	/* One that was there before goes only as --delete takes what the
+	 * source lacks (rsync's --delete takes a pruned directory), and never
+	 * past a --max-delete. */
+	if (!d->made && !(o->delete_extra && o->max_delete < 0))
+		return false;
+	if (fcp_dir_pin(job, p) < 0)
+		return false;
+	/* Still the directory made or met under its name: rmdir takes it
+	 * only empty, so nothing in it can go with it. */
+	r = fcp_sys_statx(p->dst_fd, d->dst_name, AT_SYMLINK_NOFOLLOW, STATX_TYPE | STATX_INO, &st);
+	if (r == 0 && S_ISDIR(st.stx_mode) && st.stx_ino == d->dst_ino &&
+	    fcp_statx_dev(&st) == d->dst_dev)
+		r = fcp_sys_unlinkat(p->dst_fd, d->dst_name, AT_REMOVEDIR);
+	else if (r == 0)
+		r = -ESTALE;
+	fcp_dir_unpin(job, p);
+	/* Made and taken back: not a directory copied. */
+	if (r == 0 && d->made)
+		atomic_fetch_sub(&job->c.dirs, 1);
+	else if (r == 0)
+		atomic_fetch_add(&job->c.deleted, 1);
+	return r == 0;
+}

@@ -39,4 +39,11 @@ void fcp_delete_extras(struct fcp_worker *w, struct fcp_dir *d);
  * reporting it. */
 int fcp_delete_entry(struct fcp_job *job, struct fcp_dir *d, const char *name);
 
+/* --prune-empty-dirs: d is finished and its extras gone; remove its copy
+ * if it is empty, as rsync -m does not make it: one this run made, or,
+ * with --delete, one that was there (the source has nothing for it).
+ * Never the root copy, nor where an item below failed. True if removed:
+ * d then takes no metadata. */
+bool fcp_delete_pruned(struct fcp_job *job, struct fcp_dir *d);
+
 #endif

@@ -304,6 +304,13 @@ static bool same_file_ok(struct fcp_job *job, const char *src, const struct stat
 /* Whether the copy of src (sst) to name in dst must be refused though it
  * can be made: returns true after reporting why. dstx is what is at the
  * destination now, or NULL; pfd the directory of name. */
+/* A filtered --move of a directory: a rename would take what the filters
+ * leave out too; copied, only what they choose goes (move.c). */
+static bool filtered_dir(const struct fcp_job *job, const struct statx *st)
+{
+	return S_ISDIR(st->stx_mode) && fcp_options_filter(job->o);
+}
+
 static bool refused(struct fcp_job *job, const struct fcp_operand *op, const char *dst, bool into,
 		    const struct statx *sst, const struct statx *dstx, int pfd, const char *name)
 {
@@ -428,7 +435,7 @@ static struct fcp_item *prepare(struct fcp_job *job, const struct fcp_operand *o
 	 * the first would become the tree the later ones are merged over, and
 	 * a file of theirs would replace its files with nothing of them left.
 	 * Copied, the replaced file's source stays (move.c). */
-	if (job->o->move && !op->merges &&
+	if (job->o->move && !op->merges && !job->o->dry_run && !filtered_dir(job, &sst) &&
 	    (t->moved = fcp_move_rename(job, src, &sst, pfd, p.name, r == 0 ? &dstx : NULL)))
 		goto out;
 	t->root.src_arg = src;
@@ -830,11 +837,6 @@ static int run(const struct fcp_options *o, char *const *srcs, int nsrc, const c
 	memset(stats, 0, sizeof(*stats));
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	pthread_mutex_init(&job.err_lock, NULL);
-	/* Which sources would go depends on which copies succeed. */
-	if (o->move && o->dry_run) {
-		fcp_report_errorf(&job, "--dry-run cannot show a --move");
-		return FCP_EXIT_USAGE;
-	}
 	if (fcp_move_conflict(o)) {
 		fcp_report_errorf(&job, "--move cannot be combined with %s: it makes no copy of "
 				  "the data before the source goes", fcp_move_conflict(o));
@@ -938,7 +940,7 @@ static int run(const struct fcp_options *o, char *const *srcs, int nsrc, const c
 		if (tops[i].root.left) {
 			fcp_report_left(&job, srcs[i], &tops[i].root);
 			stats->left_hidden++;
-		} else if (o->move && !tops[i].moved && tops[i].dir.dst_fd >= 0 &&
+		} else if (o->move && !o->dry_run && !tops[i].moved && tops[i].dir.dst_fd >= 0 &&
 			   !atomic_load(&job.stop)) {
 			fcp_move_prune(&job, srcs[i], tops[i].dir.dst_fd, tops[i].root.name);
 			move_unmark(&tops[i].root);

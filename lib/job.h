@@ -447,6 +447,9 @@ void fcp_move_prune(struct fcp_job *job, const char *src, int ddir, const char *
  * before the source would go), or NULL. */
 const char *fcp_move_conflict(const struct fcp_options *o);
 /* The record of the copies made, under --move (0, or -ENOMEM). */
+/* An entry of directory fd dirfd that a filter left out of a --move: it
+ * stays in the source, and the directories that hold it with it. */
+void fcp_move_left_out(struct fcp_job *job, int dirfd, const char *name);
 int fcp_move_init(struct fcp_job *job);
 void fcp_move_free(struct fcp_job *job);
 /* A regular file's copy is named name in dirfd: this run wrote or cloned

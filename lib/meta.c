@@ -56,6 +56,15 @@ static bool own_mark(const char *key)
 	return !strcmp(key, FCP_MOVE_MARKER);
 }
 
+/* Is key a part the job keeps? The SELinux label is its own part (cp's
+ * "context"): -Z leaves it to the policy, every other xattr comes with
+ * "xattr". A part not kept is neither copied, compared nor removed. */
+static bool kept_key(unsigned keep, const char *key)
+{
+	return (keep & (strcmp(key, "security.selinux") ? FCP_PRESERVE_XATTR
+							  : FCP_PRESERVE_CONTEXT)) != 0;
+}
+
 static bool listed(const char *list, size_t n, const char *key)
 {
 	for (size_t off = 0; off < n; off += strlen(list + off) + 1)
@@ -82,12 +91,14 @@ static void drop_inherited(struct fcp_job *job, struct fcp_at at, const char *li
 static void drop_extra(struct fcp_job *job, struct fcp_at at, const char *list, size_t n,
 		       struct fcp_dir *d, const char *name)
 {
+	unsigned keep = job->o->preserve;
 	char *have = NULL;
 	ssize_t m = fcp_sys_listxattr(AT(at), &have);
 
 	for (ssize_t off = 0; m > 0 && off < m; off += strlen(have + off) + 1) {
 		const char *key = have + off;
-		int r = listed(list, n, key) || acl_mirror(key) || own_mark(key)
+		int r = listed(list, n, key) || acl_mirror(key) || own_mark(key) ||
+				!kept_key(keep, key)
 				? 0 : fcp_sys_removexattr(AT(at), key);
 
 		if (r < 0 && r != -ENODATA)
@@ -109,7 +120,8 @@ bool fcp_meta_copy_xattrs(struct fcp_job *job, struct fcp_at src, struct fcp_at 
 	for (ssize_t off = 0; n > 0 && off < n; off += strlen(list + off) + 1) {
 		const char *key = list + off;
 		void *val = NULL;
-		ssize_t len = acl_mirror(key) ? -ENODATA : fcp_sys_getxattr(AT(src), key, &val);
+		ssize_t len = acl_mirror(key) || !kept_key(job->o->preserve, key)
+				      ? -ENODATA : fcp_sys_getxattr(AT(src), key, &val);
 		int r = len < 0 ? (int)len : fcp_sys_setxattr(AT(dst), key, val, len);
 		bool access = !strcmp(key, "system.posix_acl_access");
 
@@ -120,7 +132,7 @@ bool fcp_meta_copy_xattrs(struct fcp_job *job, struct fcp_at src, struct fcp_at 
 		*lost_acl |= access && r < 0 && r != -ENODATA;
 		free(val);
 	}
-	if (dst.inherited)
+	if (dst.inherited && (job->o->preserve & FCP_PRESERVE_XATTR))
 		drop_inherited(job, dst, list, n > 0 ? n : 0, d, name);
 	if (dst.exact_xattrs && n >= 0)
 		drop_extra(job, dst, list, n, d, name);
@@ -129,20 +141,21 @@ bool fcp_meta_copy_xattrs(struct fcp_job *job, struct fcp_at src, struct fcp_at 
 }
 
 /* Both lists hold the same keys with the same values. */
-static bool values_same(struct fcp_at a, const char *alist, ssize_t an, struct fcp_at b,
-			const char *blist, ssize_t bn)
+static bool values_same(unsigned keep, struct fcp_at a, const char *alist, ssize_t an,
+			struct fcp_at b, const char *blist, ssize_t bn)
 {
 	size_t count_a = 0, count_b = 0;
 	bool same = true;
 
 	for (ssize_t off = 0; off < bn; off += strlen(blist + off) + 1)
-		count_b += !acl_mirror(blist + off) && !own_mark(blist + off);
+		count_b += !acl_mirror(blist + off) && !own_mark(blist + off) &&
+			   kept_key(keep, blist + off);
 	for (ssize_t off = 0; same && off < an; off += strlen(alist + off) + 1) {
 		const char *key = alist + off;
 		void *va = NULL, *vb = NULL;
 		ssize_t la, lb;
 
-		if (acl_mirror(key) || own_mark(key))
+		if (acl_mirror(key) || own_mark(key) || !kept_key(keep, key))
 			continue;
 		la = fcp_sys_getxattr(AT(a), key, &va);
 		lb = fcp_sys_getxattr(AT(b), key, &vb);
@@ -154,7 +167,7 @@ static bool values_same(struct fcp_at a, const char *alist, ssize_t an, struct f
 	return same && count_a == count_b;
 }
 
-bool fcp_meta_xattrs_same(struct fcp_at a, struct fcp_at b)
+bool fcp_meta_xattrs_same(unsigned keep, struct fcp_at a, struct fcp_at b)
 {
 	char *alist = NULL, *blist = NULL;
 	ssize_t an = fcp_sys_listxattr(AT(a), &alist);
@@ -165,7 +178,7 @@ bool fcp_meta_xattrs_same(struct fcp_at a, struct fcp_at b)
 		an = 0;
 	if (bn == -EOPNOTSUPP)
 		bn = 0;
-	same = an >= 0 && bn >= 0 && values_same(a, alist, an, b, blist, bn);
+	same = an >= 0 && bn >= 0 && values_same(keep, a, alist, an, b, blist, bn);
 	free(alist);
 	free(blist);
 	return same;
@@ -299,7 +312,7 @@ void fcp_meta_copy(struct fcp_job *job, struct fcp_at src, struct fcp_at dst,
 		   (st->stx_uid != job->euid || st->stx_gid != job->egid)) {
 		mode &= ~(S_ISUID | S_ISGID);
 	}
-	if (keep & FCP_PRESERVE_XATTR)
+	if (keep & (FCP_PRESERVE_XATTR | FCP_PRESERVE_CONTEXT))
 		acl = fcp_meta_copy_xattrs(job, src, dst, d, name, &lost_acl);
 	/* Not asked when xattrs are kept and the ACL came along (or there
 	 * was none): one more call per file only where ACLs are left out. */

@@ -47,6 +47,12 @@ struct fcp_move_made {
 	size_t n, cap;
 	bool sorted;
 	bool lost; /* one could not be recorded (memory): its source stays */
+	/* The source entries a filter left out (fcp_move_left_out): they
+	 * stay, and so do the directories that hold them. */
+	struct left { uint64_t dev, ino; } *left;
+	size_t nleft, capleft;
+	bool left_sorted;
+	bool left_lost; /* one could not be recorded: nothing is removed */
 };
 
 const char *fcp_move_conflict(const struct fcp_options *o)
@@ -79,6 +85,7 @@ void fcp_move_free(struct fcp_job *job)
 		return;
 	pthread_mutex_destroy(&job->move_made->lock);
 	free(job->move_made->v);
+	free(job->move_made->left);
 	free(job->move_made);
 	job->move_made = NULL;
 }
@@ -132,6 +139,61 @@ void fcp_move_found(struct fcp_job *job, uint64_t src_dev, uint64_t src_ino, int
 		    const char *name)
 {
 	record(job, src_dev, src_ino, dirfd, name, false);
+}
+
+void fcp_move_left_out(struct fcp_job *job, int dirfd, const char *name)
+{
+	struct fcp_move_made *m = job->move_made;
+	struct statx st;
+	int r;
+
+	if (!m)
+		return;
+	r = fcp_sys_statx(dirfd, name, AT_SYMLINK_NOFOLLOW, STATX_INO, &st);
+	pthread_mutex_lock(&m->lock);
+	/* Gone, it has nothing to keep; not known, it is not told apart from
+	 * what may go. */
+	if (r < 0 && r != -ENOENT)
+		m->left_lost = true;
+	if (r == 0 && m->nleft == m->capleft) {
+		size_t cap = m->capleft ? m->capleft * 2 : 256;
+		struct left *v = realloc(m->left, cap * sizeof(*v));
+
+		m->left_lost |= !v;
+		m->left = v ? v : m->left;
+		m->capleft = v ? cap : m->capleft;
+	}
+	if (r == 0 && m->nleft < m->capleft) {
+		m->left[m->nleft].dev = fcp_statx_dev(&st);
+		m->left[m->nleft++].ino = st.stx_ino;
+		m->left_sorted = false;
+	}
+	pthread_mutex_unlock(&m->lock);
+}
+
+static int cmp_left(const void *a, const void *b)
+{
+	const struct left *x = a, *y = b;
+
+	if (x->dev != y->dev)
+		return x->dev < y->dev ? -1 : 1;
+	return x->ino < y->ino ? -1 : x->ino > y->ino;
+}
+
+/* Did a filter leave s out? (By inode: a hard link of an entry left out
+ * stays with it.) Asked by the one thread that prunes. */
+static bool left_out(struct fcp_job *job, const struct statx *s)
+{
+	struct fcp_move_made *m = job->move_made;
+	struct left k = { fcp_statx_dev(s), s->stx_ino };
+
+	if (!m || !m->nleft)
+		return false;
+	if (!m->left_sorted) {
+		qsort(m->left, m->nleft, sizeof(*m->left), cmp_left);
+		m->left_sorted = true;
+	}
+	return bsearch(&k, m->left, m->nleft, sizeof(*m->left), cmp_left) != NULL;
 }
 
 /* By the copy's inode, then in the order recorded. */
@@ -375,11 +437,17 @@ static bool prune(struct fcp_job *job, int sdir, const char *sname, int ddir, co
 
 	if (fcp_sys_statx(sdir, sname, AT_SYMLINK_NOFOLLOW, STATX_BASIC_STATS, &s) < 0)
 		return false; /* gone: nothing to remove */
+	/* Not chosen by the filters: it stays where it is, unnamed. */
+	if (left_out(job, &s))
+		return false;
 	if (dev && fcp_statx_dev(&s) != dev) {
 		kept(job, path, "a mount point is not moved across", 0);
 		return false;
 	}
 	if ((r = fcp_sys_statx(ddir, dname, AT_SYMLINK_NOFOLLOW, STATX_BASIC_STATS, &d)) < 0) {
+		/* Pruned (-m): nothing in it was moved; it stays, unnamed. */
+		if (r == -ENOENT && S_ISDIR(s.stx_mode) && job->o->prune_empty_dirs)
+			return false;
 		kept(job, path, "its copy is missing", 0);
 		return false;
 	}
@@ -444,6 +512,12 @@ void fcp_move_prune(struct fcp_job *job, const char *src, int ddir, const char *
 	if (job->move_made && job->move_made->lost) {
 		fcp_report_errorf(job, "out of memory: sources whose copies were made stay");
 		job->move_made->lost = false;
+	}
+	if (job->move_made && job->move_made->left_lost) {
+		kept(job, src, "what the filters left out could not all be recorded (out of "
+		     "memory, or an entry that could not be stat'ed)", 0);
+		close(sdir);
+		goto out;
 	}
 	/* The copy's own name in the destination directory is durable first. */
 	if ((r = fcp_sys_fsync(ddir)) < 0)

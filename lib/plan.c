@@ -89,8 +89,8 @@ unsigned fcp_plan_meta_diff(const struct fcp_job *job, const struct statx *st, s
 	if ((keep & FCP_PRESERVE_TIMES) && !same_time(&st->stx_mtime, &dst->stx_mtime))
 		diff |= FCP_PRESERVE_TIMES;
 	/* The xattrs last: only --check needs every difference named. */
-	if ((keep & FCP_PRESERVE_XATTR) && (!diff || job->o->check) &&
-	    !fcp_meta_xattrs_same(sat, dat))
+	if ((keep & (FCP_PRESERVE_XATTR | FCP_PRESERVE_CONTEXT)) && (!diff || job->o->check) &&
+	    !fcp_meta_xattrs_same(keep, sat, dat))
 		diff |= FCP_PRESERVE_XATTR;
 	return diff;
 }
@@ -242,7 +242,8 @@ bool fcp_plan_data_same(struct fcp_entry *e, const struct statx *dst)
 		 * numbering started again) would let its source go. */
 		if (e->job->o->checksum)
 			return fcp_plan_content(e, dst) == 1;
-		return same_time(&st->stx_mtime, &dst->stx_mtime) &&
+		/* --size-only: the size alone, as rsync's. */
+		return (e->job->o->size_only || same_time(&st->stx_mtime, &dst->stx_mtime)) &&
 		       (!e->job->o->move || fcp_plan_content(e, dst) == 1);
 	case S_IFLNK:
 		return same_target(e);

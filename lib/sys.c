@@ -758,6 +758,21 @@ int fcp_sys_set_direct(int fd, bool on)
 	RET(fcntl(fd, F_SETFL, fl));
 }
 
+ssize_t fcp_sys_read_stream(int fd, size_t max, char **buf)
+{
+	ssize_t n;
+
+	if (!(*buf = malloc(max + 1)))
+		return -ENOMEM;
+	if ((n = fcp_sys_read_full(fd, *buf, max)) >= 0) {
+		(*buf)[n] = 0;
+		return n;
+	}
+	free(*buf);
+	*buf = NULL;
+	return n;
+}
+
 ssize_t fcp_sys_read_file(int dirfd, const char *name, size_t max, char **buf)
 {
 	int fd = fcp_sys_openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0);

@@ -60,6 +60,10 @@ ssize_t fcp_sys_pread_full(int fd, void *buf, size_t len, off_t off);
 /* The first max bytes (at most) of the regular file name in dirfd, not
  * followed if a symlink, into *buf (malloc'd, NUL-terminated): how many. */
 ssize_t fcp_sys_read_file(int dirfd, const char *name, size_t max, char **buf);
+/* Read fd to its end (at most max bytes) into a new NUL-terminated *buf,
+ * whatever it is (a pipe too: no seek, no size asked): the length or
+ * -errno. */
+ssize_t fcp_sys_read_stream(int fd, size_t max, char **buf);
 /* One pread (EINTR retried): a short count is the caller's to judge. */
 ssize_t fcp_sys_pread(int fd, void *buf, size_t len, off_t off);
 /* Write all len bytes; a 0-byte write is reported as -ENOSPC. */

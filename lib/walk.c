@@ -144,6 +144,8 @@ static void emit(struct fcp_worker *w, struct fcp_dir *d, struct batch *b, const
 	if (fcp_options_filter(job->o) &&
 	    (pick = fcp_plan_pick(job, d, name, &type)) != FCP_PICK_COPY) {
 		atomic_fetch_add(&job->c.excluded, 1);
+		if (job->o->move)
+			fcp_move_left_out(job, d->src_fd, name);
 		if (d->seen && !(pick == FCP_PICK_RULE && job->o->delete_excluded))
 			fcp_names_add(job, d, name);
 		return;
@@ -320,14 +322,16 @@ static void dir_finish(struct fcp_worker *w, struct fcp_dir *d)
 		dst.existed = fcp_dir_existed(d);
 		/* Extras go first: removing them moves the directory's mtime. */
 		fcp_delete_extras(w, d);
-		bool apply = fcp_plan_dir_meta(job, d, &dst);
+		/* Pruned (--prune-empty-dirs), it has no metadata to take. */
+		bool pruned = !later && fcp_delete_pruned(job, d);
+		bool apply = !pruned && fcp_plan_dir_meta(job, d, &dst);
 		/* (Set later even where the plan found it up to date: the
 		 * other ranks' files may yet move its times.) */
 		if (later && !job->o->dry_run && !job->o->check)
 			fcp_dist_dir_done(job, d, dst);
 		else if (apply)
 			fcp_meta_copy(job, FCP_AT_FD(d->src_fd), dst, &d->st, d, NULL);
-		int r = job->o->fsync && !later ? fcp_sys_fsync(d->dst_fd) : 0;
+		int r = job->o->fsync && !later && !pruned ? fcp_sys_fsync(d->dst_fd) : 0;
 		if (r < 0)
 			fcp_report_failed_in(job, "cannot sync directory", d->parent, d->dst_name,
 					     true, r);

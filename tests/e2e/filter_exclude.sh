@@ -74,7 +74,14 @@ check_absent bad1
 run_fcp --exclude-from nonexistent -T src bad2
 check_rc 2 "a missing --exclude-from file"
 check_grep "cannot read --exclude-from file 'nonexistent'" "$T/err"
+# A filtered move moves only what the filters choose (issue 35).
 mkdir movesrc
-run_fcp --move --exclude x movesrc bad3
-check_rc 2 "--move with filters"
+echo x >movesrc/x
+echo y >movesrc/y
+run_fcp --move --exclude x movesrc moved
+check_rc 0 "--move with filters"
+check_eq "$(cat movesrc/x)" x "an excluded file of a --move"
+check_absent movesrc/y
+check_eq "$(cat moved/y)" y
+check_absent moved/x
 exit 0

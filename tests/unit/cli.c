@@ -172,7 +172,31 @@ int main(void)
 	CHECK(o.sync && o.delete_extra);
 	CHECK(parse(&o, (char *[]){ "fastcp", "--dry-run", "--delete", "--max-delete", "0", "a",
 				   "b", NULL }) == 1);
-	CHECK(o.dry_run && o.delete_extra && !o.sync && o.max_delete == 0);
+	/* --delete quick-checks as rsync's always does (issue 35); -c
+	 * decides by content instead. */
+	CHECK(o.dry_run && o.delete_extra && o.sync && o.max_delete == 0);
+	CHECK(parse(&o, (char *[]){ "fastcp", "-c", "--delete", "a", "b", NULL }) == 1);
+	CHECK(o.delete_extra && o.checksum && !o.sync);
+	/* cp's and rsync's habits (issue 35). */
+	CHECK(parse(&o, (char *[]){ "fastcp", "-rp", "-pR", "-A", "-X", "-h", "a", "b", NULL }) == 1);
+	CHECK(o.preserve == FCP_PRESERVE_ALL);
+	CHECK(parse(&o, (char *[]){ "fastcp", "-L", "-dR", "a", "b", NULL }) == 1);
+	CHECK(o.symlinks == FCP_SYMLINKS_KEEP && (o.preserve & FCP_PRESERVE_LINKS));
+	CHECK(parse(&o, (char *[]){ "fastcp", "-Z", "a", "b", NULL }) == 1);
+	CHECK(o.preserve == (FCP_PRESERVE_ALL & ~FCP_PRESERVE_CONTEXT));
+	CHECK(parse(&o, (char *[]){ "fastcp", "-Z", "--preserve=context", "a", "b", NULL }) == 1);
+	CHECK(o.preserve == FCP_PRESERVE_ALL);
+	CHECK(parse_rc((char *[]){ "fastcp", "--context=u:r:t:s0", "a", "b", NULL }) ==
+	      FCP_EXIT_USAGE);
+	CHECK(parse(&o, (char *[]){ "fastcp", "--ignore-existing", "--delete", "a", "b", NULL }) == 1);
+	CHECK(o.update == FCP_UPDATE_NONE && o.delete_extra);
+	CHECK(parse(&o, (char *[]){ "fastcp", "--inplace", "--info=progress2", "a", "b", NULL }) == 1);
+	CHECK(o.in_place && o.progress == FCP_PROGRESS_BAR);
+	CHECK(parse(&o, (char *[]){ "fastcp", "--size-only", "a", "b", NULL }) == 1);
+	CHECK(o.size_only && o.sync);
+	CHECK(parse_rc((char *[]){ "fastcp", "-z", "a", "b", NULL }) == FCP_EXIT_USAGE);
+	CHECK(parse_rc((char *[]){ "fastcp", "-h", NULL }) == -1); /* alone: help */
+	CHECK(parse_rc((char *[]){ "fastcp", "--partial", "a", "b", NULL }) == FCP_EXIT_USAGE);
 	CHECK(parse(&o, (char *[]){ "fastcp", "-u", "a", "b", NULL }) == 1 && !o.sync &&
 	      o.update == FCP_UPDATE_OLDER);
 	CHECK(parse(&o, (char *[]){ "fastcp", "-n", "a", "b", NULL }) == 1 && !o.dry_run &&

@@ -110,7 +110,10 @@ static void rules(void)
 	CHECK(parse2(&o, "--exclude", "/") == FCP_EXIT_USAGE);
 	fcp_options_release(&o);
 	CHECK(parse2(&o, "--exclude-from", "/nonexistent/rules") == FCP_EXIT_USAGE);
-	CHECK(parse2(&o, "--exclude-from", "/dev/null") == FCP_EXIT_USAGE); /* not a file */
+	/* Read to its end whatever it is, as rsync does: no rules. */
+	CHECK(parse2(&o, "--exclude-from", "/dev/null") == 0 && !fcp_options_filter(&o));
+	fcp_options_release(&o);
+	CHECK(parse2(&o, "--exclude-from", "/") == FCP_EXIT_USAGE); /* a directory */
 	CHECK(fd >= 0 && write(fd, "# only a comment\n", 17) == 17);
 	CHECK(parse2(&o, "--exclude-from", path) == 0 && !fcp_options_filter(&o));
 	fcp_options_release(&o);

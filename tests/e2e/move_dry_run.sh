@@ -1,0 +1,91 @@
+#!/bin/bash
+# --move with --dry-run and with filters (issue 35). A dry run lists what
+# would be moved and changes nothing, on either side (no rename, no copy,
+# no removal: the source's inodes and ctimes are the same after). A
+# filtered move moves only what the filters choose: what they leave out
+# (by rule, by size, by time) stays in the source with its bytes, and so
+# do the directories holding it; every source byte is somewhere after.
+. "${TESTLIB:-$(dirname "$0")/../lib}/lib.sh" || exit 1
+t_init
+need_fastcp
+
+mk() {
+	rm -rf "$1"
+	mkdir -p "$1/a/b" "$1/c" "$1/only-logs"
+	echo one >"$1/a/x.txt"
+	echo two >"$1/a/b/y.log"
+	echo three >"$1/c/z.txt"
+	echo four >"$1/only-logs/w.log"
+	echo five >"$1/top.txt"
+	ln -s a/x.txt "$1/link"
+	head -c 100000 /dev/urandom >"$1/c/big.txt"
+	touch -d '2020-01-01' "$1/c/z.txt"
+}
+# state DIR: each entry with its inode, type, size, mode, mtime and ctime.
+state() { (cd "$1" && find . -printf '%p %i %y %s %m %T@ %C@\n' | LC_ALL=C sort); }
+# sums DIR...: the content of every regular file below the DIRs.
+sums() { find "$@" -type f -exec md5sum {} + | awk '{print $1}' | LC_ALL=C sort; }
+
+# A dry run of a move that would be a rename (one filesystem, DEST absent).
+mk src
+state src >before
+run_fcp --move --dry-run -v src dst
+check_rc 0 "--move --dry-run"
+check_absent dst "a dry run made DEST"
+state src >after
+diff before after || fail "a dry run of --move changed the source"
+for p in a/x.txt a/b/y.log c/z.txt only-logs/w.log top.txt link c/big.txt; do
+	check_grep "'dst/$p'" "$T/out" "the dry run does not name $p"
+done
+
+# Into an existing DEST with a file in the way: still nothing changes.
+mkdir -p d2/src/a
+echo other >d2/src/a/x.txt
+state d2 >dbefore
+run_fcp --move --dry-run src d2
+check_rc 0
+state d2 >dafter
+diff dbefore dafter || fail "a dry run of --move changed DEST"
+state src >after
+diff before after || fail "a dry run of --move changed the source"
+
+# A filtered move (DEST absent: DEST becomes the copy): *.log left out by a
+# rule.
+want=$(sums src)
+run_fcp --move --exclude '*.log' src m1
+check_rc 0 "--move --exclude"
+check_nogrep "not removing" "$T/err" "an excluded entry reported as kept"
+for p in a/x.txt c/z.txt top.txt link c/big.txt; do
+	check_absent "src/$p" "moved $p still in the source"
+done
+check_eq "$(cat m1/a/x.txt)" one
+check_eq "$(cat src/a/b/y.log)" two "an excluded file"
+check_eq "$(cat src/only-logs/w.log)" four "an excluded file"
+check_absent m1/a/b/y.log "an excluded file copied"
+check_dir src/a/b "a directory holding an excluded file removed"
+check_dir src/only-logs "a directory holding an excluded file removed"
+check_absent src/c "an emptied directory of the source stays"
+check_eq "$(sums src m1)" "$want" "source bytes lost or changed by a filtered move"
+
+# By time: only what is newer than 2021 moves; the old file stays.
+mk src
+want=$(sums src)
+run_fcp --move --newer-than 2021-01-01 src m2
+check_rc 0 "--move --newer-than"
+check_nogrep "not removing" "$T/err"
+check_eq "$(cat src/c/z.txt)" three "a file older than --newer-than moved"
+check_absent m2/c/z.txt
+check_absent src/c/big.txt
+check_eq "$(sums src m2)" "$want" "source bytes lost by a move filtered by time"
+
+# A filtered move of a directory onto the same filesystem is no rename:
+# the excluded entries' inodes stay in the source.
+mk src
+ino=$(stat -c %i src/a/b/y.log)
+run_fcp --move --exclude 'y.log' src m3
+check_rc 0
+check_eq "$(stat -c %i src/a/b/y.log)" "$ino" "the excluded file left the source"
+check_absent m3/a/b/y.log
+check_file m3/only-logs/w.log
+check_absent src/only-logs
+echo "move dry-run and filters ok"
