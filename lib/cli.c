@@ -171,6 +171,7 @@ enum {
 
 enum { OPT_CHECK = 512, OPT_MANIFEST }; /* issue 19 */
 enum { OPT_ATOMIC = 3301 }; /* issue 33 */
+enum { OPT_ITEMIZE = 3501 }; /* issue 35: what is printed */
 enum { OPT_RETRIES = 1024, OPT_RETRY_WAIT, OPT_BWLIMIT, OPT_IOLIMIT }; /* issue 20: limits */
 
 static const struct option longopts[] = {
@@ -240,6 +241,7 @@ static const struct option longopts[] = {
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "events", required_argument, NULL, OPT_EVENTS },
 	{ "log", required_argument, NULL, OPT_LOG },
+	{ "itemize-changes", no_argument, NULL, OPT_ITEMIZE },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ 0 },
@@ -586,6 +588,7 @@ static int parse_one(int c, const char *arg, struct fcp_options *o)
 	case OPT_JSON: o->json = true; break;
 	case OPT_EVENTS: o->events = arg; break;
 	case OPT_LOG: o->log = arg; break;
+	case OPT_ITEMIZE: o->itemize = true; break;
 	case OPT_PROGRESS:
 		if ((v = arg ? parse_word(arg, progress, 4) : FCP_PROGRESS_BAR) < 0)
 			return bad("invalid --progress value '%s' (auto, bar, plain, none)", arg);
@@ -757,6 +760,12 @@ int fcp_cli_parse(int argc, char **argv, struct fcp_options *o, char ***srcs, in
 			fcp_describe(stdout);
 		return -1;
 	}
+	/* stdout holds one JSON object or NDJSON lines: a program reading
+	 * it could parse neither. */
+	if (o->json && o->events && !strcmp(o->events, "-"))
+		return bad("%s", "--json and --events - would both write to standard output: give "
+			   "--events a file (--events FILE), or leave out --json (the end event "
+			   "holds the summary)");
 	if (o->max_delete >= 0 && !o->delete_extra)
 		return bad("%s", "--max-delete limits --delete or --mirror, given neither");
 	/* No file could pass both: a slip of the keyboard, not a copy of

@@ -158,7 +158,8 @@ static int planned_dir(struct fcp_entry *e, enum fcp_action a, bool *created)
 		fcp_check_entry(e); /* missing, or another type */
 	} else if (e->job->o->dry_run) {
 		char *p = fcp_dir_dst_path(e->d, e->dst_name);
-		fcp_report_plan(e->job, fcp_plan_verb(a), p);
+		fcp_report_plan_item(e->job, a == FCP_ACT_COPY ? "mkdir" : fcp_plan_verb(a), S_IFDIR,
+				     p, 0, e->changes);
 		free(p);
 	}
 	return -1;
@@ -248,7 +249,8 @@ static void copy_dir(struct fcp_entry *e)
 	 * updated when it is finished (plan.c). */
 	if (!e->job->o->dry_run && (created || !fcp_plan_decides(e->job, e->d))) {
 		atomic_fetch_add(&e->job->c.dirs, 1);
-		fcp_obs_entry(e->job, FCP_OBS_MKDIR, S_IFDIR, e->d, e->name, 0, NULL);
+		fcp_obs_item(e->job, FCP_OBS_MKDIR, S_IFDIR, e->d, e->name, e->dst_name, 0, NULL,
+			     0);
 	}
 	/* The parent's count for this entry passes to the new directory: it
 	 * is released when the directory finishes, not now. */
@@ -465,7 +467,10 @@ static void copy_other(struct fcp_entry *e)
 		return;
 	}
 	atomic_fetch_add(lnk ? &e->job->c.symlinks : &e->job->c.specials, 1);
-	fcp_obs_entry(e->job, FCP_OBS_COPY, e->st.stx_mode, e->d, e->name, 0, NULL);
+	if (e->dst_mode)
+		atomic_fetch_add(&e->job->c.replaced, 1);
+	fcp_obs_item(e->job, e->dst_mode ? FCP_OBS_UPDATE : FCP_OBS_COPY, e->st.stx_mode, e->d,
+		     e->name, e->dst_name, 0, NULL, e->changes);
 	fcp_hl_done(e->w, hl, true);
 }
 

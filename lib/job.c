@@ -511,6 +511,16 @@ static void collect(struct fcp_job *job, struct fcp_stats *s)
 	s->deleted = c->deleted;
 	s->moved = c->moved;
 	s->not_replaced = c->not_replaced;
+	s->unchanged_dirs = c->unchanged_dirs;
+	s->updated_dirs = c->updated_dirs;
+	s->deleted_dirs = c->deleted_dirs;
+	s->replaced = c->replaced;
+	s->bytes_skipped = c->settled_bytes;
+	s->plan_copied = c->plan_copied;
+	s->plan_copied_bytes = c->plan_copied_bytes;
+	s->plan_replaced = c->plan_replaced;
+	s->plan_replaced_bytes = c->plan_replaced_bytes;
+	s->delete_asked = job->o->delete_extra;
 	s->left_hidden += c->kept;
 	s->verified_files = c->verified;
 	s->verified_bytes = c->verified_bytes;

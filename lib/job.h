@@ -162,6 +162,11 @@ struct fcp_counters {
 	atomic_ullong excluded;      /* left out by a filter (plan.c) */
 	atomic_ullong leftovers;     /* of interrupted runs, found (leftover.c) */
 	atomic_ullong unchanged, updated, deleted; /* plan.c, delete.c */
+	/* The summary's rows (stats.c): of those, directories; files whose
+	 * data replaced another (-v's "update"); a dry run's would-be copies
+	 * (report.c) */
+	atomic_ullong unchanged_dirs, updated_dirs, deleted_dirs, replaced;
+	atomic_ullong plan_copied, plan_copied_bytes, plan_replaced, plan_replaced_bytes;
 	atomic_ullong moved;         /* --move: sources renamed or removed (move.c) */
 	atomic_ullong not_replaced;  /* -n, -u, -i: files there kept (plan.c) */
 	atomic_ullong kept;          /* --resume: stopped files kept to resume (chunk.c) */
@@ -408,6 +413,11 @@ void fcp_report_held(struct fcp_job *job, const char *path, const char *why);
 
 /* A --dry-run line on the job's output: "VERB 'path'". */
 void fcp_report_plan(struct fcp_job *job, const char *verb, const char *path);
+/* The same for an item of type mode and size bytes (a regular file's),
+ * which differs from what DEST holds by changes (FCP_CHG_*, observe.h):
+ * --itemize-changes' form, and the dry run's closing line. */
+void fcp_report_plan_item(struct fcp_job *job, const char *verb, mode_t mode, const char *path,
+			  uint64_t bytes, unsigned changes);
 
 /* Name a leftover of an interrupted run (a hidden root copy when dir,
  * of the source path of, when its marker says; taken: the name it was
