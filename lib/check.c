@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 void fcp_check_say(struct fcp_job *job, const char *path, const char *fmt, ...)
@@ -142,10 +143,29 @@ static void check_links(struct fcp_entry *e, const struct statx *dst, const char
 		fcp_check_say(e->job, path, "hard links differ");
 }
 
+/* A time as people read it (VOCABULARY): ISO 8601, local, with the
+ * nanoseconds that tell two copies apart. */
+static const char *iso_time(const struct statx_timestamp *t, char *buf, size_t len)
+{
+	time_t sec = (time_t)t->tv_sec;
+	struct tm tm;
+	char day[40], zone[8];
+
+	if (!localtime_r(&sec, &tm)) {
+		snprintf(buf, len, "%lld.%09u", (long long)t->tv_sec, t->tv_nsec);
+		return buf;
+	}
+	strftime(day, sizeof(day), "%Y-%m-%dT%H:%M:%S", &tm);
+	strftime(zone, sizeof(zone), "%z", &tm);
+	snprintf(buf, len, "%s.%09u%s", day, t->tv_nsec, zone);
+	return buf;
+}
+
 static void check_meta(struct fcp_job *job, const struct statx *st, struct fcp_at sat,
 		       const struct statx *dst, struct fcp_at dat, const char *path)
 {
 	unsigned diff = fcp_plan_meta_diff(job, st, sat, dst, dat);
+	char a[64], b[64];
 
 	if (diff & FCP_PRESERVE_MODE)
 		fcp_check_say(job, path, "mode %04o != %04o", st->stx_mode & 07777,
@@ -154,9 +174,9 @@ static void check_meta(struct fcp_job *job, const struct statx *st, struct fcp_a
 		fcp_check_say(job, path, "owner %u:%u != %u:%u", st->stx_uid, st->stx_gid,
 			      dst->stx_uid, dst->stx_gid);
 	if (diff & FCP_PRESERVE_TIMES)
-		fcp_check_say(job, path, "mtime %lld.%09u != %lld.%09u",
-			      (long long)st->stx_mtime.tv_sec, st->stx_mtime.tv_nsec,
-			      (long long)dst->stx_mtime.tv_sec, dst->stx_mtime.tv_nsec);
+		fcp_check_say(job, path, "mtime %s != %s",
+			      iso_time(&st->stx_mtime, a, sizeof(a)),
+			      iso_time(&dst->stx_mtime, b, sizeof(b)));
 	if (diff & FCP_PRESERVE_XATTR)
 		fcp_check_say(job, path, "xattrs differ");
 }

@@ -140,6 +140,21 @@ static void start_event(struct fcp_job *job, char *const *srcs, int nsrc, const 
 	time_t now = time(NULL);
 	struct tm tm;
 
+	static const struct {
+		unsigned bit;
+		const char *name;
+	} kinds[] = {
+		{ FCP_PRESERVE_MODE, "mode" }, { FCP_PRESERVE_OWNER, "ownership" },
+		{ FCP_PRESERVE_TIMES, "timestamps" }, { FCP_PRESERVE_XATTR, "xattr" },
+		{ FCP_PRESERVE_LINKS, "links" },
+	};
+	const char *kept[sizeof(kinds) / sizeof(kinds[0])];
+	int nkept = 0;
+
+	/* The kinds of metadata kept, by the names of --preserve. */
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if (o->preserve & kinds[i].bit)
+			kept[nkept++] = kinds[i].name;
 	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));
 	event_begin(job->obs, &j, "start");
 	fcp_json_str(&j, "version", fcp_version());
@@ -150,7 +165,7 @@ static void start_event(struct fcp_job *job, char *const *srcs, int nsrc, const 
 	fcp_json_u64(&j, "threads", (uint64_t)(o->threads > 0 ? o->threads : 0));
 	fcp_json_str(&j, "symlinks", symlinks[o->symlinks]);
 	fcp_json_str(&j, "reflink", reflink[o->reflink]);
-	fcp_json_u64(&j, "preserve", o->preserve);
+	fcp_json_strs(&j, "preserve", kept, nkept);
 	fcp_json_bool(&j, "no_target_directory", o->no_target_dir);
 	fcp_json_bool(&j, "fsync", o->fsync);
 	fcp_json_bool(&j, "sync", o->sync);
@@ -228,6 +243,7 @@ int fcp_obs_close(struct fcp_job *job, const struct fcp_stats *s, int status)
 	if (obs->events.fd >= 0) {
 		event_begin(obs, &j, "end");
 		fcp_json_u64(&j, "exit_status", (uint64_t)status);
+		fcp_json_bool(&j, "changed", fcp_stats_changed(s));
 		fcp_json_open(&j, "summary");
 		fcp_stats_json(s, &j);
 		fcp_json_close(&j);
