@@ -229,7 +229,10 @@ static void copy_dir(struct fcp_entry *e)
 				     e->d, e->dst_name, true, dfd);
 		return;
 	}
-	if (!(nd = dir_node(e, sfd, dfd, created, hidden_name))) {
+	nd = dir_node(e, sfd, dfd, created, hidden_name);
+	if (nd && hidden_name[0] && nd->root)
+		fcp_dest_note_hidden(nd);
+	if (!nd) {
 		close(sfd);
 		close(dfd);
 		if (hidden_name[0])

@@ -795,11 +795,51 @@ static void tmp_prefix_init(char *buf, size_t len)
 static struct fcp_job *signalled_job;
 static volatile sig_atomic_t caught;
 
+/* The unfinished root copies, each with the line a signal writes for it:
+ * made before, so that the handler only calls write(2). A slot is filled
+ * whole (under the lock) before it is marked live. */
+#define FCP_NOTED 8
+static struct {
+	const void *key;
+	char line[768];
+	size_t len;
+	volatile sig_atomic_t live;
+} noted[FCP_NOTED];
+static pthread_mutex_t noted_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void fcp_signal_note(const void *key, const char *src, const char *path, const char *then)
+{
+	int i, free_slot = -1;
+
+	pthread_mutex_lock(&noted_lock);
+	for (i = 0; i < FCP_NOTED; i++) {
+		if (noted[i].live && noted[i].key == key)
+			noted[i].live = 0;
+		if (!noted[i].live && free_slot < 0)
+			free_slot = i;
+	}
+	if (path && free_slot >= 0) {
+		int n = snprintf(noted[free_slot].line, sizeof(noted[0].line),
+				 "fastcp: stopping; if a second signal kills fastcp first, the "
+				 "unfinished copy of '%s' stays as '%s': %s\n", src ? src : "?", path,
+				 then ? then : "remove it, or run the same command again");
+		noted[free_slot].len = n < 0 ? 0 : (size_t)n < sizeof(noted[0].line)
+						       ? (size_t)n : sizeof(noted[0].line) - 1;
+		noted[free_slot].key = key;
+		noted[free_slot].live = 1;
+	}
+	pthread_mutex_unlock(&noted_lock);
+}
+
 static void on_signal(int sig)
 {
 	caught = sig;
 	if (signalled_job)
 		fcp_job_stop(signalled_job, -EINTR); /* lock-free atomics only */
+	/* Said now: a second signal kills at once (SA_RESETHAND). */
+	for (int i = 0; i < FCP_NOTED; i++)
+		if (noted[i].live && noted[i].len && write(STDERR_FILENO, noted[i].line, noted[i].len))
+			continue;
 }
 
 static void catch_signals(struct fcp_job *job, struct sigaction old[3])
@@ -818,6 +858,8 @@ static void catch_signals(struct fcp_job *job, struct sigaction old[3])
 		sigaction(sigs[i], job ? &sa : &old[i], job ? &old[i] : NULL);
 	if (!job)
 		signalled_job = NULL;
+	for (int i = 0; !job && i < FCP_NOTED; i++)
+		noted[i].live = 0;
 }
 
 /* The job, watched by obs (observe.h; NULL: nobody). */

@@ -395,6 +395,10 @@ void fcp_report_warn(struct fcp_job *job, enum fcp_warn_kind kind, const char *p
 /* Start nothing new from now on (destination full, interrupted); err says
  * why, and is readable by anyone who sees job->stop. */
 void fcp_job_stop(struct fcp_job *job, int err);
+/* What a signal says at once (job.c): key's unfinished copy is at path
+ * (NULL: no more, it has its name). A second signal kills at once, with
+ * no time to say anything: the first says where the copy stays. */
+void fcp_signal_note(const void *key, const char *src, const char *path, const char *then);
 /* An item failed with err. ENOSPC, EDQUOT and EROFS stop new items; the
  * first is reported and counted as failed, the same errno again only
  * counted as not copied. */
