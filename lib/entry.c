@@ -129,6 +129,7 @@ static struct fcp_dir *dir_node(struct fcp_entry *e, int sfd, int dfd, bool crea
 	}
 	nd->dst_dev = fcp_statx_dev(&dst_st);
 	nd->dst_ino = dst_st.stx_ino;
+	nd->dst_mtime0 = dst_st.stx_mtime;
 	/* New inodes get our euid/egid only if nothing is inherited: a
 	 * setgid directory (made inside a setgid parent) passes its group. */
 	nd->made = created;

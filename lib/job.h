@@ -75,6 +75,9 @@ struct fcp_dir {
 	int depth;                /* 0 for the copied root directory itself */
 	uint64_t dst_dev;         /* filesystem of dst_fd */
 	uint64_t dst_ino;         /* and its inode */
+	struct statx_timestamp dst_mtime0; /* its mtime when opened: what the
+					      job's own writes in it did not
+					      change (plan.c) */
 	struct statx st;          /* source metadata, applied when finished */
 	atomic_int pending;       /* 1 for its own scan + children in flight */
 	bool is_top;              /* pseudo-dir holding a root entry: no metadata */

@@ -348,7 +348,8 @@ static void quote_to(FILE *f, const char *path)
 	fputc('\'', f);
 	for (const char *p = path; *p; p += k ? k : 1) {
 		k = printable(p, n - (size_t)(p - path));
-		if (k && !open) /* out of $'...' */
+		/* Out of $'...' into '...'; a quote's '\'' closes and opens. */
+		if (k && !open && *p != '\'')
 			fputs("''", f);
 		else if (!k && open)
 			fputs("'$'", f);

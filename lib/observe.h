@@ -96,6 +96,8 @@ void fcp_obs_totals(struct fcp_job *job, const struct fcp_totals *t);
 
 /* progress.c: the status line and the pre-scan, threads of their own. */
 int fcp_progress_start(struct fcp_job *job, char *const *srcs, int nsrc);
+/* The status line of t in width columns at most (0: no bound). */
+void fcp_progress_text(const struct fcp_totals *t, char *buf, size_t len, int width);
 /* Stop them and take the line away (the summary comes in its place). */
 void fcp_progress_stop(struct fcp_job *job);
 /* Under err_lock: take the line away before a message is printed; the

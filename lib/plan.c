@@ -641,7 +641,13 @@ bool fcp_plan_dir_meta(struct fcp_job *job, struct fcp_dir *d, struct fcp_at *da
 	if (!deciding(job->o))
 		same = false;
 	unsigned chg = same ? 0 : changes_of(job->o, &d->st, &dst, false);
+	struct statx before = dst;
 
+	/* A time that only this job's writes inside changed is put back,
+	 * and is no change to report: the directory was up to date. */
+	before.stx_mtime = d->dst_mtime0;
+	if (chg == FCP_CHG_TIME && !changes_of(job->o, &d->st, &before, false))
+		same = true;
 	if (job->o->dry_run)
 		show(job, same ? FCP_ACT_SKIP : FCP_ACT_META, d->parent, d->dst_name, S_IFDIR, 0,
 		     chg);
@@ -649,7 +655,7 @@ bool fcp_plan_dir_meta(struct fcp_job *job, struct fcp_dir *d, struct fcp_at *da
 		fcp_obs_item(job, same ? FCP_OBS_UNCHANGED : FCP_OBS_META, S_IFDIR, d->parent,
 			     d->name, d->dst_name, 0, NULL, chg ? chg : FCP_CHG_XATTR);
 	count(job, same ? FCP_ACT_SKIP : FCP_ACT_META, true);
-	return !job->o->dry_run && !same;
+	return !job->o->dry_run && (!same || chg);
 }
 
 /*
