@@ -566,7 +566,7 @@ void fcp_dest_note_hidden(struct fcp_dir *d)
 
 	/* As fcp_report_left says it once the copy stops. */
 	if (!(d->root->src_strong && !d->root->unmarked) &&
-	    asprintf(&then, "renamed to '%s', the same command with --sync finishes it",
+	    asprintf(&then, "once renamed to '%s', the same command with --sync finishes it",
 		     d->root->name ? d->root->name : "?") < 0)
 		then = NULL;
 	fcp_signal_note(d->root, d->root->src_arg, p ? p : d->hidden_name,

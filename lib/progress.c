@@ -361,7 +361,7 @@ static void line_text(const struct fcp_totals *t, char *buf, size_t len, int wid
 		snprintf(eta, sizeof(eta), "-:--");
 	char field[5][64];
 	/* Dropped in this order where the line is too long. */
-	static const int drop[5] = { 3, 4, 1, 0, 2 };
+	static const int drop[5] = { 3, 4, 1, 2, 0 };
 	bool on[5] = { true, true, true, true, true };
 	unsigned long long files = t->files_done < t->files_total ? t->files_done : t->files_total;
 
