@@ -803,7 +803,7 @@ static struct {
 	const void *key;
 	char line[768];
 	size_t len;
-	volatile sig_atomic_t live;
+	atomic_int live;        /* lock-free: read by the handler, any thread */
 } noted[FCP_NOTED];
 static pthread_mutex_t noted_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -813,9 +813,9 @@ void fcp_signal_note(const void *key, const char *src, const char *path, const c
 
 	pthread_mutex_lock(&noted_lock);
 	for (i = 0; i < FCP_NOTED; i++) {
-		if (noted[i].live && noted[i].key == key)
-			noted[i].live = 0;
-		if (!noted[i].live && free_slot < 0)
+		if (atomic_load(&noted[i].live) && noted[i].key == key)
+			atomic_store(&noted[i].live, 0);
+		if (!atomic_load(&noted[i].live) && free_slot < 0)
 			free_slot = i;
 	}
 	if (path && free_slot >= 0) {
@@ -826,7 +826,7 @@ void fcp_signal_note(const void *key, const char *src, const char *path, const c
 		noted[free_slot].len = n < 0 ? 0 : (size_t)n < sizeof(noted[0].line)
 						       ? (size_t)n : sizeof(noted[0].line) - 1;
 		noted[free_slot].key = key;
-		noted[free_slot].live = 1;
+		atomic_store(&noted[free_slot].live, 1); /* the line first */
 	}
 	pthread_mutex_unlock(&noted_lock);
 }
@@ -838,7 +838,8 @@ static void on_signal(int sig)
 		fcp_job_stop(signalled_job, -EINTR); /* lock-free atomics only */
 	/* Said now: a second signal kills at once (SA_RESETHAND). */
 	for (int i = 0; i < FCP_NOTED; i++)
-		if (noted[i].live && noted[i].len && write(STDERR_FILENO, noted[i].line, noted[i].len))
+		if (atomic_load(&noted[i].live) && noted[i].len &&
+		    write(STDERR_FILENO, noted[i].line, noted[i].len))
 			continue;
 }
 
@@ -859,7 +860,7 @@ static void catch_signals(struct fcp_job *job, struct sigaction old[3])
 	if (!job)
 		signalled_job = NULL;
 	for (int i = 0; !job && i < FCP_NOTED; i++)
-		noted[i].live = 0;
+		atomic_store(&noted[i].live, 0);
 }
 
 /* The job, watched by obs (observe.h; NULL: nobody). */
