@@ -555,7 +555,8 @@ bool fcp_plan_settled(struct fcp_entry *e)
 	return true;
 }
 
-int fcp_plan_batch(struct fcp_worker *w, struct fcp_dir *d, const char **names, int n)
+int fcp_plan_batch(struct fcp_worker *w, struct fcp_dir *d, const char **names, int n,
+		   unsigned short *was)
 {
 	struct fcp_job *job = fcp_worker_job(w);
 	struct fcp_entry e[FCP_BATCH_MAX];
@@ -573,9 +574,10 @@ int fcp_plan_batch(struct fcp_worker *w, struct fcp_dir *d, const char **names, 
 					   .dst_name = names[i], .src_fd = -1 };
 		/* Anything odd (gone, no longer a file) is the entry path's. */
 		if (fcp_sys_statx(d->src_fd, names[i], AT_SYMLINK_NOFOLLOW, STATX_WANT, &e[m].st) < 0 ||
-		    !S_ISREG(e[m].st.stx_mode))
+		    !S_ISREG(e[m].st.stx_mode)) {
+			was[left] = 0;
 			names[left++] = names[i];
-		else
+		} else
 			mine[m++] = names[i];
 	}
 	/* --check and --checksum: the contents compared together first
@@ -591,8 +593,10 @@ int fcp_plan_batch(struct fcp_worker *w, struct fcp_dir *d, const char **names, 
 			e[i].content = same[i] < 0 ? 0 : same[i] ? 1 : -1;
 			e[i].dst_st = r[i] == 0 ? &dst[i] : NULL;
 		}
-		if (!fcp_plan_settled(&e[i]))
-			names[left++] = mine[i];
+		if (fcp_plan_settled(&e[i]))
+			continue;
+		was[left] = e[i].dst_mode ? (unsigned short)(FCP_PLAN_WAS | e[i].changes) : 0;
+		names[left++] = mine[i];
 	}
 	return left;
 }

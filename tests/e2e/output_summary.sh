@@ -69,4 +69,20 @@ assert ev[0]['options']['preserve'] == ['mode', 'timestamps', 'links'], ev[0]
 done = [e for e in ev if e['event'] == 'done']
 assert [(e['action'], e['path'], e['dest']) for e in done] == [('update', 's/b', 'd/b')], done
 PY
+# Many small files replaced (the io_uring batches take them too): each
+# one an "update", none a "copy".
+mkdir many
+for i in $(seq 1 40); do echo "$i" >"many/f$i"; done
+run_fcp -T many many.d
+for i in $(seq 1 40); do echo "new $i" >"many/f$i"; done
+run_fcp --json --events ev --sync -T many many.d
+check_rc 0 "a re-run replacing 40 small files"
+python3 - "$T/out" ev <<'PY' || fail "40 files replaced: 40 updates"
+import json, sys
+s = json.load(open(sys.argv[1]))
+assert (s['files'], s['replaced'], s['changed']) == (40, 40, True), s
+ev = [json.loads(l) for l in open(sys.argv[2])]
+acts = sorted(e['action'] for e in ev if e['event'] == 'done')
+assert acts == ['update'] * 40, acts
+PY
 echo "summary: a table; changed in the JSON"
