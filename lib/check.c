@@ -161,11 +161,26 @@ static const char *iso_time(const struct statx_timestamp *t, char *buf, size_t l
 	return buf;
 }
 
+/* "mtime A != B" for people (ISO 8601), and the exact numbers for
+ * programs (the event's source_mtime and dest_mtime). */
+static void say_mtimes(struct fcp_job *job, const char *path, const struct statx_timestamp *s,
+		       const struct statx_timestamp *d)
+{
+	char a[64], b[64], what[160], sn[32], dn[32];
+	const char *const times[2] = { sn, dn };
+
+	snprintf(sn, sizeof(sn), "%lld.%09u", (long long)s->tv_sec, s->tv_nsec);
+	snprintf(dn, sizeof(dn), "%lld.%09u", (long long)d->tv_sec, d->tv_nsec);
+	snprintf(what, sizeof(what), "mtime %s != %s:", iso_time(s, a, sizeof(a)),
+		 iso_time(d, b, sizeof(b)));
+	fcp_report_plan_times(job, what, path, times);
+	atomic_fetch_add(&job->c.differs, 1);
+}
+
 static void check_meta(struct fcp_job *job, const struct statx *st, struct fcp_at sat,
 		       const struct statx *dst, struct fcp_at dat, const char *path)
 {
 	unsigned diff = fcp_plan_meta_diff(job, st, sat, dst, dat);
-	char a[64], b[64];
 
 	if (diff & FCP_PRESERVE_MODE)
 		fcp_check_say(job, path, "mode %04o != %04o", st->stx_mode & 07777,
@@ -174,9 +189,7 @@ static void check_meta(struct fcp_job *job, const struct statx *st, struct fcp_a
 		fcp_check_say(job, path, "owner %u:%u != %u:%u", st->stx_uid, st->stx_gid,
 			      dst->stx_uid, dst->stx_gid);
 	if (diff & FCP_PRESERVE_TIMES)
-		fcp_check_say(job, path, "mtime %s != %s",
-			      iso_time(&st->stx_mtime, a, sizeof(a)),
-			      iso_time(&dst->stx_mtime, b, sizeof(b)));
+		say_mtimes(job, path, &st->stx_mtime, &dst->stx_mtime);
 	if (diff & FCP_PRESERVE_XATTR)
 		fcp_check_say(job, path, "xattrs differ");
 }

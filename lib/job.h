@@ -425,6 +425,9 @@ void fcp_report_plan(struct fcp_job *job, const char *verb, const char *path);
  * --itemize-changes' form, and the dry run's closing line. */
 void fcp_report_plan_item(struct fcp_job *job, const char *verb, mode_t mode, const char *path,
 			  uint64_t bytes, unsigned changes);
+/* A --check line whose event carries the two exact mtimes (observe.h). */
+void fcp_report_plan_times(struct fcp_job *job, const char *verb, const char *path,
+			   const char *const times[2]);
 
 /* Name a leftover of an interrupted run (a hidden root copy when dir,
  * of the source path of, when its marker says; taken: the name it was

@@ -580,6 +580,12 @@ void fcp_obs_failed(struct fcp_job *job, const char *path, const char *what, con
 
 void fcp_obs_plan(struct fcp_job *job, const char *verb, const char *path)
 {
+	fcp_obs_plan_times(job, verb, path, NULL);
+}
+
+void fcp_obs_plan_times(struct fcp_job *job, const char *verb, const char *path,
+			const char *const times[2])
+{
 	struct fcp_json j;
 	size_t n = strlen(verb);
 	char what[160];
@@ -591,6 +597,10 @@ void fcp_obs_plan(struct fcp_job *job, const char *verb, const char *path)
 	event_begin(job->obs, &j, job->o->check ? "difference" : "plan");
 	fcp_json_str(&j, job->o->check ? "what" : "action", what);
 	fcp_json_str(&j, "path", path);
+	if (times) {
+		fcp_json_str(&j, "source_mtime", times[0]);
+		fcp_json_str(&j, "dest_mtime", times[1]);
+	}
 	fcp_json_close(&j);
 	send_json(job, job->obs, &j);
 }

@@ -81,6 +81,10 @@ void fcp_obs_failed(struct fcp_job *job, const char *path, const char *what, con
 /* A line of --dry-run ("plan": its action and path) or of --check (a
  * "difference": what differs, and the path), as an event. */
 void fcp_obs_plan(struct fcp_job *job, const char *verb, const char *path);
+/* The same with the two mtimes an "mtime" difference is about, exact
+ * ("SECONDS.NANOSECONDS" since the epoch), for programs. */
+void fcp_obs_plan_times(struct fcp_job *job, const char *verb, const char *path,
+			const char *const times[2]);
 
 /* The totals the status line shows, for the periodic progress events. */
 struct fcp_totals {

@@ -377,8 +377,8 @@ static void count_plan(struct fcp_job *job, const char *verb, uint64_t bytes)
 	}
 }
 
-void fcp_report_plan_item(struct fcp_job *job, const char *verb, mode_t mode, const char *path,
-			  uint64_t bytes, unsigned changes)
+static void plan_line(struct fcp_job *job, const char *verb, mode_t mode, const char *path,
+		      uint64_t bytes, unsigned changes, const char *const times[2])
 {
 	const struct fcp_options *o = job->o;
 	bool same = !strcmp(verb, "unchanged") || !strcmp(verb, "keep");
@@ -389,7 +389,7 @@ void fcp_report_plan_item(struct fcp_job *job, const char *verb, mode_t mode, co
 
 	if (!o->check)
 		count_plan(job, verb, bytes);
-	fcp_obs_plan(job, verb, path ? path : "?");
+	fcp_obs_plan_times(job, verb, path ? path : "?", times);
 	/* A dry run lists what would change, as rsync -n and robocopy /L;
 	 * what is left as it was from -vv. */
 	if ((same && o->verbose < 2) || !msg_open(&m)) {
@@ -408,9 +408,21 @@ void fcp_report_plan_item(struct fcp_job *job, const char *verb, mode_t mode, co
 	msg_send(job, &m, o->out ? o->out : o->json ? stderr : stdout, false, NULL, NULL, 0);
 }
 
+void fcp_report_plan_item(struct fcp_job *job, const char *verb, mode_t mode, const char *path,
+			  uint64_t bytes, unsigned changes)
+{
+	plan_line(job, verb, mode, path, bytes, changes, NULL);
+}
+
+void fcp_report_plan_times(struct fcp_job *job, const char *verb, const char *path,
+			   const char *const times[2])
+{
+	plan_line(job, verb, 0, path, 0, 0, times);
+}
+
 void fcp_report_plan(struct fcp_job *job, const char *verb, const char *path)
 {
-	fcp_report_plan_item(job, verb, 0, path, 0, 0);
+	plan_line(job, verb, 0, path, 0, 0, NULL);
 }
 
 void fcp_report_leftover(struct fcp_job *job, const char *path, bool dir, const char *of,
