@@ -93,6 +93,7 @@ struct fcp_options {
 				   left out; LLONG_MIN = no bound */
 	long long older_than;   /* at or after it; LLONG_MAX = no bound */
 	int verbose;            /* -v: each item on stdout, and the summary */
+	bool itemize;           /* --itemize-changes: -v's lines as rsync -i's */
 	FILE *err;              /* where per-item errors go; NULL = stderr */
 	/* Copying again (lib/plan.c decides per entry): */
 	bool sync;              /* -u: an up-to-date copy (type, size, mtime)
@@ -203,6 +204,13 @@ struct fcp_stats {
 	uint64_t deleted;        /* destination entries removed (--delete) */
 	uint64_t moved;          /* sources renamed or removed after their copy */
 	uint64_t not_replaced;   /* files already there, kept (-n, -u, -i) */
+	/* The summary's table (fcp_stats_print_table): of unchanged, updated
+	 * and deleted, the directories (counted in those too); of files, those whose data replaced
+	 * another's; the bytes of files found up to date; and what a dry run
+	 * would copy anew (with their data) and replace. */
+	uint64_t unchanged_dirs, updated_dirs, deleted_dirs, replaced, bytes_skipped;
+	uint64_t plan_copied, plan_copied_bytes, plan_replaced, plan_replaced_bytes;
+	bool delete_asked;       /* --delete: DEST was searched for extras */
 	uint64_t verified_files, verified_bytes; /* --verify: read back, equal */
 	uint64_t verified_cloned; /* of which clones (shared extents re-read) */
 	uint64_t verified_memory; /* of which read back from memory: on tmpfs or
@@ -267,6 +275,13 @@ int fcp_job_run(const struct fcp_options *o, char *const *srcs, int nsrc,
 
 /* Print the end-of-job summary (counts, speed, symlink kinds) to f. */
 void fcp_stats_print(const struct fcp_stats *s, FILE *f);
+/* The summary as a table (files, directories, bytes by total, copied,
+ * skipped, failed, extras, deleted), as robocopy's, to f. */
+void fcp_stats_print_table(const struct fcp_stats *s, FILE *f);
+/* A dry run's closing line: what it would copy, update and delete. */
+void fcp_stats_print_plan(const struct fcp_stats *s, FILE *f);
+/* Did the job change DEST (a dry run: would it)? */
+bool fcp_stats_changed(const struct fcp_stats *s);
 
 /* The summary as one JSON object (a stable key set, man fastcp), in one
  * write. Returns 0, or -errno when it could not be written whole; a

@@ -71,6 +71,7 @@ void fcp_batch_copy(struct fcp_worker *w, struct fcp_item *it)
 	const char *names[FCP_BATCH_MAX];
 	bool back[FCP_BATCH_MAX];
 	uint64_t where[FCP_BATCH_MAX] = { 0 };
+	unsigned short was[FCP_BATCH_MAX] = { 0 };
 	int order[FCP_BATCH_MAX], m;
 	const char *p = it->name;
 	int n = it->count;
@@ -91,11 +92,11 @@ void fcp_batch_copy(struct fcp_worker *w, struct fcp_item *it)
 	       job->o->make != FCP_MAKE_COPY || job->o->attributes_only ||
 	       job->o->sparse == FCP_SPARSE_ALWAYS;
 	if (fcp_plan_looks(job, it->dir) && !once)
-		n = fcp_plan_batch(w, it->dir, names, n);
+		n = fcp_plan_batch(w, it->dir, names, n, was);
 	for (int i = 0; i < n; i++)
 		back[i] = true;
 	if (n > 0 && !once && uring_wanted(job, it->dir)) {
-		int r = fcp_uring_batch(w, it->dir, names, n, back, where);
+		int r = fcp_uring_batch(w, it->dir, names, n, was, back, where);
 		if (r == -ENOSYS)
 			atomic_store(&job->uring_ok, false);
 		else if (r > 0)

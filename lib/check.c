@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 void fcp_check_say(struct fcp_job *job, const char *path, const char *fmt, ...)
@@ -142,6 +143,40 @@ static void check_links(struct fcp_entry *e, const struct statx *dst, const char
 		fcp_check_say(e->job, path, "hard links differ");
 }
 
+/* A time as people read it (VOCABULARY): ISO 8601, local, with the
+ * nanoseconds that tell two copies apart. */
+static const char *iso_time(const struct statx_timestamp *t, char *buf, size_t len)
+{
+	time_t sec = (time_t)t->tv_sec;
+	struct tm tm;
+	char day[40], zone[8];
+
+	if (!localtime_r(&sec, &tm)) {
+		snprintf(buf, len, "%lld.%09u", (long long)t->tv_sec, t->tv_nsec);
+		return buf;
+	}
+	strftime(day, sizeof(day), "%Y-%m-%dT%H:%M:%S", &tm);
+	strftime(zone, sizeof(zone), "%z", &tm);
+	snprintf(buf, len, "%s.%09u%s", day, t->tv_nsec, zone);
+	return buf;
+}
+
+/* "mtime A != B" for people (ISO 8601), and the exact numbers for
+ * programs (the event's source_mtime and dest_mtime). */
+static void say_mtimes(struct fcp_job *job, const char *path, const struct statx_timestamp *s,
+		       const struct statx_timestamp *d)
+{
+	char a[64], b[64], what[160], sn[32], dn[32];
+	const char *const times[2] = { sn, dn };
+
+	snprintf(sn, sizeof(sn), "%lld.%09u", (long long)s->tv_sec, s->tv_nsec);
+	snprintf(dn, sizeof(dn), "%lld.%09u", (long long)d->tv_sec, d->tv_nsec);
+	snprintf(what, sizeof(what), "mtime %s != %s:", iso_time(s, a, sizeof(a)),
+		 iso_time(d, b, sizeof(b)));
+	fcp_report_plan_times(job, what, path, times);
+	atomic_fetch_add(&job->c.differs, 1);
+}
+
 static void check_meta(struct fcp_job *job, const struct statx *st, struct fcp_at sat,
 		       const struct statx *dst, struct fcp_at dat, const char *path)
 {
@@ -154,9 +189,7 @@ static void check_meta(struct fcp_job *job, const struct statx *st, struct fcp_a
 		fcp_check_say(job, path, "owner %u:%u != %u:%u", st->stx_uid, st->stx_gid,
 			      dst->stx_uid, dst->stx_gid);
 	if (diff & FCP_PRESERVE_TIMES)
-		fcp_check_say(job, path, "mtime %lld.%09u != %lld.%09u",
-			      (long long)st->stx_mtime.tv_sec, st->stx_mtime.tv_nsec,
-			      (long long)dst->stx_mtime.tv_sec, dst->stx_mtime.tv_nsec);
+		say_mtimes(job, path, &st->stx_mtime, &dst->stx_mtime);
 	if (diff & FCP_PRESERVE_XATTR)
 		fcp_check_say(job, path, "xattrs differ");
 }

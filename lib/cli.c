@@ -75,8 +75,9 @@ static const char usage_text[] =
 	"                                (implies --sync)\n"
 	"      --max-delete N            delete at most N entries (then exit 1)\n"
 	"      --delete-excluded         --delete also removes what the filters exclude\n"
-	"      --dry-run                 say what would be copied, updated and deleted;\n"
-	"                                change nothing\n"
+	"      --dry-run                 list what would change (-vv: every entry) and\n"
+	"                                end with one line: would copy N (X MB),\n"
+	"                                update M, ...; change nothing\n"
 	"      --resume                  files from 1 GiB record their progress, and a\n"
 	"                                re-run finishes them from there (with --sync)\n"
 	"      --move                    move: rename on one filesystem, else copy,\n"
@@ -115,18 +116,22 @@ static const char usage_text[] =
 	"                                empty (as rsync -m)\n"
 	"\n"
 	"Output:\n"
-	"  -v, --verbose                 print each item as it is done, as cp -v does\n"
-	"                                ('src/a' -> 'dst/a'), then the summary\n"
-	"      --itemize-changes         print one line per change, in rsync's\n"
-	"                                --itemize-changes style\n"
-	"      --stats                   print the summary table (also when stderr is\n"
-	"                                no terminal, where it is left out by default)\n"
+	"  -v, --verbose                 print each item that changed, as cp -v does\n"
+	"                                ('s/a' -> 'd/a'; removed 'd/x'); -vv also\n"
+	"                                what was left as it was; then the summary\n"
+	"                                and its table\n"
+	"      --itemize-changes         print -v's lines as rsync -i does\n"
+	"                                (>f+++++++++ d/a, .f..t...... d/b)\n"
+	"      --stats                   print the summary and its table (total,\n"
+	"                                copied, skipped, failed, extras, deleted),\n"
+	"                                also when stderr is not a terminal\n"
 	"  -q, --quiet                   print no summary\n"
 	"      --progress[=WHEN]         a status line on stderr: auto (default: on a\n"
 	"                                terminal), bar (bare --progress), plain (a\n"
 	"                                full line every 5 s, for logs), none\n"
 	"      --json                    print the summary as one JSON object on\n"
-	"                                stdout, alone (other lines go to stderr)\n"
+	"                                stdout, alone (other lines go to stderr),\n"
+	"                                with \"changed\"; not with --events -\n"
 	"      --events FILE             write NDJSON events to FILE ('-': stdout):\n"
 	"                                start, each item, progress, end\n"
 	"      --log FILE                write one line per item to FILE: action, path,\n"
@@ -220,6 +225,7 @@ enum {
 
 enum { OPT_CHECK = 512, OPT_MANIFEST }; /* issue 19 */
 enum { OPT_ATOMIC = 3301 }; /* issue 33 */
+enum { OPT_ITEMIZE = 3501 }; /* issue 35: what is printed */
 enum { OPT_RETRIES = 1024, OPT_RETRY_WAIT, OPT_BWLIMIT, OPT_IOLIMIT }; /* issue 20: limits */
 /* Habits of cp and rsync users (issue 35): their options taken with their
  * meaning where it fits fastcp, else refused naming fastcp's way. */
@@ -309,6 +315,7 @@ static const struct option longopts[] = {
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "events", required_argument, NULL, OPT_EVENTS },
 	{ "log", required_argument, NULL, OPT_LOG },
+	{ "itemize-changes", no_argument, NULL, OPT_ITEMIZE },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ 0 },
@@ -757,6 +764,7 @@ static int parse_one(int c, const char *arg, struct fcp_options *o)
 	case OPT_JSON: o->json = true; break;
 	case OPT_EVENTS: o->events = arg; break;
 	case OPT_LOG: o->log = arg; break;
+	case OPT_ITEMIZE: o->itemize = true; break;
 	case OPT_PROGRESS:
 		if ((v = arg ? parse_word(arg, progress, 4) : FCP_PROGRESS_BAR) < 0)
 			return bad("invalid --progress value '%s' (auto, bar, plain, none)", arg);
@@ -934,6 +942,12 @@ int fcp_cli_parse(int argc, char **argv, struct fcp_options *o, char ***srcs, in
 			fcp_describe(stdout);
 		return -1;
 	}
+	/* stdout holds one JSON object or NDJSON lines: a program reading
+	 * it could parse neither. */
+	if (o->json && o->events && !strcmp(o->events, "-"))
+		return bad("%s", "--json and --events - would both write to standard output: give "
+			   "--events a file (--events FILE), or leave out --json (the end event "
+			   "holds the summary)");
 	if (o->max_delete >= 0 && !o->delete_extra)
 		return bad("%s", "--max-delete limits --delete or --mirror, given neither");
 	/* rsync always quick-checks: a --delete that copied every file again

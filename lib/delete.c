@@ -382,7 +382,7 @@ static int remove_at(struct sweep *x, int *dirfd, const struct statx *dir_st, bo
 	if (r == 0 && !take(x->job, path))
 		return -ECANCELED;
 	if (r == 0 && x->dry)
-		fcp_report_plan(x->job, "delete", path);
+		fcp_report_plan_item(x->job, "delete", dir ? S_IFDIR : 0, path, 0, 0);
 	else if (r == 0)
 		r = fcp_sys_unlinkat(*dirfd, name, dir ? AT_REMOVEDIR : 0);
 	if (r < 0) {
@@ -390,6 +390,8 @@ static int remove_at(struct sweep *x, int *dirfd, const struct statx *dir_st, bo
 		return r;
 	}
 	atomic_fetch_add(&x->job->c.deleted, 1);
+	if (dir)
+		atomic_fetch_add(&x->job->c.deleted_dirs, 1);
 	if (x->job->obs_items)
 		fcp_obs_record(x->job, FCP_OBS_DELETE, dir ? S_IFDIR : 0, path, 0, NULL, NULL);
 	return 0;

@@ -560,6 +560,21 @@ static void mark_done(const struct fcp_dir *d)
 	free(v);
 }
 
+void fcp_dest_note_hidden(struct fcp_dir *d)
+{
+	char *p = hidden_path(d), *then = NULL;
+
+	/* As fcp_report_left says it once the copy stops. */
+	if (!(d->root->src_strong && !d->root->unmarked) &&
+	    asprintf(&then, "once renamed to '%s', the same command with --sync finishes it",
+		     d->root->name ? d->root->name : "?") < 0)
+		then = NULL;
+	fcp_signal_note(d->root, d->root->src_arg, p ? p : d->hidden_name,
+			then ? then : "the same command finishes it");
+	free(then);
+	free(p);
+}
+
 void fcp_dest_unhide(struct fcp_job *job, struct fcp_dir *d)
 {
 	struct fcp_dir *p = d->parent;
@@ -586,6 +601,7 @@ void fcp_dest_unhide(struct fcp_job *job, struct fcp_dir *d)
 	/* (With --fsync, the job syncs the parent, a top directory, at its
 	 * end.) */
 	if (r == 0) {
+		fcp_signal_note(d->root, NULL, NULL, NULL);
 		if (failed)
 			fcp_report_named_partial(job, d->root->src_arg, p, d->dst_name, failed);
 		return;

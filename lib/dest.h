@@ -145,6 +145,9 @@ int fcp_dest_mkdir_hidden(struct fcp_worker *w, struct fcp_root *root, int dirfd
  * the copy is not whole: it keeps its hidden name, recorded in
  * d->root->left. */
 void fcp_dest_unhide(struct fcp_job *job, struct fcp_dir *d);
+/* A new root copy d was made under its hidden name: a signal names it
+ * until it has its final name (fcp_signal_note, job.c). */
+void fcp_dest_note_hidden(struct fcp_dir *d);
 
 /* An item of d (name; NULL: d itself) failed in a stopped run's hidden
  * copy taken up: what that run left at its name may be partial, so it

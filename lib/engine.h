@@ -169,7 +169,7 @@ const char *fcp_direct_describe(void);
 
 /*
  * engine_uring.c: copy the small regular files names[0..n) of d through
- * io_uring. back[i] is set for every file it left to the synchronous path
+ * io_uring; was[i]: what the plan found in DEST (fcp_plan_batch). back[i] is set for every file it left to the synchronous path
  * (not small, sparse, hard-linked, not regular, or an error that path
  * explains). On a rotational source, where[i] is then set to the device
  * offset of a handed-back regular file's first extent, read on the
@@ -179,7 +179,7 @@ const char *fcp_direct_describe(void);
  * (no liburing at build time, disabled, filtered, or an old kernel).
  */
 int fcp_uring_batch(struct fcp_worker *w, struct fcp_dir *d, const char **names, int n,
-		    bool *back, uint64_t *where);
+		    const unsigned short *was, bool *back, uint64_t *where);
 /*
  * batch.c: the order in which a rotational source's files are read. Of the
  * files i in [0, n) with pick[i], into order[], returned how many: those

@@ -33,6 +33,7 @@
 #include "meta.h"
 #include "sys.h"
 #include "observe.h"
+#include "plan.h"
 #include "verify.h"
 
 #include <errno.h>
@@ -79,6 +80,7 @@ struct small {
 	struct fcp_hl_entry *hl; /* -L, links kept: its inode's entry (claim) */
 	bool ran;                /* its data rounds were run */
 	char link_path[32];      /* linkat's old path for an unnamed one */
+	unsigned short was;      /* what DEST had there (fcp_plan_batch) */
 };
 
 /* The ops this file needs; a kernel without one of them is "no io_uring". */
@@ -567,7 +569,10 @@ static void finish(struct fcp_worker *w, struct fcp_dir *d, struct small *s)
 	if (job->o->debug)
 		fcp_debug_item(job, d, s->name, s->name, "io_uring batch (a small file: read "
 			       "and written with others of its directory, few system calls)");
-	fcp_obs_entry(job, FCP_OBS_COPY, S_IFREG, d, s->name, s->got, "io_uring");
+	if (s->was)
+		atomic_fetch_add(&job->c.replaced, 1);
+	fcp_obs_item(job, s->was ? FCP_OBS_UPDATE : FCP_OBS_COPY, S_IFREG, d, s->name, s->name,
+		     s->got, "io_uring", s->was & ~FCP_PLAN_WAS);
 	fcp_manifest_copied(job, d, s->name, s->hashed ? &s->h : NULL);
 	fcp_move_made(job, fcp_statx_dev(&s->st), s->st.stx_ino, d->dst_fd, s->name);
 }
@@ -706,7 +711,7 @@ static int order_reads(const struct fcp_dir *d, const struct small *f, int n, in
 }
 
 int fcp_uring_batch(struct fcp_worker *w, struct fcp_dir *d, const char **names, int n,
-		    bool *back, uint64_t *where)
+		    const unsigned short *was, bool *back, uint64_t *where)
 {
 	struct fcp_job *job = fcp_worker_job(w);
 	struct fcp_uring *u = ring_get(w);
@@ -719,6 +724,7 @@ int fcp_uring_batch(struct fcp_worker *w, struct fcp_dir *d, const char **names,
 	memset(f, 0, n * sizeof(f[0]));
 	for (int k = 0; k < n; k++) {
 		f[k].name = names[k];
+		f[k].was = was[k];
 		f[k].in = f[k].out = -1;
 	}
 	rounds_open(&u->ring, job, d, f, n);
@@ -782,7 +788,7 @@ const char *fcp_uring_available(void)
 }
 
 int fcp_uring_batch(struct fcp_worker *w, struct fcp_dir *d, const char **names, int n,
-		    bool *back, uint64_t *where)
+		    const unsigned short *was, bool *back, uint64_t *where)
 {
 	return -ENOSYS;
 }

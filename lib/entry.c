@@ -129,6 +129,7 @@ static struct fcp_dir *dir_node(struct fcp_entry *e, int sfd, int dfd, bool crea
 	}
 	nd->dst_dev = fcp_statx_dev(&dst_st);
 	nd->dst_ino = dst_st.stx_ino;
+	nd->dst_mtime0 = dst_st.stx_mtime;
 	/* New inodes get our euid/egid only if nothing is inherited: a
 	 * setgid directory (made inside a setgid parent) passes its group. */
 	nd->made = created;
@@ -158,7 +159,8 @@ static int planned_dir(struct fcp_entry *e, enum fcp_action a, bool *created)
 		fcp_check_entry(e); /* missing, or another type */
 	} else if (e->job->o->dry_run) {
 		char *p = fcp_dir_dst_path(e->d, e->dst_name);
-		fcp_report_plan(e->job, fcp_plan_verb(a), p);
+		fcp_report_plan_item(e->job, a == FCP_ACT_COPY ? "mkdir" : fcp_plan_verb(a), S_IFDIR,
+				     p, 0, e->changes);
 		free(p);
 	}
 	return -1;
@@ -228,7 +230,10 @@ static void copy_dir(struct fcp_entry *e)
 				     e->d, e->dst_name, true, dfd);
 		return;
 	}
-	if (!(nd = dir_node(e, sfd, dfd, created, hidden_name))) {
+	nd = dir_node(e, sfd, dfd, created, hidden_name);
+	if (nd && hidden_name[0] && nd->root)
+		fcp_dest_note_hidden(nd);
+	if (!nd) {
 		close(sfd);
 		close(dfd);
 		if (hidden_name[0])
@@ -248,7 +253,8 @@ static void copy_dir(struct fcp_entry *e)
 	 * updated when it is finished (plan.c). */
 	if (!e->job->o->dry_run && (created || !fcp_plan_decides(e->job, e->d))) {
 		atomic_fetch_add(&e->job->c.dirs, 1);
-		fcp_obs_entry(e->job, FCP_OBS_MKDIR, S_IFDIR, e->d, e->name, 0, NULL);
+		fcp_obs_item(e->job, FCP_OBS_MKDIR, S_IFDIR, e->d, e->name, e->dst_name, 0, NULL,
+			     0);
 	}
 	/* The parent's count for this entry passes to the new directory: it
 	 * is released when the directory finishes, not now. */
@@ -465,7 +471,10 @@ static void copy_other(struct fcp_entry *e)
 		return;
 	}
 	atomic_fetch_add(lnk ? &e->job->c.symlinks : &e->job->c.specials, 1);
-	fcp_obs_entry(e->job, FCP_OBS_COPY, e->st.stx_mode, e->d, e->name, 0, NULL);
+	if (e->dst_mode)
+		atomic_fetch_add(&e->job->c.replaced, 1);
+	fcp_obs_item(e->job, e->dst_mode ? FCP_OBS_UPDATE : FCP_OBS_COPY, e->st.stx_mode, e->d,
+		     e->name, e->dst_name, 0, NULL, e->changes);
 	fcp_hl_done(e->w, hl, true);
 }
 

@@ -20,6 +20,8 @@ struct fcp_entry {
 	mode_t dst_mode;        /* what the plan found at the destination
 				   (0: nothing, or not looked) */
 	uint64_t dst_ino;       /* and its inode number */
+	unsigned char changes;  /* how it differed from the item there
+				   (FCP_CHG_*, observe.h): -v's lines */
 	const struct fcp_xfer *xfer; /* how a file's data moved (--debug), or NULL */
 	const char *engine;     /* how a file's data went (observers) */
 	struct fcp_vsum *vsum;  /* --verify: the source's hash (verify.h) */

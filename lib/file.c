@@ -140,7 +140,11 @@ void fcp_file_finish(struct fcp_entry *e, struct fcp_hl_entry *hl, int out,
 		fcp_debug_file(e->job, e->d, e->name, e->dst_name, e->xfer, e->xfer->wlock);
 	else if (e->job->o->debug)
 		fcp_debug_item(e->job, e->d, e->name, e->dst_name, "no data (--attributes-only)");
-	fcp_obs_entry(e->job, FCP_OBS_COPY, S_IFREG, e->d, e->name, e->st.stx_size, e->engine);
+	/* What was there before is replaced: an "update" (VOCABULARY). */
+	if (e->dst_mode)
+		atomic_fetch_add(&e->job->c.replaced, 1);
+	fcp_obs_item(e->job, e->dst_mode ? FCP_OBS_UPDATE : FCP_OBS_COPY, S_IFREG, e->d, e->name,
+		     e->dst_name, e->st.stx_size, e->engine, e->changes);
 	fcp_manifest_copied(e->job, e->d, e->dst_name, e->vsum ? &h : NULL);
 	if (e->vsum && hl)
 		fcp_hl_set_hash(hl, &h);

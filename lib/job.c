@@ -518,6 +518,16 @@ static void collect(struct fcp_job *job, struct fcp_stats *s)
 	s->deleted = c->deleted;
 	s->moved = c->moved;
 	s->not_replaced = c->not_replaced;
+	s->unchanged_dirs = c->unchanged_dirs;
+	s->updated_dirs = c->updated_dirs;
+	s->deleted_dirs = c->deleted_dirs;
+	s->replaced = c->replaced;
+	s->bytes_skipped = c->settled_bytes;
+	s->plan_copied = c->plan_copied;
+	s->plan_copied_bytes = c->plan_copied_bytes;
+	s->plan_replaced = c->plan_replaced;
+	s->plan_replaced_bytes = c->plan_replaced_bytes;
+	s->delete_asked = job->o->delete_extra;
 	s->left_hidden += c->kept;
 	s->verified_files = c->verified;
 	s->verified_bytes = c->verified_bytes;
@@ -792,11 +802,52 @@ static void tmp_prefix_init(char *buf, size_t len)
 static struct fcp_job *signalled_job;
 static volatile sig_atomic_t caught;
 
+/* The unfinished root copies, each with the line a signal writes for it:
+ * made before, so that the handler only calls write(2). A slot is filled
+ * whole (under the lock) before it is marked live. */
+#define FCP_NOTED 8
+static struct {
+	const void *key;
+	char line[768];
+	size_t len;
+	atomic_int live;        /* lock-free: read by the handler, any thread */
+} noted[FCP_NOTED];
+static pthread_mutex_t noted_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void fcp_signal_note(const void *key, const char *src, const char *path, const char *then)
+{
+	int i, free_slot = -1;
+
+	pthread_mutex_lock(&noted_lock);
+	for (i = 0; i < FCP_NOTED; i++) {
+		if (atomic_load(&noted[i].live) && noted[i].key == key)
+			atomic_store(&noted[i].live, 0);
+		if (!atomic_load(&noted[i].live) && free_slot < 0)
+			free_slot = i;
+	}
+	if (path && free_slot >= 0) {
+		int n = snprintf(noted[free_slot].line, sizeof(noted[0].line),
+				 "fastcp: stopping; if a second signal kills fastcp first, the "
+				 "unfinished copy of '%s' stays as '%s': %s\n", src ? src : "?", path,
+				 then ? then : "remove it, or run the same command again");
+		noted[free_slot].len = n < 0 ? 0 : (size_t)n < sizeof(noted[0].line)
+						       ? (size_t)n : sizeof(noted[0].line) - 1;
+		noted[free_slot].key = key;
+		atomic_store(&noted[free_slot].live, 1); /* the line first */
+	}
+	pthread_mutex_unlock(&noted_lock);
+}
+
 static void on_signal(int sig)
 {
 	caught = sig;
 	if (signalled_job)
 		fcp_job_stop(signalled_job, -EINTR); /* lock-free atomics only */
+	/* Said now: a second signal kills at once (SA_RESETHAND). */
+	for (int i = 0; i < FCP_NOTED; i++)
+		if (atomic_load(&noted[i].live) && noted[i].len &&
+		    write(STDERR_FILENO, noted[i].line, noted[i].len))
+			continue;
 }
 
 static void catch_signals(struct fcp_job *job, struct sigaction old[3])
@@ -815,6 +866,8 @@ static void catch_signals(struct fcp_job *job, struct sigaction old[3])
 		sigaction(sigs[i], job ? &sa : &old[i], job ? &old[i] : NULL);
 	if (!job)
 		signalled_job = NULL;
+	for (int i = 0; !job && i < FCP_NOTED; i++)
+		atomic_store(&noted[i].live, 0);
 }
 
 /* The job, watched by obs (observe.h; NULL: nobody). */

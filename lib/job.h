@@ -75,6 +75,9 @@ struct fcp_dir {
 	int depth;                /* 0 for the copied root directory itself */
 	uint64_t dst_dev;         /* filesystem of dst_fd */
 	uint64_t dst_ino;         /* and its inode */
+	struct statx_timestamp dst_mtime0; /* its mtime when opened: what the
+					      job's own writes in it did not
+					      change (plan.c) */
 	struct statx st;          /* source metadata, applied when finished */
 	atomic_int pending;       /* 1 for its own scan + children in flight */
 	bool is_top;              /* pseudo-dir holding a root entry: no metadata */
@@ -162,6 +165,11 @@ struct fcp_counters {
 	atomic_ullong excluded;      /* left out by a filter (plan.c) */
 	atomic_ullong leftovers;     /* of interrupted runs, found (leftover.c) */
 	atomic_ullong unchanged, updated, deleted; /* plan.c, delete.c */
+	/* The summary's rows (stats.c): of those, directories; files whose
+	 * data replaced another (-v's "update"); a dry run's would-be copies
+	 * (report.c) */
+	atomic_ullong unchanged_dirs, updated_dirs, deleted_dirs, replaced;
+	atomic_ullong plan_copied, plan_copied_bytes, plan_replaced, plan_replaced_bytes;
 	atomic_ullong moved;         /* --move: sources renamed or removed (move.c) */
 	atomic_ullong not_replaced;  /* -n, -u, -i: files there kept (plan.c) */
 	atomic_ullong kept;          /* --resume: stopped files kept to resume (chunk.c) */
@@ -390,6 +398,10 @@ void fcp_report_warn(struct fcp_job *job, enum fcp_warn_kind kind, const char *p
 /* Start nothing new from now on (destination full, interrupted); err says
  * why, and is readable by anyone who sees job->stop. */
 void fcp_job_stop(struct fcp_job *job, int err);
+/* What a signal says at once (job.c): key's unfinished copy is at path
+ * (NULL: no more, it has its name). A second signal kills at once, with
+ * no time to say anything: the first says where the copy stays. */
+void fcp_signal_note(const void *key, const char *src, const char *path, const char *then);
 /* An item failed with err. ENOSPC, EDQUOT and EROFS stop new items; the
  * first is reported and counted as failed, the same errno again only
  * counted as not copied. */
@@ -408,6 +420,14 @@ void fcp_report_held(struct fcp_job *job, const char *path, const char *why);
 
 /* A --dry-run line on the job's output: "VERB 'path'". */
 void fcp_report_plan(struct fcp_job *job, const char *verb, const char *path);
+/* The same for an item of type mode and size bytes (a regular file's),
+ * which differs from what DEST holds by changes (FCP_CHG_*, observe.h):
+ * --itemize-changes' form, and the dry run's closing line. */
+void fcp_report_plan_item(struct fcp_job *job, const char *verb, mode_t mode, const char *path,
+			  uint64_t bytes, unsigned changes);
+/* A --check line whose event carries the two exact mtimes (observe.h). */
+void fcp_report_plan_times(struct fcp_job *job, const char *verb, const char *path,
+			   const char *const times[2]);
 
 /* Name a leftover of an interrupted run (a hidden root copy when dir,
  * of the source path of, when its marker says; taken: the name it was

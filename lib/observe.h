@@ -10,12 +10,29 @@
 
 struct fcp_json;
 
-/* What was done with an item: the first word of -v and --log lines, and
- * "action" in events. */
+/* What was done with an item: the first word of --log lines and of -vv's
+ * lines for items left as they were, and "action" in events. The words are
+ * the man page's VOCABULARY, the same as --dry-run's (fcp_plan_verb). */
 enum fcp_obs_action {
-	FCP_OBS_COPY, FCP_OBS_LINK, FCP_OBS_MKDIR, FCP_OBS_UNCHANGED, FCP_OBS_UPDATE,
+	FCP_OBS_COPY, FCP_OBS_LINK, FCP_OBS_MKDIR, FCP_OBS_UNCHANGED,
+	FCP_OBS_UPDATE,         /* its data replaced what DEST held */
 	FCP_OBS_DELETE, FCP_OBS_SKIP, FCP_OBS_FAIL,
 	FCP_OBS_MOVE, /* --move: a source renamed, or removed after its copy */
+	FCP_OBS_META,           /* "update metadata": the data was the same */
+	FCP_OBS_KEEP,           /* -n, -u, -i: what DEST held is kept */
+};
+
+/* What differs between an item and what DEST held (--itemize-changes'
+ * letters, as rsync's): set by the plan (plan.c). */
+enum {
+	FCP_CHG_CONTENT = 1 << 0, /* c: --checksum found other content */
+	FCP_CHG_SIZE = 1 << 1,    /* s */
+	FCP_CHG_TIME = 1 << 2,    /* t: modification time */
+	FCP_CHG_PERMS = 1 << 3,   /* p */
+	FCP_CHG_OWNER = 1 << 4,   /* o */
+	FCP_CHG_GROUP = 1 << 5,   /* g */
+	FCP_CHG_XATTR = 1 << 6,   /* x: none of the above, so xattrs or ACLs */
+	FCP_CHG_TYPE = 1 << 7,    /* another type was there: all is new */
 };
 
 /* Open --events and --log, set job->obs (NULL when nobody watches) and
@@ -30,22 +47,44 @@ int fcp_obs_close(struct fcp_job *job, const struct fcp_stats *s, int status);
 void fcp_obs_record(struct fcp_job *job, enum fcp_obs_action a, mode_t mode, const char *path,
 		    uint64_t bytes, const char *engine, const char *reason);
 void fcp_obs_entry_(struct fcp_job *job, enum fcp_obs_action a, mode_t mode,
-		    const struct fcp_dir *d, const char *name, uint64_t bytes, const char *engine);
-/* The same for entry name of d, by its source path (made only when
- * somebody wants it). */
+		    const struct fcp_dir *d, const char *name, const char *dst_name,
+		    uint64_t bytes, const char *engine, unsigned changes);
+/* The same for entry name of d, by its source and destination paths (made
+ * only when somebody wants them). */
 static inline void fcp_obs_entry(struct fcp_job *job, enum fcp_obs_action a, mode_t mode,
 				 const struct fcp_dir *d, const char *name, uint64_t bytes,
 				 const char *engine)
 {
 	if (job->obs_items)
-		fcp_obs_entry_(job, a, mode, d, name, bytes, engine);
+		fcp_obs_entry_(job, a, mode, d, name, name, bytes, engine, 0);
 }
+/* The same where its copy has another name (dst_name), and what differed
+ * from what DEST held there (FCP_CHG_*; 0: nothing was there). */
+static inline void fcp_obs_item(struct fcp_job *job, enum fcp_obs_action a, mode_t mode,
+				const struct fcp_dir *d, const char *name, const char *dst_name,
+				uint64_t bytes, const char *engine, unsigned changes)
+{
+	if (job->obs_items)
+		fcp_obs_entry_(job, a, mode, d, name, dst_name, bytes, engine, changes);
+}
+/* The --itemize-changes line of an item that the word verb (VOCABULARY)
+ * says, of type mode (0: a file), at path in DEST, with what differed
+ * (FCP_CHG_*): malloc'ed, with its newline; NULL for a word that changes
+ * nothing rsync would itemize. */
+char *fcp_obs_itemized(const char *verb, mode_t mode, const char *path, unsigned changes);
+/* Quote path as GNU cp -v does (its shell-escape style, by the user's
+ * LC_CTYPE) into a malloc'ed string. */
+char *fcp_obs_quote(const char *path);
 /* A failed item (report.c): what failed and why. */
 void fcp_obs_failed(struct fcp_job *job, const char *path, const char *what, const char *why);
 
 /* A line of --dry-run ("plan": its action and path) or of --check (a
  * "difference": what differs, and the path), as an event. */
 void fcp_obs_plan(struct fcp_job *job, const char *verb, const char *path);
+/* The same with the two mtimes an "mtime" difference is about, exact
+ * ("SECONDS.NANOSECONDS" since the epoch), for programs. */
+void fcp_obs_plan_times(struct fcp_job *job, const char *verb, const char *path,
+			const char *const times[2]);
 
 /* The totals the status line shows, for the periodic progress events. */
 struct fcp_totals {
@@ -61,6 +100,8 @@ void fcp_obs_totals(struct fcp_job *job, const struct fcp_totals *t);
 
 /* progress.c: the status line and the pre-scan, threads of their own. */
 int fcp_progress_start(struct fcp_job *job, char *const *srcs, int nsrc);
+/* The status line of t in width columns at most (0: no bound). */
+void fcp_progress_text(const struct fcp_totals *t, char *buf, size_t len, int width);
 /* Stop them and take the line away (the summary comes in its place). */
 void fcp_progress_stop(struct fcp_job *job);
 /* Under err_lock: take the line away before a message is printed; the

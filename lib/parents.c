@@ -112,7 +112,7 @@ static int parents_look(struct fcp_job *job, int destfd, const char *dest, const
 			char *part = strndup(path, at + n);
 			char *where = part ? fcp_path_join(dest, part) : NULL;
 
-			fcp_report_plan(job, fcp_plan_verb(FCP_ACT_COPY), where ? where : path);
+			fcp_report_plan_item(job, "mkdir", S_IFDIR, where ? where : path, 0, 0);
 			free(where);
 			free(part);
 		}

@@ -309,6 +309,34 @@ static struct fcp_at src_at(const struct fcp_entry *e)
 	return e->src_fd >= 0 ? FCP_AT_FD(e->src_fd) : FCP_AT_NAME(e->d->src_fd, e->name);
 }
 
+/* What --itemize-changes says differed between the source's st and
+ * what DEST holds: what the copy brings over (as rsync, only the kinds
+ * of metadata it keeps). */
+static unsigned changes_of(const struct fcp_options *o, const struct statx *s,
+			   const struct statx *d, bool content)
+{
+	unsigned keep = o->preserve, c = 0;
+
+	if ((s->stx_mode & S_IFMT) != (d->stx_mode & S_IFMT))
+		return FCP_CHG_TYPE;
+	if (S_ISREG(s->stx_mode) && s->stx_size != d->stx_size)
+		c |= FCP_CHG_SIZE;
+	if (content)
+		c |= FCP_CHG_CONTENT;
+	if ((keep & FCP_PRESERVE_TIMES) && !S_ISLNK(s->stx_mode) &&
+	    (s->stx_mtime.tv_sec != d->stx_mtime.tv_sec ||
+	     s->stx_mtime.tv_nsec != d->stx_mtime.tv_nsec))
+		c |= FCP_CHG_TIME;
+	if ((keep & FCP_PRESERVE_MODE) && !S_ISLNK(s->stx_mode) &&
+	    (s->stx_mode & 07777) != (d->stx_mode & 07777))
+		c |= FCP_CHG_PERMS;
+	if ((keep & FCP_PRESERVE_OWNER) && s->stx_uid != d->stx_uid)
+		c |= FCP_CHG_OWNER;
+	if ((keep & FCP_PRESERVE_OWNER) && s->stx_gid != d->stx_gid)
+		c |= FCP_CHG_GROUP;
+	return c;
+}
+
 /* fcp_plan_entry; *out the statx of what is in DEST, for a file up to
  * date (SKIP, META) at least. */
 static enum fcp_action plan_entry(struct fcp_entry *e, struct statx *out)
@@ -325,6 +353,7 @@ static enum fcp_action plan_entry(struct fcp_entry *e, struct statx *out)
 		return FCP_ACT_COPY;
 	e->dst_mode = dst.stx_mode;
 	e->dst_ino = dst.stx_ino;
+	e->changes = (unsigned char)changes_of(e->job->o, &e->st, &dst, e->content < 0);
 	*out = dst;
 	if ((dst.stx_mode & S_IFMT) != (e->st.stx_mode & S_IFMT))
 		return guard(e, &dst, FCP_ACT_REPLACE);
@@ -361,22 +390,29 @@ const char *fcp_plan_verb(enum fcp_action a)
 	return verbs[a];
 }
 
+/* A dry run's line for name in d, of type mode and size bytes. */
 static void show(struct fcp_job *job, enum fcp_action a, const struct fcp_dir *d,
-		 const char *name)
+		 const char *name, mode_t mode, uint64_t bytes, unsigned changes)
 {
 	char *p = fcp_dir_dst_path(d, name);
 
-	fcp_report_plan(job, fcp_plan_verb(a), p);
+	fcp_report_plan_item(job, fcp_plan_verb(a), mode, p, S_ISREG(mode) ? bytes : 0,
+			     a == FCP_ACT_META && !changes ? FCP_CHG_XATTR : changes);
 	free(p);
 }
 
-static void count(struct fcp_job *job, enum fcp_action a)
+/* dir: the summary's table has a row of directories. */
+static void count(struct fcp_job *job, enum fcp_action a, bool dir)
 {
 	if (a == FCP_ACT_SKIP)
 		atomic_fetch_add(&job->c.unchanged, 1);
-	else if (a == FCP_ACT_META)
+	if (a == FCP_ACT_SKIP && dir)
+		atomic_fetch_add(&job->c.unchanged_dirs, 1);
+	if (a == FCP_ACT_META)
 		atomic_fetch_add(&job->c.updated, 1);
-	else if (a == FCP_ACT_KEEP)
+	if (a == FCP_ACT_META && dir)
+		atomic_fetch_add(&job->c.updated_dirs, 1);
+	if (a == FCP_ACT_KEEP)
 		atomic_fetch_add(&job->c.not_replaced, 1);
 }
 
@@ -475,11 +511,12 @@ bool fcp_plan_settled(struct fcp_entry *e)
 		char *p = dd ? fcp_dir_dst_path(e->d, e->dst_name) : NULL;
 
 		if (dd) /* --dedup: "clone" or "link" */
-			fcp_report_plan(e->job, dd, p);
+			fcp_report_plan_item(e->job, dd, e->st.stx_mode, p, 0, 0);
 		else
-			show(e->job, a, e->d, e->dst_name);
+			show(e->job, a, e->d, e->dst_name, e->st.stx_mode, e->st.stx_size,
+			     e->changes);
 		free(p);
-		count(e->job, a);
+		count(e->job, a, false);
 		return true;
 	}
 	if (a == FCP_ACT_REPLACE && !fcp_plan_make_room(e))
@@ -499,7 +536,7 @@ bool fcp_plan_settled(struct fcp_entry *e)
 			       e->dst_name);
 		record_settled(e, &dst_st, a == FCP_ACT_META);
 	}
-	count(e->job, a);
+	count(e->job, a, false);
 	if (e->job->o->debug && (a == FCP_ACT_KEEP || a == FCP_ACT_META || a == FCP_ACT_SKIP))
 		fcp_debug_item(e->job, e->d, e->name, e->dst_name,
 			       a == FCP_ACT_KEEP ? "kept: already there (-n, -u or -i)"
@@ -510,13 +547,17 @@ bool fcp_plan_settled(struct fcp_entry *e)
 	/* Up to date: its bytes are done (the status line). */
 	if (S_ISREG(e->st.stx_mode))
 		atomic_fetch_add(&e->job->c.settled_bytes, e->st.stx_size);
-	fcp_obs_entry(e->job, a == FCP_ACT_META ? FCP_OBS_UPDATE : FCP_OBS_UNCHANGED,
-		      e->st.stx_mode, e->d, e->name,
-		      S_ISREG(e->st.stx_mode) ? e->st.stx_size : 0, NULL);
+	fcp_obs_item(e->job,
+		     a == FCP_ACT_META ? FCP_OBS_META : a == FCP_ACT_KEEP ? FCP_OBS_KEEP
+									 : FCP_OBS_UNCHANGED,
+		     e->st.stx_mode, e->d, e->name, e->dst_name,
+		     S_ISREG(e->st.stx_mode) ? e->st.stx_size : 0, NULL,
+		     a == FCP_ACT_META && !e->changes ? FCP_CHG_XATTR : e->changes);
 	return true;
 }
 
-int fcp_plan_batch(struct fcp_worker *w, struct fcp_dir *d, const char **names, int n)
+int fcp_plan_batch(struct fcp_worker *w, struct fcp_dir *d, const char **names, int n,
+		   unsigned short *was)
 {
 	struct fcp_job *job = fcp_worker_job(w);
 	struct fcp_entry e[FCP_BATCH_MAX];
@@ -534,9 +575,10 @@ int fcp_plan_batch(struct fcp_worker *w, struct fcp_dir *d, const char **names, 
 					   .dst_name = names[i], .src_fd = -1 };
 		/* Anything odd (gone, no longer a file) is the entry path's. */
 		if (fcp_sys_statx(d->src_fd, names[i], AT_SYMLINK_NOFOLLOW, STATX_WANT, &e[m].st) < 0 ||
-		    !S_ISREG(e[m].st.stx_mode))
+		    !S_ISREG(e[m].st.stx_mode)) {
+			was[left] = 0;
 			names[left++] = names[i];
-		else
+		} else
 			mine[m++] = names[i];
 	}
 	/* --check and --checksum: the contents compared together first
@@ -552,8 +594,10 @@ int fcp_plan_batch(struct fcp_worker *w, struct fcp_dir *d, const char **names, 
 			e[i].content = same[i] < 0 ? 0 : same[i] ? 1 : -1;
 			e[i].dst_st = r[i] == 0 ? &dst[i] : NULL;
 		}
-		if (!fcp_plan_settled(&e[i]))
-			names[left++] = mine[i];
+		if (fcp_plan_settled(&e[i]))
+			continue;
+		was[left] = e[i].dst_mode ? (unsigned short)(FCP_PLAN_WAS | e[i].changes) : 0;
+		names[left++] = mine[i];
 	}
 	return left;
 }
@@ -601,10 +645,22 @@ bool fcp_plan_dir_meta(struct fcp_job *job, struct fcp_dir *d, struct fcp_at *da
 	/* A dry run without --sync would set every directory's metadata. */
 	if (!deciding(job->o))
 		same = false;
+	unsigned chg = same ? 0 : changes_of(job->o, &d->st, &dst, false);
+	struct statx before = dst;
+
+	/* A time that only this job's writes inside changed is put back,
+	 * and is no change to report: the directory was up to date. */
+	before.stx_mtime = d->dst_mtime0;
+	if (chg == FCP_CHG_TIME && !changes_of(job->o, &d->st, &before, false))
+		same = true;
 	if (job->o->dry_run)
-		show(job, same ? FCP_ACT_SKIP : FCP_ACT_META, d->parent, d->dst_name);
-	count(job, same ? FCP_ACT_SKIP : FCP_ACT_META);
-	return !job->o->dry_run && !same;
+		show(job, same ? FCP_ACT_SKIP : FCP_ACT_META, d->parent, d->dst_name, S_IFDIR, 0,
+		     chg);
+	else
+		fcp_obs_item(job, same ? FCP_OBS_UNCHANGED : FCP_OBS_META, S_IFDIR, d->parent,
+			     d->name, d->dst_name, 0, NULL, chg ? chg : FCP_CHG_XATTR);
+	count(job, same ? FCP_ACT_SKIP : FCP_ACT_META, true);
+	return !job->o->dry_run && (!same || chg);
 }
 
 /*

@@ -57,8 +57,12 @@ struct fcp_at;
  * opened: each one the plan settles without a copy (unchanged, metadata
  * updated, or said by --dry-run) is dropped from names[]; returns how
  * many are left to copy, in order. Saves the open of every unchanged
- * file. */
-int fcp_plan_batch(struct fcp_worker *w, struct fcp_dir *d, const char **names, int n);
+ * file. was[k] of each one left: 0 where DEST had nothing (or it was not
+ * looked at), else FCP_PLAN_WAS | its FCP_CHG_* (observe.h): -v's
+ * "update". */
+#define FCP_PLAN_WAS 0x100
+int fcp_plan_batch(struct fcp_worker *w, struct fcp_dir *d, const char **names, int n,
+		   unsigned short *was);
 
 /* Make room for e where the copy would need it (--delete): a directory
  * where e is none, or a non-directory where e is a directory, is removed

@@ -337,8 +337,11 @@ static void clock_text(double s, char *buf, size_t len)
 		snprintf(buf, len, "%ld:%02ld", t / 60, t % 60);
 }
 
-/* "  42% 12.3 MB/30.0 MB 1200/5000 files 45.6 MB/s 1200 files/s 0:12 ETA 0:17" */
-static void line_text(const struct fcp_totals *t, char *buf, size_t len)
+/* "  42% 12.3 MB/30.0 MB 1200/5000 files 45.6 MB/s 1200 files/s 0:12 ETA 0:17",
+ * in width columns at most (0: no bound): on a narrow terminal the fields
+ * between the percent and the ETA go first, the least read first, so the
+ * two a person looks for stay. */
+static void line_text(const struct fcp_totals *t, char *buf, size_t len, int width)
 {
 	char done[32], total[32], rate[32], el[32], eta[32];
 
@@ -356,11 +359,42 @@ static void line_text(const struct fcp_totals *t, char *buf, size_t len)
 		clock_text(t->eta, eta, sizeof(eta));
 	else
 		snprintf(eta, sizeof(eta), "-:--");
-	snprintf(buf, len, "%3.0f%% %s/%s, %llu/%llu files, %s/s, %.0f files/s, %s, ETA %s",
-		 t->percent >= 99.5 && t->percent < 100 ? 99 : t->percent, done, total,
-		 (unsigned long long)(t->files_done < t->files_total ? t->files_done
-								 : t->files_total),
-		 (unsigned long long)t->files_total, rate, t->files_rate, el, eta);
+	char field[5][64];
+	/* Dropped in this order where the line is too long. */
+	static const int drop[5] = { 3, 4, 1, 2, 0 };
+	bool on[5] = { true, true, true, true, true };
+	unsigned long long files = t->files_done < t->files_total ? t->files_done : t->files_total;
+
+	snprintf(field[0], sizeof(field[0]), "%s/%s", done, total);
+	snprintf(field[1], sizeof(field[1]), "%llu/%llu files", files,
+		 (unsigned long long)t->files_total);
+	snprintf(field[2], sizeof(field[2]), "%s/s", rate);
+	snprintf(field[3], sizeof(field[3]), "%.0f files/s", t->files_rate);
+	snprintf(field[4], sizeof(field[4]), "%s", el);
+	for (int k = 0; k <= 5; k++) {
+		int n = snprintf(buf, len, "%3.0f%%",
+				 t->percent >= 99.5 && t->percent < 100 ? 99 : t->percent);
+
+		bool first = true;
+
+		for (int i = 0; i < 5; i++)
+			if (on[i] && n >= 0 && (size_t)n < len) {
+				n += snprintf(buf + n, len - (size_t)n, "%s %s", first ? "" : ",",
+					      field[i]);
+				first = false;
+			}
+		if (n >= 0 && (size_t)n < len)
+			n += snprintf(buf + n, len - (size_t)n, "%sETA %s", first ? " " : ", ",
+				      eta);
+		if (width <= 0 || n <= width || k == 5)
+			return;
+		on[drop[k]] = false;
+	}
+}
+
+void fcp_progress_text(const struct fcp_totals *t, char *buf, size_t len, int width)
+{
+	line_text(t, buf, len, width);
 }
 
 static int columns(void)
@@ -375,7 +409,7 @@ static void draw(struct fcp_status *p, const struct fcp_totals *t)
 	char text[320];
 	int width = columns() - 1; /* the last column would wrap some terminals */
 
-	line_text(t, text, sizeof(text));
+	line_text(t, text, sizeof(text), p->bar ? (width > 0 ? width : 79) : 0);
 	pthread_mutex_lock(&p->job->err_lock);
 	if (p->bar) {
 		/* Cut to the terminal: a wrapped line cannot be redrawn. */

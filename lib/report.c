@@ -364,19 +364,65 @@ void fcp_report_held(struct fcp_job *job, const char *path, const char *why)
 	msg_send(job, &m, job->err, false, NULL, NULL, 0);
 }
 
-void fcp_report_plan(struct fcp_job *job, const char *verb, const char *path)
+/* A dry run's count of what it would do, for its closing line. */
+static void count_plan(struct fcp_job *job, const char *verb, uint64_t bytes)
 {
+	if (!strcmp(verb, "update")) {
+		atomic_fetch_add(&job->c.plan_replaced, 1);
+		atomic_fetch_add(&job->c.plan_replaced_bytes, bytes);
+	} else if (!strcmp(verb, "copy") || !strcmp(verb, "mkdir") || !strcmp(verb, "link") ||
+		   !strcmp(verb, "clone")) {
+		atomic_fetch_add(&job->c.plan_copied, 1);
+		atomic_fetch_add(&job->c.plan_copied_bytes, bytes);
+	}
+}
+
+static void plan_line(struct fcp_job *job, const char *verb, mode_t mode, const char *path,
+		      uint64_t bytes, unsigned changes, const char *const times[2])
+{
+	const struct fcp_options *o = job->o;
+	bool same = !strcmp(verb, "unchanged") || !strcmp(verb, "keep");
+	char *line = o->itemize && !o->check ? fcp_obs_itemized(verb, mode, path ? path : "?",
+								  changes)
+					     : NULL;
 	struct msg m;
 
-	if (!msg_open(&m))
+	if (!o->check)
+		count_plan(job, verb, bytes);
+	fcp_obs_plan_times(job, verb, path ? path : "?", times);
+	/* A dry run lists what would change, as rsync -n and robocopy /L;
+	 * what is left as it was from -vv. */
+	if ((same && o->verbose < 2) || !msg_open(&m)) {
+		free(line);
 		return;
-	fprintf(m.f, "%s '", verb);
-	put_path(m.f, path ? path : "?");
-	fputs("'\n", m.f);
+	}
+	if (line) {
+		fputs(line, m.f);
+		free(line);
+	} else {
+		fprintf(m.f, "%s '", verb);
+		put_path(m.f, path ? path : "?");
+		fputs("'\n", m.f);
+	}
 	/* --json: stdout is the one JSON object, and nothing else. */
-	msg_send(job, &m, job->o->out ? job->o->out : job->o->json ? stderr : stdout, false, NULL,
-		 NULL, 0);
-	fcp_obs_plan(job, verb, path ? path : "?");
+	msg_send(job, &m, o->out ? o->out : o->json ? stderr : stdout, false, NULL, NULL, 0);
+}
+
+void fcp_report_plan_item(struct fcp_job *job, const char *verb, mode_t mode, const char *path,
+			  uint64_t bytes, unsigned changes)
+{
+	plan_line(job, verb, mode, path, bytes, changes, NULL);
+}
+
+void fcp_report_plan_times(struct fcp_job *job, const char *verb, const char *path,
+			   const char *const times[2])
+{
+	plan_line(job, verb, 0, path, 0, 0, times);
+}
+
+void fcp_report_plan(struct fcp_job *job, const char *verb, const char *path)
+{
+	plan_line(job, verb, 0, path, 0, 0, NULL);
 }
 
 void fcp_report_leftover(struct fcp_job *job, const char *path, bool dir, const char *of,

@@ -101,12 +101,8 @@ void fcp_stats_print(const struct fcp_stats *s, FILE *f)
 		(unsigned long long)s->hardlinks, s_(s->hardlinks),
 		(unsigned long long)s->specials, s_(s->specials), s->seconds, rate,
 		s->files / secs, s->threads, s_(s->threads), s->io_path ? s->io_path : "sync");
-	if (s->dry_run)
-		fprintf(f, "fastcp: dry run, nothing changed: %llu unchanged, %llu to update "
-			   "metadata only, %llu to delete\n",
-			(unsigned long long)s->unchanged, (unsigned long long)s->updated,
-			(unsigned long long)s->deleted);
-	else if (s->unchanged || s->updated || s->deleted)
+	/* A dry run's counts are its closing line's (fcp_stats_print_plan). */
+	if (!s->dry_run && (s->unchanged || s->updated || s->deleted))
 		fprintf(f, "fastcp: %llu unchanged, %llu with metadata updated, %llu deleted\n",
 			(unsigned long long)s->unchanged, (unsigned long long)s->updated,
 			(unsigned long long)s->deleted);
@@ -147,6 +143,80 @@ void fcp_stats_print(const struct fcp_stats *s, FILE *f)
 			(unsigned long long)s->links_relative, (unsigned long long)s->links_absolute,
 			(unsigned long long)s->links_rewritten, (unsigned long long)s->skipped);
 	print_counters(s, f, secs);
+}
+
+bool fcp_stats_changed(const struct fcp_stats *s)
+{
+	if (s->check)
+		return false;
+	if (s->dry_run)
+		return s->plan_copied || s->plan_replaced || s->updated || s->deleted;
+	return s->files || s->dirs || s->symlinks || s->specials || s->hardlinks || s->updated ||
+	       s->deleted || s->moved;
+}
+
+void fcp_stats_print_plan(const struct fcp_stats *s, FILE *f)
+{
+	char copy[32], update[32];
+
+	human((double)s->plan_copied_bytes, copy, sizeof(copy));
+	human((double)s->plan_replaced_bytes, update, sizeof(update));
+	fprintf(f, "fastcp: dry run, nothing changed: would copy %llu (%s), update %llu (%s), "
+		   "update metadata of %llu, delete %llu\n",
+		(unsigned long long)s->plan_copied, copy, (unsigned long long)s->plan_replaced,
+		update, (unsigned long long)s->updated,
+		(unsigned long long)s->deleted);
+}
+
+/* One row of the table: a count, or "-" where the run did not count it. */
+static void cell(FILE *f, long long n, bool bytes)
+{
+	char b[32];
+
+	if (n < 0)
+		snprintf(b, sizeof(b), "-");
+	else if (bytes)
+		human((double)n, b, sizeof(b));
+	else
+		snprintf(b, sizeof(b), "%lld", n);
+	fprintf(f, "%10s", b);
+}
+
+static void row(FILE *f, const char *name, const long long v[6], bool bytes)
+{
+	fprintf(f, "fastcp: %-11s", name);
+	for (int i = 0; i < 6; i++)
+		cell(f, v[i], bytes);
+	fputc('\n', f);
+}
+
+/*
+ * As robocopy's: copied is what was written (new, updated, or its
+ * metadata alone); skipped what was found up to date or kept (-n, -u);
+ * failed what failed or was not started (items of every type: a failure
+ * is not always of a known type); extras what DEST held beyond the source,
+ * known only where --delete looked (else "-"), of which deleted.
+ */
+void fcp_stats_print_table(const struct fcp_stats *s, FILE *f)
+{
+	long long nf = (long long)(s->files + s->symlinks + s->specials + s->hardlinks +
+				   s->updated - s->updated_dirs);
+	long long sf = (long long)(s->unchanged - s->unchanged_dirs + s->not_replaced +
+				   s->skipped);
+	long long ff = (long long)(s->failed + s->not_copied);
+	long long df = (long long)(s->deleted - s->deleted_dirs), dd = (long long)s->deleted_dirs;
+	long long nd = (long long)(s->dirs + s->updated_dirs), sd = (long long)s->unchanged_dirs;
+	long long x = s->delete_asked ? 0 : -1;
+	const long long files[6] = { nf + sf + ff, nf, sf, ff, x < 0 ? -1 : df, df },
+			dirs[6] = { nd + sd, nd, sd, -1, x < 0 ? -1 : dd, dd },
+			bytes[6] = { (long long)(s->bytes + s->bytes_skipped), (long long)s->bytes,
+				     (long long)s->bytes_skipped, -1, -1, -1 };
+
+	fprintf(f, "fastcp: %-11s%10s%10s%10s%10s%10s%10s\n", "", "total", "copied", "skipped",
+		"failed", "extras", "deleted");
+	row(f, "files", files, false);
+	row(f, "directories", dirs, false);
+	row(f, "bytes", bytes, true);
 }
 
 /* Extended attributes, ACLs and labels are counted one by one (a file
@@ -263,6 +333,20 @@ void fcp_stats_json(const struct fcp_stats *s, struct fcp_json *j)
 	fcp_json_u64(j, "threads", (uint64_t)s->threads);
 	fcp_json_str(j, "io_path", s->io_path ? s->io_path : "sync");
 	fcp_json_bool(j, "dry_run", s->dry_run);
+	/* Whether DEST was changed (in a dry run: would be), as robocopy's
+	 * exit codes tell; scripts test it rather than every count. */
+	fcp_json_bool(j, "changed", fcp_stats_changed(s));
+	fcp_json_u64(j, "replaced", s->replaced);
+	fcp_json_u64(j, "bytes_skipped", s->bytes_skipped);
+	fcp_json_u64(j, "unchanged_directories", s->unchanged_dirs);
+	fcp_json_u64(j, "updated_directories", s->updated_dirs);
+	fcp_json_u64(j, "deleted_directories", s->deleted_dirs);
+	if (s->dry_run) {
+		fcp_json_u64(j, "would_copy", s->plan_copied);
+		fcp_json_u64(j, "would_copy_bytes", s->plan_copied_bytes);
+		fcp_json_u64(j, "would_update", s->plan_replaced);
+		fcp_json_u64(j, "would_update_bytes", s->plan_replaced_bytes);
+	}
 	fcp_json_u64(j, "signal", (uint64_t)s->signal);
 }
 

@@ -41,7 +41,13 @@ int main(int argc, char **argv)
 		if (!isatty(STDERR_FILENO))
 			s.errors[0][0] = 0;
 		fcp_stats_print(&s, stderr);
+		if ((o.verbose || o.stats) && !o.dry_run && !o.check)
+			fcp_stats_print_table(&s, stderr);
 	}
+	/* A dry run ends its list with what it would do, on the list's
+	 * stream. */
+	if (o.dry_run && !o.check && !o.quiet)
+		fcp_stats_print_plan(&s, o.json ? stderr : stdout);
 	fcp_stats_print_problems(&s, stderr);
 	if (s.signal) { /* die of it, as the caller of an interrupted copy expects */
 		signal(s.signal, SIG_DFL);

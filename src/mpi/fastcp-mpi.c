@@ -80,7 +80,11 @@ static int summary(const struct fcp_options *o, struct fcp_stats *s, int r)
 		if (!isatty(STDERR_FILENO))
 			s->errors[0][0] = 0;
 		fcp_stats_print(s, stderr);
+		if ((o->verbose || o->stats) && !o->dry_run && !o->check)
+			fcp_stats_print_table(s, stderr);
 	}
+	if (o->dry_run && !o->check && !o->quiet)
+		fcp_stats_print_plan(s, o->json ? stderr : stdout);
 	fcp_stats_print_problems(s, stderr);
 	return r;
 }

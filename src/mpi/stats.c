@@ -16,6 +16,9 @@ static const size_t counts[] = {
 	COUNT(dedup_bytes), COUNT(dedup_uncloned), COUNT(left_hidden), COUNT(links_internal),
 	COUNT(links_external), COUNT(links_relative), COUNT(links_absolute),
 	COUNT(links_rewritten), COUNT(bytes_cloned), COUNT(bytes_holes), COUNT(io_ops),
+	COUNT(unchanged_dirs), COUNT(updated_dirs), COUNT(deleted_dirs), COUNT(replaced),
+	COUNT(bytes_skipped), COUNT(plan_copied), COUNT(plan_copied_bytes), COUNT(plan_replaced),
+	COUNT(plan_replaced_bytes),
 };
 #define NCOUNTS (sizeof(counts) / sizeof(counts[0]))
 

@@ -9,6 +9,8 @@
 # file is an error with its path, exit 1.
 . "${TESTLIB:-$(dirname "$0")/../lib}/lib.sh" || exit 1
 t_init
+# Times in its lines are local (ISO 8601): UTC, so that they can be written here.
+export TZ=UTC
 # flip FILE OFFSET: one byte changed for sure (random data may hold an X).
 flip() {
 	local b
@@ -90,7 +92,7 @@ expect=(
 	"hard links differ: 'dst/hard/"
 	"mode 0600 != 0640: 'dst/modes/private'"
 	"owner 0:0 != 65534:65534: 'dst/files/script'"
-	"mtime [0-9]+\.[0-9]{9} != 1500000000\.250000000: 'dst/files/empty'"
+	"mtime [0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{9}\+0000 != 2017-07-14T02:40:00\.250000000\+0000: 'dst/files/empty'"
 	"xattrs differ: 'dst/xattr/file'"
 	"missing in DEST: 'dst/files/page_plus_one'"
 	"missing in DEST: 'dst/modes/sticky'"
@@ -106,7 +108,7 @@ check_nogrep "extra_dir/|modes/sticky/" "$T/out"
 check_grep "^hard links differ: 'dst/hard/(a|b)/pair'$" "$T/out"
 # Directories whose content changed have a new mtime: named as such. No
 # other line: the rest is equal.
-lines=$(grep -Ecv "^mtime [0-9.]* != [0-9.]*: 'dst(/files|/special|/symlinks|/hard/b|/modes|)'$" "$T/out")
+lines=$(grep -Ecv "^mtime [0-9T:.+-]* != [0-9T:.+-]*: 'dst(/files|/special|/symlinks|/hard/b|/modes|)'$" "$T/out")
 check_eq "$lines" "${#expect[@]}" "difference lines besides the directories' mtimes"
 snap >after
 diff before after >/dev/null || { diff before after | head; fail "a check changed the copy"; }
@@ -145,7 +147,10 @@ check_eq "$(grep -c '"event":"difference"' "$T/events")" "$(wc -l <"$T/out")" "o
 run_fcp --dry-run --events "$T/events" -T ev/src ev/new
 check_rc 0 "dry run, events"
 check_grep "^{\"event\":\"plan\",.*\"action\":\"copy\",\"path\":\"ev/new/g\"}" "$T/events"
-check_eq "$(grep -c '"event":"plan"' "$T/events")" "$(wc -l <"$T/out")" "one plan event per line printed"
+check_eq "$(grep -c '"event":"plan"' "$T/events")" "$(grep -vc '^fastcp: dry run' "$T/out")" \
+	"one plan event per line printed"
+check_eq "$(tail -n 1 "$T/out")" "fastcp: dry run, nothing changed: would copy 4 (6 B), update 0 (0 B), update metadata of 0, delete 0" \
+	"the closing line of a dry run"
 check_absent ev/new
 # --json: stdout is the JSON object alone; the lines go to stderr.
 run_fcp --check --json -T ev/src ev/dst

@@ -55,7 +55,9 @@ check_grep "^fastcp: 6 files kept where they were already \(-n, -u or -i\)$" "$T
 check_nogrep "[1-9][0-9]* skipped" "$T/err"
 cp_twins setup
 cd "$T/fcp" && run_fcp --dry-run -u -T src out && cd "$T"
-check_eq "$(grep -c "^keep '" "$T/out")" 4 "dry run: kept by -u"
+check_eq "$(grep -c "^keep '" "$T/out")" 0 "dry run: what is kept listed without -vv"
+cd "$T/fcp" && run_fcp --dry-run -vv -u -T src out && cd "$T"
+check_eq "$(grep -c "^keep '" "$T/out")" 4 "dry run -vv: kept by -u"
 check_grep "^keep 'out/sub/newer'$" "$T/out"
 run_fcp --update=newer a b
 check_rc 2

@@ -59,7 +59,7 @@ cd "$T/fcp" && run_fcp --dry-run --parents a/b/c/f x/y/h out && cd "$T"
 check_rc 0
 check_absent "$T/fcp/out/a/b" "--dry-run made a directory of the path"
 check_absent "$T/fcp/out/x" "--dry-run made a directory of the path"
-check_grep "copy 'out/a/b'" "$T/out"
-check_grep "copy 'out/x/y'" "$T/out"
+check_grep "^mkdir 'out/a/b'$" "$T/out"
+check_grep "^mkdir 'out/x/y'$" "$T/out"
 check_grep "copy 'out/a/b/c/f'" "$T/out"
 echo PASS

@@ -39,7 +39,7 @@ for n in 2 4; do
 	# the ranks that copied their other files.
 	spread=0
 	for k in $(seq 1 12); do
-		r=$(grep -E "<stdout>:copy '[^']*/d($k|$((k + 12))|$((k + 24))|$((k + 36)))/f" "$T/out" |
+		r=$(grep -E "<stdout>:'[^']*/d($k|$((k + 12))|$((k + 24))|$((k + 36)))/f[^']*' -> " "$T/out" |
 			sed -E 's/^\[[0-9]+,([0-9]+)\].*/\1/' | sort -u | wc -l)
 		[ "$r" -gt 1 ] && spread=$((spread + 1))
 	done

@@ -26,7 +26,7 @@ for n in 2 4; do
 	check_rc 0 "fastcp-mpi -np $n"
 	check_tree "$T/src" "$T/dst$n"
 	check_no_temp "$T/dst$n"
-	ranks=$(grep "<stdout>:copy '[^']*/huge/" "$T/out" | sed -E 's/^\[[0-9]+,([0-9]+)\].*/\1/' |
+	ranks=$(grep "<stdout>:'[^']*/huge/[^']*' -> " "$T/out" | sed -E 's/^\[[0-9]+,([0-9]+)\].*/\1/' |
 		sort | uniq -c)
 	note "-np $n: files of the big directory per rank:" $ranks
 	[ "$(echo "$ranks" | wc -l)" -gt 1 ] || fail "-np $n: one rank copied the whole big directory"

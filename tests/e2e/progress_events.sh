@@ -66,27 +66,32 @@ mkdir dst
 run_fcp --events "$T/ev" --log "$T/log" -v s failing/bad dst
 check_rc 1 "copy with one unreadable file"
 check_events "$T/ev" 1 || fail "events of a copy with a failed item"
-# -v: one line per item on stdout; --log: five tab-separated fields.
-check_eq "$(grep -c "^copy 's/d/medium'$" "$T/out")" 1 "-v line of a file"
-check_eq "$(grep -c "^mkdir 's/d'$" "$T/out")" 1 "-v line of a directory"
-check_eq "$(grep -c "^fail 'failing/bad'$" "$T/out")" 1 "-v line of the failed file"
-check_eq "$(wc -l <"$T/out")" 9 "-v lines (8 items and the failure)"
+# -v: cp's line per item on stdout (a failure is on stderr, as cp's);
+# --log: five tab-separated fields.
+check_eq "$(grep -c "^'s/d/medium' -> 'dst/s/d/medium'$" "$T/out")" 1 "-v line of a file"
+check_eq "$(grep -c "^'s/d' -> 'dst/s/d'$" "$T/out")" 1 "-v line of a directory"
+check_eq "$(grep -c "failing/bad" "$T/out")" 0 "-v line of the failed file on stdout"
+check_grep "^fastcp: .*'failing/bad': Input/output error$" "$T/err"
+check_eq "$(wc -l <"$T/out")" 8 "-v lines (8 items)"
 check_eq "$(wc -l <"$T/log")" 9 "--log lines"
 check_eq "$(awk -F'\t' 'NF != 5' "$T/log" | wc -l)" 0 "--log lines of other than 5 fields"
 check_grep "^copy	s/d/medium	307200	ok	-$" "$T/log"
 check_grep "^copy	s/d/new\\\\012line\\\\011tab \"quote\" \\\\134back	1	ok	-$" "$T/log"
 check_grep "^fail	failing/bad	0	failed	cannot .*: Input/output error$" "$T/log"
 
-# A --sync re-run: each entry found up to date is skipped ("unchanged").
+# A --sync re-run: each entry found up to date is skipped ("unchanged"),
+# the directories too (s and s/d), each with its copy's path ("dest").
 run_fcp --sync -T --events "$T/ev3" --log "$T/log3" s dst/s
 check_rc 0 "--sync re-run"
 python3 - "$T/ev3" <<'PY' || fail "events of a --sync re-run"
 import json, sys
 ev = [json.loads(l) for l in open(sys.argv[1], 'rb')]
 items = [e for e in ev if e['event'] in ('done', 'skipped', 'failed')]
-assert len(items) == 6 and all(e['event'] == 'skipped' and e['action'] == 'unchanged'
+assert len(items) == 8 and all(e['event'] == 'skipped' and e['action'] == 'unchanged'
                                 for e in items), items
 assert {e['path']: e['bytes'] for e in items}['s/d/medium'] == 300 * 1024
+assert {e['path']: e['dest'] for e in items}['s/d'] == 'dst/s/d', items
+assert sum(e['kind'] == 'directory' for e in items) == 2, items
 PY
 check_grep "^unchanged	s/d/medium	307200	skipped	-$" "$T/log3"
 

@@ -29,8 +29,11 @@ setup() {
 	echo notbackup >"$1/f.~0~"
 }
 
-# deletes FILE: the sorted "delete" lines of FILE.
+# deletes FILE: the sorted "delete" lines of FILE (a dry run's).
 deletes() { grep "^delete '" "$1" | sort; }
+# removed FILE: the same of -v's lines, which are rm -v's ("removed 'x'",
+# "removed directory 'x'").
+removed() { sed -nE "s/^removed (directory )?'/delete '/p" "$1" | sort; }
 
 # run_case NAME SRC-PARENT DST BACKUP-OF-f BACKUP-OF-sub/g GONE... -- OPTIONS
 run_case() {
@@ -48,7 +51,7 @@ run_case() {
 	fi
 	run_fcp -v "$@" -T "$sp/src" "$dst"
 	check_rc 0 "$name"
-	deletes "$T/out" >"$T/real"
+	removed "$T/out" >"$T/real"
 	[ "$1" = --move ] ||
 		check_eq "$(cat "$T/dry")" "$(cat "$T/real")" "$name: the dry run's deletions"
 	check_eq "$(cat "$dst/f" "$dst/sub/g")" "$(printf 'v1\ng1')" "$name: the copy"

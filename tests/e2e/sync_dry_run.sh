@@ -32,7 +32,7 @@ state() {
 state >/dev/null; state >/dev/null
 state >before
 t=0
-for opts in "--dry-run" "--dry-run --sync" "--dry-run --mirror" "--dry-run -c --mirror --max-delete 2"; do
+for opts in "--dry-run" "--dry-run --sync -vv" "--dry-run --mirror" "--dry-run -c --mirror --max-delete 2"; do
 	t=$((t + 1))
 	# shellcheck disable=SC2086
 	run_fcp $opts -T src dst
@@ -45,16 +45,19 @@ check_rc 1 "--max-delete 2 in a dry run: over the limit"
 
 # What the plain dry run says (everything would be copied again).
 check_grep "^update 'dst/files/many_1'$" out.1
-check_grep "^copy 'dst/newdir'$" out.1
+check_grep "^mkdir 'dst/newdir'$" out.1
 check_nogrep "^delete " out.1
-# --sync: one line per entry, each with its verb.
+# --sync -vv: one line per entry, each with its verb, what is left as it
+# is too.
 check_grep "^update 'dst/files/small'$" out.2
 check_grep "^update metadata 'dst/files/script'$" out.2
 check_grep "^unchanged 'dst/files/many_1'$" out.2
-check_grep "^copy 'dst/newdir'$" out.2
+check_grep "^mkdir 'dst/newdir'$" out.2
 check_grep "^copy 'dst/newdir/sub/f'$" out.2
 check_grep "^update 'dst/symlinks/dangling'$" out.2
-check_eq "$(grep -c . out.2)" "$(($(find src -mindepth 1 -printf x | wc -c) + 1))" "one line per entry (and the root)"
+check_eq "$(grep -c . out.2)" "$(($(find src -mindepth 1 -printf x | wc -c) + 2))" \
+	"one line per entry (and the root, and the closing line)"
+check_grep "^fastcp: dry run, nothing changed: would copy [0-9]+ \(.*\), update [0-9]+ \(.*\), update metadata of [0-9]+, delete 0$" out.2
 # --mirror: the extras too, a directory's content before it.
 check_grep "^delete 'dst/extra'$" out.3
 check_grep "^delete 'dst/extradir/inner/z'$" out.3
@@ -67,7 +70,7 @@ check_eq "$(grep -c '^delete ' out.4)" 2 "--max-delete 2: lines in a dry run"
 mkdir parent
 run_fcp --dry-run src parent
 check_rc 0 "dry run of a new copy"
-check_grep "^copy 'parent/src'$" "$T/out"
+check_grep "^mkdir 'parent/src'$" "$T/out"
 check_grep "^copy 'parent/src/files/small'$" "$T/out"
 check_eq "$(ls -A parent)" "" "a dry run made something in parent"
 
