@@ -39,4 +39,10 @@ void fcp_delete_extras(struct fcp_worker *w, struct fcp_dir *d);
  * reporting it. */
 int fcp_delete_entry(struct fcp_job *job, struct fcp_dir *d, const char *name);
 
+/* Remove name of dirfd (path for messages), a stopped run's hidden copy,
+ * with everything in it but mount points and this job's own files;
+ * counted against --max-delete. Returns 0, 1 when something stayed (said),
+ * or -errno after reporting it. */
+int fcp_delete_leftover(struct fcp_job *job, int dirfd, const char *name, const char *path);
+
 #endif

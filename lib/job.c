@@ -371,7 +371,7 @@ static struct fcp_item *prepare(struct fcp_job *job, const struct fcp_operand *o
 	int r, pfd;
 	char real[PATH_MAX];
 
-	t->dir.dst_fd = t->root.dst_fd = t->root.adopt_fd = -1;
+	t->dir.dst_fd = t->root.dst_fd = t->root.adopt_fd = t->root.superseded_fd = -1;
 	t->parents.fd = -1;
 	if (!p.name || !p.parent) {
 		if (job->o->parents)
@@ -654,6 +654,13 @@ static int run_round(struct fcp_job *job, const struct fcp_operand *ops, int nsr
 	return job->dist ? fcp_dist_run(job, nsrc) : fcp_sched_run(job);
 }
 
+/* Did this run copy root whole into its name? */
+static bool whole(struct fcp_job *job, const struct fcp_root *root)
+{
+	return root->dst_fd >= 0 && !root->left && !root->held && !atomic_load(&root->failed) &&
+	       !atomic_load(&job->stop) && !job->o->dry_run;
+}
+
 /* The copy loses the marker by which the same command found it again
  * (move_resumed): --move once its source is all gone, a copy once its run
  * ended unstopped. Last of all: a run stopped before has the copy found. */
@@ -928,6 +935,7 @@ static int run(const struct fcp_options *o, char *const *srcs, int nsrc, const c
 	fcp_sys_reads_noatime(o->check || o->dry_run);
 	for (int i = 0; i < nsrc; i++) /* not prepared */
 		tops[i].dir.dst_fd = tops[i].root.dst_fd = tops[i].root.adopt_fd =
+			tops[i].root.superseded_fd =
 			tops[i].parents.fd = -1;
 	catch_signals(&job, old_actions);
 	fcp_sys_watch_stop(&job.stop);
@@ -953,6 +961,7 @@ static int run(const struct fcp_options *o, char *const *srcs, int nsrc, const c
 		} else if (o->move && !tops[i].moved && tops[i].dir.dst_fd >= 0 &&
 			   !atomic_load(&job.stop))
 			fcp_move_prune(&job, srcs[i], tops[i].dir.dst_fd, tops[i].root.name);
+		fcp_leftover_superseded(&job, &tops[i].dir, &tops[i].root, whole(&job, &tops[i].root));
 	}
 	if (dfd >= 0)
 		close(dfd);
