@@ -709,11 +709,13 @@ static bool move_resumed(struct fcp_job *job, char *const *srcs, int nsrc, const
 	/* Without a birth time, another card's DCIM marks the same: going
 	 * on into DEST would merge it there. The user knows which it is. */
 	if (same && !r.src_strong) {
-		fcp_report_errorf(job, "'%s' may be the copy a stopped run of '%s' left, but this "
+		const char *verb = job->o->move ? "move" : "copy";
+
+		fcp_report_errorf(job, "'%s' may be the copy a stopped %s of '%s' left, but this "
 				  "source's filesystem gives no birth time to tell it from another "
-				  "source of that path: to finish that run, run it again with -T; "
-				  "to copy or move into '%s', remove its xattr %s first", dst, srcs[0],
-				  dst, FCP_MOVE_MARKER);
+				  "source of that path: to finish that %s, run it again with -T; "
+				  "to %s into '%s', remove its xattr %s first", dst, verb, srcs[0],
+				  verb, verb, dst, FCP_MOVE_MARKER);
 		*refused = true;
 	}
 	return same && r.src_strong;
