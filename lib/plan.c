@@ -338,11 +338,14 @@ static enum fcp_action plan_entry(struct fcp_entry *e, struct statx *out)
 	if (!fcp_plan_data_same(e, &dst))
 		return fcp_dedup_linked_copy(e, &dst) ? FCP_ACT_SKIP
 						      : guard(e, &dst, FCP_ACT_REPLACE);
-	return meta_same(e->job, &e->st, src_at(e), &dst,
-			 FCP_AT_NAME(e->d->dst_fd, e->dst_name)) ||
-		       fcp_dedup_linked_copy(e, &dst)
-		       ? FCP_ACT_SKIP
-		       : FCP_ACT_META;
+	if (meta_same(e->job, &e->st, src_at(e), &dst, FCP_AT_NAME(e->d->dst_fd, e->dst_name)) ||
+	    fcp_dedup_linked_copy(e, &dst))
+		return FCP_ACT_SKIP;
+	/* Metadata set in place would be set on the file's other names too:
+	 * a source among them (a copy made by -l, another SOURCE of the same
+	 * name), or a file outside DEST. A new file takes the name instead.
+	 * (--attributes-only, which copies no data: shared_refused().) */
+	return dst.stx_nlink > 1 && !e->job->o->attributes_only ? FCP_ACT_REPLACE : FCP_ACT_META;
 }
 
 enum fcp_action fcp_plan_entry(struct fcp_entry *e)
