@@ -440,8 +440,8 @@ bool fcp_leftover_scan(struct fcp_job *job, const struct fcp_dir *d, const char 
 uint32_t fcp_leftover_tag(uint32_t random);
 
 /* leftover.c: at the job's end, remove root's superseded hidden copy (the
- * scan found it) if this run copied the root whole into its name, from the
- * directory dirfd; else name it as a leftover. Releases it either way. */
+ * scan found it in top's directory) if this run copied the root whole into
+ * its name; else name it as a leftover. Releases it either way. */
 void fcp_leftover_superseded(struct fcp_job *job, struct fcp_dir *top, struct fcp_root *root,
 			     bool whole);
 
