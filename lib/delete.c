@@ -437,6 +437,20 @@ int fcp_delete_entry(struct fcp_job *job, struct fcp_dir *d, const char *name)
 	return r;
 }
 
+int fcp_delete_leftover(struct fcp_job *job, int dirfd, const char *name, const char *path)
+{
+	/* Nothing in it is kept for an exclude rule or a backup name: it is
+	 * fastcp's own copy, not a tree of the destination. */
+	struct sweep x = { job, 0, false, 0, NULL, 0, false };
+	struct statx st;
+	int r = fcp_sys_fstatx(dirfd, &st);
+
+	if (r < 0)
+		return r;
+	x.mnt = mount_key(dirfd, "", AT_EMPTY_PATH, NULL, fcp_statx_dev(&st));
+	return remove_at(&x, &dirfd, &st, false, name, path);
+}
+
 /* Why d's extras must stay, or NULL; *fails: the reason is a failure
  * not counted yet. */
 static const char *held(struct fcp_job *job, struct fcp_dir *d, bool *fails)

@@ -46,4 +46,10 @@ int fcp_delete_entry(struct fcp_job *job, struct fcp_dir *d, const char *name);
  * d then takes no metadata. */
 bool fcp_delete_pruned(struct fcp_job *job, struct fcp_dir *d);
 
+/* Remove name of dirfd (path for messages), a stopped run's hidden copy,
+ * with everything in it but mount points and this job's own files;
+ * counted against --max-delete. Returns 0, 1 when something stayed (said),
+ * or -errno after reporting it. */
+int fcp_delete_leftover(struct fcp_job *job, int dirfd, const char *name, const char *path);
+
 #endif

@@ -422,9 +422,10 @@ void fcp_root_identify(struct fcp_root *root, const char *src, int sflags,
 }
 
 /* Set the markers of the new hidden copy fd of root: which source it is a
- * copy of and under which name (leftover.c), and, for --move, the same
- * identity to find the copy by once it has its name (job.c). Without
- * user xattrs it stays a leftover to name. */
+ * copy of and under which name (leftover.c), and the same identity to find
+ * the copy by once it has its name (job.c): a run stopped after the rename
+ * has a copy under its final name that the same command must go on into,
+ * not into a copy of it. Without user xattrs it stays a leftover to name. */
 static void mark(const struct fcp_job *job, int fd, struct fcp_root *root)
 {
 	size_t len;
@@ -432,7 +433,7 @@ static void mark(const struct fcp_job *job, int fd, struct fcp_root *root)
 
 	root->unmarked = !v || fcp_sys_fsetxattr(fd, FCP_ROOT_MARKER, v, len) < 0;
 	free(v);
-	v = job->o->move ? fcp_root_marker(root, false, &len) : NULL;
+	v = fcp_root_marker(root, false, &len);
 	if (v)
 		fcp_sys_fsetxattr(fd, FCP_MOVE_MARKER, v, len);
 	free(v);

@@ -378,7 +378,7 @@ static struct fcp_item *prepare(struct fcp_job *job, const struct fcp_operand *o
 	int r, pfd;
 	char real[PATH_MAX];
 
-	t->dir.dst_fd = t->root.dst_fd = t->root.adopt_fd = -1;
+	t->dir.dst_fd = t->root.dst_fd = t->root.adopt_fd = t->root.superseded_fd = -1;
 	t->parents.fd = -1;
 	if (!p.name || !p.parent) {
 		if (job->o->parents)
@@ -671,22 +671,31 @@ static int run_round(struct fcp_job *job, const struct fcp_operand *ops, int nsr
 	return job->dist ? fcp_dist_run(job, nsrc) : fcp_sched_run(job);
 }
 
-/* --move: once its source is all gone, the copy loses the marker by
- * which the same command found it again (move_resumed). */
-static void move_unmark(const struct fcp_root *root)
+/* Did this run copy root whole into its name? */
+static bool whole(struct fcp_job *job, const struct fcp_root *root)
+{
+	return root->dst_fd >= 0 && !root->left && !root->held && !atomic_load(&root->failed) &&
+	       !atomic_load(&job->stop) && !job->o->dry_run;
+}
+
+/* The copy loses the marker by which the same command found it again
+ * (move_resumed): --move once its source is all gone, a copy once its run
+ * ended unstopped. Last of all: a run stopped before has the copy found. */
+static void move_unmark(const struct fcp_job *job, const struct fcp_root *root)
 {
 	struct statx st;
 
-	if (root->dst_fd >= 0 && fcp_sys_statx(AT_FDCWD, root->src_arg, AT_SYMLINK_NOFOLLOW,
-					       STATX_TYPE, &st) == -ENOENT)
+	if (root->dst_fd >= 0 && !root->left && !atomic_load(&job->stop) && !job->o->dry_run &&
+	    (!job->o->move || fcp_sys_statx(AT_FDCWD, root->src_arg, AT_SYMLINK_NOFOLLOW,
+					    STATX_TYPE, &st) == -ENOENT))
 		fcp_sys_removexattr(root->dst_fd, -1, NULL, FCP_MOVE_MARKER);
 }
 
-/* --move SOURCE DEST where DEST is a directory: is DEST the copy that a
- * stopped move of this very SOURCE made (its marker names it: path,
- * device, inode)? Then the same command goes on into DEST itself, not
- * into DEST/SOURCE as cp's placement would put it: a move killed after
- * its copy got its name never ends split in two places. */
+/* SOURCE DEST where DEST is a directory: is DEST the copy that a stopped
+ * run of this very SOURCE made (its marker names it: path, device, inode)?
+ * Then the same command goes on into DEST itself, not into DEST/SOURCE as
+ * cp's placement would put it: a copy stopped after it got its name is not
+ * copied into itself, and a move never ends split in two places. */
 static bool move_resumed(struct fcp_job *job, char *const *srcs, int nsrc, const char *dst,
 			 bool *refused)
 {
@@ -700,7 +709,7 @@ static bool move_resumed(struct fcp_job *job, char *const *srcs, int nsrc, const
 	bool same;
 	int fd;
 
-	if (!job->o->move || nsrc != 1 || job->o->target_directory || job->o->parents ||
+	if (nsrc != 1 || job->o->target_directory || job->o->parents ||
 	    fcp_sys_statx(AT_FDCWD, srcs[0], sflags, STATX_BASIC_STATS, &st) < 0 ||
 	    !S_ISDIR(st.stx_mode))
 		return false;
@@ -717,17 +726,20 @@ static bool move_resumed(struct fcp_job *job, char *const *srcs, int nsrc, const
 	/* Without a birth time, another card's DCIM marks the same: going
 	 * on into DEST would merge it there. The user knows which it is. */
 	if (same && !r.src_strong) {
-		fcp_report_errorf(job, "'%s' may be the copy a stopped move of '%s' left, but this "
+		const char *verb = job->o->move ? "move" : "copy";
+
+		fcp_report_errorf(job, "'%s' may be the copy a stopped %s of '%s' left, but this "
 				  "source's filesystem gives no birth time to tell it from another "
-				  "source of that path: to finish that move, run it again with -T; "
-				  "to move into '%s', remove its xattr %s first", dst, srcs[0], dst,
-				  FCP_MOVE_MARKER);
+				  "source of that path: to finish that %s, run it again with -T; "
+				  "to %s into '%s', remove its xattr %s first", dst, verb, srcs[0],
+				  verb, verb, dst, FCP_MOVE_MARKER);
 		*refused = true;
 	}
 	return same && r.src_strong;
 }
 
-/* Decide "copy into DEST" or "DEST is the copy"; -1 after a message. */
+/* Decide "copy into DEST" (1) or "DEST is the copy" (0, or 2: the copy a
+ * stopped run of the same command named); -1 after a message. */
 static int decide_into(struct fcp_job *job, char *const *srcs, int nsrc, const char *dst)
 {
 	struct statx st;
@@ -746,8 +758,10 @@ static int decide_into(struct fcp_job *job, char *const *srcs, int nsrc, const c
 		fcp_report_errorf(job, "with --parents, the destination must be a directory");
 		return -2;
 	}
-	if (job->o->no_target_dir || (is_dir && move_resumed(job, srcs, nsrc, dst, &refused)))
+	if (job->o->no_target_dir)
 		return 0;
+	if (is_dir && move_resumed(job, srcs, nsrc, dst, &refused))
+		return 2;
 	if (refused)
 		return -1;
 	/* -t and --parents say DEST is a directory: never the copy itself. */
@@ -937,6 +951,13 @@ static int run(const struct fcp_options *o, char *const *srcs, int nsrc, const c
 		fcp_dist_free(&job);
 		return into == -2 ? FCP_EXIT_USAGE : FCP_EXIT_PARTIAL;
 	}
+	/* The copy a stopped run named is synced, as a hidden one taken up
+	 * is: its files are finished, and nothing there is replaced (-b). */
+	if (into == 2) {
+		moving.sync = true;
+		job.o = &moving;
+		into = 0;
+	}
 	tops = calloc(nsrc, sizeof(*tops));
 	ops = calloc(nsrc, sizeof(*ops));
 	if (ops)
@@ -971,6 +992,7 @@ static int run(const struct fcp_options *o, char *const *srcs, int nsrc, const c
 	fcp_sys_reads_noatime(o->check || o->dry_run);
 	for (int i = 0; i < nsrc; i++) /* not prepared */
 		tops[i].dir.dst_fd = tops[i].root.dst_fd = tops[i].root.adopt_fd =
+			tops[i].root.superseded_fd =
 			tops[i].parents.fd = -1;
 	catch_signals(&job, old_actions);
 	fcp_sys_watch_stop(&job.stop);
@@ -994,16 +1016,18 @@ static int run(const struct fcp_options *o, char *const *srcs, int nsrc, const c
 			fcp_report_left(&job, srcs[i], &tops[i].root);
 			stats->left_hidden++;
 		} else if (o->move && !o->dry_run && !tops[i].moved && tops[i].dir.dst_fd >= 0 &&
-			   !atomic_load(&job.stop)) {
+			   !atomic_load(&job.stop))
 			fcp_move_prune(&job, srcs[i], tops[i].dir.dst_fd, tops[i].root.name);
-			move_unmark(&tops[i].root);
-		}
-		top_release(&job, &tops[i]);
+		fcp_leftover_superseded(&job, &tops[i].dir, &tops[i].root, whole(&job, &tops[i].root));
 	}
-	free(tops);
 	if (dfd >= 0)
 		close(dfd);
 	fcp_manifest_close(&job); /* its last records written (or failed, counted) */
+	for (int i = 0; i < nsrc; i++) {
+		move_unmark(&job, &tops[i].root);
+		top_release(&job, &tops[i]);
+	}
+	free(tops);
 	fcp_own_free(&job);
 	fcp_merge_free(&job);
 	fcp_check_links_free(&job);

@@ -64,6 +64,10 @@ struct fcp_root {
 				   the copy keeps its hidden name */
 	int id;                 /* its operand's index: one root on every rank */
 	struct fcp_dist_root *dist; /* where other ranks open it (dist.c), or NULL */
+	char *superseded;       /* a stopped run's hidden copy of it whose name
+				   is taken now (its path), to remove once this
+				   run copied it whole there (leftover.c) */
+	int superseded_fd;      /* that copy, locked meanwhile, or -1 */
 };
 
 struct fcp_dir {
@@ -454,6 +458,12 @@ bool fcp_leftover_scan(struct fcp_job *job, const struct fcp_dir *d, const char 
  * from its high 32 (random): a name whose prefix carries its tag is one
  * fastcp made (a user's file of that shape does so once in 2^32). */
 uint32_t fcp_leftover_tag(uint32_t random);
+
+/* leftover.c: at the job's end, remove root's superseded hidden copy (the
+ * scan found it in top's directory) if this run copied the root whole into
+ * its name; else name it as a leftover. Releases it either way. */
+void fcp_leftover_superseded(struct fcp_job *job, struct fcp_dir *top, struct fcp_root *root,
+			     bool whole);
 
 /* move.c (--move). Rename src (sst) to name in dirfd pfd where one
  * filesystem holds both, over what is there (dstx, or NULL) only as mv

@@ -53,6 +53,7 @@
  * record of their progress) whose record still matches their source: the
  * copy of that source takes them up (resume.c). Others go as above.
  */
+#include "delete.h"
 #include "dest.h"
 #include "job.h"
 #include "merge.h"
@@ -294,6 +295,8 @@ static void hold(struct fcp_job *job, const struct fcp_dir *d, const char *abs_d
 			  root->src_arg, path, why, root->name);
 }
 
+static char *leftover_path(const struct fcp_dir *d, const char *abs_dir, const char *name);
+
 /* A stopped run's hidden copy, directory name in d: kept locked for the
  * root it is marked for (true), removed when empty and unmarked (true),
  * or left to be named (false). On a destination without user
@@ -343,8 +346,61 @@ static bool adopted(struct fcp_job *job, const struct fcp_dir *d, const char *ab
 		say_taken(job, d, abs_dir, name, root);
 		return true;
 	}
+	/* Its name taken meanwhile (another source of that name copied
+	 * there): this run copies the source into what is there, after which
+	 * this copy holds nothing of the source that the name lacks. Kept
+	 * locked till then (fcp_leftover_superseded): the same command again
+	 * leaves no hidden copy. */
+	if (!held && root && root->src_strong && root->src_dir && !root->superseded &&
+	    !name_free(d, root) && (root->superseded = leftover_path(d, abs_dir, name))) {
+		root->superseded_fd = fd;
+		return true;
+	}
 	close(fd);
 	return held;
+}
+
+static char *leftover_path(const struct fcp_dir *d, const char *abs_dir, const char *name)
+{
+	char *path = NULL;
+
+	if (!abs_dir || asprintf(&path, "%s/%s", abs_dir, name) < 0)
+		path = fcp_dir_dst_path(d, name);
+	return path;
+}
+
+void fcp_leftover_superseded(struct fcp_job *job, struct fcp_dir *top, struct fcp_root *root,
+			     bool whole)
+{
+	const char *slash = root->superseded ? strrchr(root->superseded, '/') : NULL;
+	const char *name = slash ? slash + 1 : root->superseded;
+	struct statx st, at;
+	char *dir;
+	int r = -ESTALE;
+
+	if (!root->superseded)
+		return;
+	/* Still the copy the scan locked, under that name. */
+	if (whole && top->dst_fd >= 0 && fcp_sys_fstatx(root->superseded_fd, &st) == 0 &&
+	    fcp_sys_statx(top->dst_fd, name, AT_SYMLINK_NOFOLLOW, STATX_BASIC_STATS, &at) == 0 &&
+	    fcp_statx_same_inode(&st, &at))
+		r = fcp_delete_leftover(job, top->dst_fd, name, root->superseded);
+	close(root->superseded_fd);
+	root->superseded_fd = -1;
+	if (r == 0) {
+		pthread_mutex_lock(&job->err_lock);
+		fcp_progress_clear(job);
+		fprintf(job->err, "fastcp: removed '%s', the unfinished copy of '%s' that an "
+				  "interrupted run left: that source is copied whole into '%s' now\n",
+			root->superseded, root->src_arg, root->name);
+		pthread_mutex_unlock(&job->err_lock);
+	} else if (r == -ESTALE) {
+		dir = slash ? strndup(root->superseded, slash - root->superseded) : NULL;
+		found(job, top, dir, name, true);
+		free(dir);
+	}
+	free(root->superseded);
+	root->superseded = NULL;
 }
 
 /* Are the temporary files of killed runs in d removed? A name's shape

@@ -297,8 +297,10 @@ static enum fcp_action guard(struct fcp_entry *e, const struct statx *dst, enum 
 	    (o->update == FCP_UPDATE_OLDER &&
 	     (t->tv_sec > s->tv_sec || (t->tv_sec == s->tv_sec && t->tv_nsec >= s->tv_nsec))))
 		return FCP_ACT_KEEP;
+	/* The source itself there (made by -l): its metadata is already
+	 * the source's, and a change would be one of the source. */
 	if (o->attributes_only && S_ISREG(dst->stx_mode) && S_ISREG(e->st.stx_mode))
-		return FCP_ACT_META;
+		return fcp_statx_same_inode(&e->st, dst) ? FCP_ACT_SKIP : FCP_ACT_META;
 	if (o->interactive && !o->dry_run && !ask(e))
 		return FCP_ACT_KEEP;
 	return a;
@@ -366,11 +368,14 @@ static enum fcp_action plan_entry(struct fcp_entry *e, struct statx *out)
 	if (!fcp_plan_data_same(e, &dst))
 		return fcp_dedup_linked_copy(e, &dst) ? FCP_ACT_SKIP
 						      : guard(e, &dst, FCP_ACT_REPLACE);
-	return meta_same(e->job, &e->st, src_at(e), &dst,
-			 FCP_AT_NAME(e->d->dst_fd, e->dst_name)) ||
-		       fcp_dedup_linked_copy(e, &dst)
-		       ? FCP_ACT_SKIP
-		       : FCP_ACT_META;
+	if (meta_same(e->job, &e->st, src_at(e), &dst, FCP_AT_NAME(e->d->dst_fd, e->dst_name)) ||
+	    fcp_dedup_linked_copy(e, &dst))
+		return FCP_ACT_SKIP;
+	/* Metadata set in place would be set on the file's other names too:
+	 * a source among them (a copy made by -l, another SOURCE of the same
+	 * name), or a file outside DEST. A new file takes the name instead.
+	 * (--attributes-only, which copies no data: shared_refused().) */
+	return dst.stx_nlink > 1 && !e->job->o->attributes_only ? FCP_ACT_REPLACE : FCP_ACT_META;
 }
 
 enum fcp_action fcp_plan_entry(struct fcp_entry *e)
@@ -490,6 +495,20 @@ static bool attributes_refused(struct fcp_entry *e)
 	return true;
 }
 
+/* --attributes-only changes a file in place, and with it every other name
+ * of that inode: one may be a source (a copy made by -l, another source of
+ * the same name) or outside DEST. Such a file is left as it is and the item
+ * fails, unless it has the source's metadata already. */
+static bool shared_refused(struct fcp_entry *e, const struct statx *dst)
+{
+	if (!e->job->o->attributes_only || dst->stx_nlink < 2 ||
+	    meta_same(e->job, &e->st, src_at(e), dst, FCP_AT_NAME(e->d->dst_fd, e->dst_name)))
+		return false;
+	fcp_report_failed_in(e->job, "--attributes-only: will not change a file with other names",
+			     e->d, e->dst_name, true, 0);
+	return true;
+}
+
 bool fcp_plan_settled(struct fcp_entry *e)
 {
 	enum fcp_action a;
@@ -502,6 +521,8 @@ bool fcp_plan_settled(struct fcp_entry *e)
 	}
 	a = plan_entry(e, &dst_st);
 	if (a == FCP_ACT_REPLACE && attributes_refused(e))
+		return true;
+	if (a == FCP_ACT_META && shared_refused(e, &dst_st))
 		return true;
 	if (a != FCP_ACT_KEEP && link_settled(e, a))
 		return true;
