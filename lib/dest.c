@@ -576,6 +576,15 @@ void fcp_dest_note_hidden(struct fcp_dir *d)
 	free(p);
 }
 
+static void unmark(struct fcp_job *job, const struct fcp_dir *d, const char *marker)
+{
+	int r = fcp_sys_removexattr(d->dst_fd, -1, NULL, marker);
+
+	if (r < 0 && r != -ENODATA && r != -EOPNOTSUPP)
+		fcp_report_failed_in(job, "cannot remove the marker of", d->parent, d->dst_name,
+				     true, r);
+}
+
 void fcp_dest_unhide(struct fcp_job *job, struct fcp_dir *d)
 {
 	struct fcp_dir *p = d->parent;
@@ -593,23 +602,28 @@ void fcp_dest_unhide(struct fcp_job *job, struct fcp_dir *d)
 			d->root->left = strdup(d->hidden_name);
 		return;
 	}
-	/* The marker goes first: a copy under its final name is the
-	 * source's alone. Killed between the two, the copy stays a leftover. */
-	r = fcp_sys_removexattr(d->dst_fd, -1, NULL, FCP_ROOT_MARKER);
-	if (r < 0 && r != -ENODATA && r != -EOPNOTSUPP)
-		fcp_report_failed_in(job, "cannot remove the marker of", p, d->hidden_name, true, r);
+	/* The name first, then the marker goes: a copy is never hidden and
+	 * unmarked at once, which no later run could tell from a stranger's
+	 * and take up (a kill between the two, with the marker first, left
+	 * a whole copy hidden beside the one the same command made again).
+	 * Killed after the rename, the copy under its name still carries
+	 * FCP_MOVE_MARKER, by which the same command goes on into it, and
+	 * that run's end removes both (job.c). */
 	r = rename_noreplace(job, p->dst_fd, d->hidden_name, d->dst_name);
 	/* (With --fsync, the job syncs the parent, a top directory, at its
 	 * end.) */
 	if (r == 0) {
 		fcp_signal_note(d->root, NULL, NULL, NULL);
+		unmark(job, d, FCP_ROOT_MARKER);
 		if (failed)
 			fcp_report_named_partial(job, d->root->src_arg, p, d->dst_name, failed);
 		return;
 	}
 	/* Someone made the name while the copy was made: neither is lost.
-	 * Later runs name this one as finished, never as interrupted. */
+	 * Later runs name this one as finished, never as interrupted: the
+	 * finished marker goes on before the other comes off. */
 	mark_done(d);
+	unmark(job, d, FCP_ROOT_MARKER);
 	fcp_report_leftover_in(job, "cannot give the finished copy its name", p, d->dst_name, r);
 	left = hidden_path(d);
 	fcp_report_errorf(job, "the copy is left as '%s'", left ? left : d->hidden_name);

@@ -687,8 +687,12 @@ static void move_unmark(const struct fcp_job *job, const struct fcp_root *root)
 
 	if (root->dst_fd >= 0 && !root->left && !atomic_load(&job->stop) && !job->o->dry_run &&
 	    (!job->o->move || fcp_sys_statx(AT_FDCWD, root->src_arg, AT_SYMLINK_NOFOLLOW,
-					    STATX_TYPE, &st) == -ENOENT))
+					    STATX_TYPE, &st) == -ENOENT)) {
 		fcp_sys_removexattr(root->dst_fd, -1, NULL, FCP_MOVE_MARKER);
+		/* Left by a run killed between its rename and its unmarking
+		 * (dest.c), on the copy this run went on into. */
+		fcp_sys_removexattr(root->dst_fd, -1, NULL, FCP_ROOT_MARKER);
+	}
 }
 
 /* SOURCE DEST where DEST is a directory: is DEST the copy that a stopped

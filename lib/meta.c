@@ -48,9 +48,9 @@ static bool acl_mirror(const char *key)
  * yet is no metadata of the source: not compared, and never removed as an
  * xattr the source lacks (a re-run that set a directory's metadata dropped
  * it, and the run after it put the rest into DEST/SOURCE). A hidden copy's
- * mark is taken off before the copy gets its name (dest.c): one found under
- * a final name (a held copy the user renamed) is stale, and goes as any
- * xattr the source lacks. */
+ * mark is taken off right after the copy gets its name (dest.c): one found
+ * under a final name (a held copy the user renamed, a run killed between
+ * the two) is stale, and goes as any xattr the source lacks. */
 static bool own_mark(const char *key)
 {
 	return !strcmp(key, FCP_MOVE_MARKER);
