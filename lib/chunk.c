@@ -30,6 +30,7 @@
 #include "resume.h"
 #include "sys.h"
 #include "verify.h"
+#include "worker.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -32,6 +32,7 @@
 #include "plan.h"
 #include "resume.h"
 #include "sys.h"
+#include "worker.h"
 
 #include <dirent.h>
 #include <errno.h>

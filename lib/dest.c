@@ -5,6 +5,7 @@
 #include "delete.h"
 #include "dest.h"
 #include "sys.h"
+#include "worker.h"
 
 #include <errno.h>
 #include <stdio.h>

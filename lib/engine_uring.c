@@ -34,6 +34,7 @@
 #include "sys.h"
 #include "observe.h"
 #include "verify.h"
+#include "worker.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -97,10 +98,22 @@ static bool probe_ops(struct io_uring *ring)
 	return ok;
 }
 
+/* The worker's ring goes with the thread that made it (worker.h). */
+static void ring_free(void *p)
+{
+	struct fcp_uring *u = p;
+
+	if (!u)
+		return;
+	io_uring_queue_exit(&u->ring);
+	free(u->arena);
+	free(u->varena);
+	free(u);
+}
+
 static struct fcp_uring *ring_get(struct fcp_worker *w)
 {
-	struct fcp_uring **slot = (struct fcp_uring **)fcp_worker_uring_slot(w);
-	struct fcp_uring *u = *slot;
+	struct fcp_uring *u = fcp_worker_uring(w);
 
 	if (u)
 		return u;
@@ -120,7 +133,7 @@ static struct fcp_uring *ring_get(struct fcp_worker *w)
 		free(u);
 		return NULL;
 	}
-	*slot = u;
+	fcp_worker_set_uring(w, u, ring_free);
 	return u;
 }
 
@@ -141,18 +154,6 @@ const char *fcp_uring_available(void)
 	ok = probe_ops(&ring);
 	io_uring_queue_exit(&ring);
 	return ok ? NULL : "synchronous (this kernel's io_uring lacks an operation fastcp needs)";
-}
-
-void fcp_uring_worker_free(void *p)
-{
-	struct fcp_uring *u = p;
-
-	if (!u)
-		return;
-	io_uring_queue_exit(&u->ring);
-	free(u->arena);
-	free(u->varena);
-	free(u);
 }
 
 /* Every round fits the ring (RING_ENTRIES >= 3 ops per file of a batch),
@@ -584,7 +585,7 @@ static void finish(struct fcp_worker *w, struct fcp_dir *d, struct small *s)
 static void round_verify(struct fcp_worker *w, struct io_uring *ring, struct fcp_dir *d,
 			 struct small *f, int n)
 {
-	struct fcp_uring *u = *(struct fcp_uring **)fcp_worker_uring_slot(w);
+	struct fcp_uring *u = fcp_worker_uring(w);
 	size_t used = 0;
 	unsigned k = 0;
 
@@ -785,10 +786,6 @@ int fcp_uring_batch(struct fcp_worker *w, struct fcp_dir *d, const char **names,
 		    bool *back, uint64_t *where)
 {
 	return -ENOSYS;
-}
-
-void fcp_uring_worker_free(void *p)
-{
 }
 
 #endif

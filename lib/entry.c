@@ -17,6 +17,7 @@
 #include "plan.h"
 #include "sys.h"
 #include "observe.h"
+#include "worker.h"
 
 #include <dirent.h>
 #include <errno.h>

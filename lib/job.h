@@ -215,7 +215,7 @@ struct fcp_job {
 					where ranks of the job share them) */
 	atomic_int unnamed;          /* how new files are linked (dest.c) */
 	atomic_int chunk_runners;    /* workers copying chunks right now */
-	atomic_int pipe_bufs;        /* workers holding a direct pipe's slots (sched.c) */
+	atomic_int pipe_bufs;        /* workers holding a direct pipe's slots (worker.c) */
 	atomic_bool pipe_refused;    /* a direct pipe was refused O_DIRECT: no more */
 	atomic_bool resume_warned;   /* --resume could not record: said once */
 	atomic_bool verify_no_direct; /* --verify: the destination refused O_DIRECT */
@@ -295,21 +295,7 @@ bool fcp_sched_idle(struct fcp_job *job);
 int fcp_sched_give(struct fcp_job *job, enum fcp_item_kind kind, int max,
 		   bool (*fn)(struct fcp_item *it, void *arg), void *arg);
 void fcp_sched_destroy(struct fcp_job *job);
-struct fcp_job *fcp_worker_job(struct fcp_worker *w);
 struct fcp_worker *fcp_sched_worker(struct fcp_job *job, int i);
-/* The worker's scratch buffer for read/write copies. */
-void *fcp_worker_buf(struct fcp_worker *w, size_t *len);
-/* The worker's larger, page-aligned buffer for direct reads (direct.c). */
-void *fcp_worker_direct_buf(struct fcp_worker *w, size_t *len);
-/* The slots of direct_pipe.c (4 MiB, page-aligned), or NULL. */
-void *fcp_worker_pipe_buf(struct fcp_worker *w);
-/* The buffer of --verify's direct read-back (larger). */
-void *fcp_worker_verify_buf(struct fcp_worker *w, size_t *len);
-/* The worker's io_uring state, owned by engine_uring.c. */
-void **fcp_worker_uring_slot(struct fcp_worker *w);
-/* A fresh temporary name for this worker (".fcp-..."), in buf: the job's
- * random prefix, the worker and a sequence number. */
-void fcp_worker_tmpname(struct fcp_worker *w, char *buf, size_t len);
 
 /* walk.c: scan one directory into ENTRY items. */
 void fcp_walk_scan(struct fcp_worker *w, struct fcp_dir *d);

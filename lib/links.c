@@ -7,6 +7,7 @@
 #include "dest.h"
 #include "sys.h"
 #include "observe.h"
+#include "worker.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -22,6 +22,7 @@
 #include "plan.h"
 #include "sys.h"
 #include "observe.h"
+#include "worker.h"
 
 #include <dirent.h>
 #include <errno.h>

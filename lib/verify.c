@@ -7,6 +7,7 @@
 #include "limiter.h"
 #include "grow.h"
 #include "sys.h"
+#include "worker.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -16,6 +16,7 @@
 #include "own.h"
 #include "plan.h"
 #include "sys.h"
+#include "worker.h"
 
 #include <dirent.h>
 #include <errno.h>
