@@ -131,9 +131,12 @@ static inline bool fcp_dir_existed(const struct fcp_dir *d)
 /* ENTRY: one entry of a directory. SCAN: read a directory's names.
  * BATCH: several regular files (by getdents) of one directory, copied
  * together so that one kernel entry can carry many of them (io_uring).
- * CHUNK: a helper that copies chunks of a large file (chunk.c). */
+ * CHUNK: a helper that copies chunks of a large file (chunk.c).
+ * GIVEN: a SCAN or BATCH given to another rank while queued (dist.c):
+ * only its count of dir goes. */
 enum fcp_item_kind {
-	FCP_ITEM_ENTRY, FCP_ITEM_SCAN, FCP_ITEM_BATCH, FCP_ITEM_CHUNK, FCP_ITEM_WRITEBACK
+	FCP_ITEM_ENTRY, FCP_ITEM_SCAN, FCP_ITEM_BATCH, FCP_ITEM_CHUNK, FCP_ITEM_WRITEBACK,
+	FCP_ITEM_GIVEN, FCP_ITEM_KINDS
 };
 
 #define FCP_BATCH_MAX 32
@@ -144,8 +147,6 @@ struct fcp_item {
 	struct fcp_dir *dir;      /* parent dir (ENTRY) or the dir to scan (SCAN) */
 	char *dst_name;           /* NULL = same as name */
 	unsigned char d_type;     /* from getdents, DT_UNKNOWN if not known */
-	bool moved;               /* SCAN, BATCH: given to another rank while
-				     queued (dist.c): only its count of dir goes */
 	int count;                /* BATCH: number of NUL-separated names;
 	                             WRITEBACK: the chunk */
 	void *ctx;                /* CHUNK, WRITEBACK: the file in flight;
@@ -270,6 +271,11 @@ bool fcp_fs_remote(const char *path);
 /* sched.c: the worker pool: threads workers, grown up to max while they
  * wait rather than work (max == threads: a fixed pool). */
 int fcp_sched_create(struct fcp_job *job, int threads, int max);
+/* What carries out an item of one kind; it owns the item from then on. */
+typedef void fcp_item_fn(struct fcp_worker *w, struct fcp_item *it);
+/* Items of kind are given to fn: the module that owns a kind installs it
+ * (job.c, at the job's start), and the pool names no kind. */
+void fcp_sched_handle(struct fcp_job *job, enum fcp_item_kind kind, fcp_item_fn *fn);
 void fcp_sched_push(struct fcp_worker *w, struct fcp_item *it);
 /* Push from outside any worker (before the run). */
 void fcp_sched_push_initial(struct fcp_job *job, struct fcp_item *it);
@@ -290,15 +296,15 @@ void fcp_sched_unhold(struct fcp_job *job);
 bool fcp_sched_idle(struct fcp_job *job);
 /* Offer queued items of kind, oldest first (the biggest pieces), to fn
  * until it has taken max or says no (false). An item fn takes must be
- * marked moved by it; it stays queued until a worker drops it. Returns
+ * made a GIVEN one by it; it stays queued until a worker drops it. Returns
  * how many were taken. fn runs under a deque's lock. */
 int fcp_sched_give(struct fcp_job *job, enum fcp_item_kind kind, int max,
 		   bool (*fn)(struct fcp_item *it, void *arg), void *arg);
 void fcp_sched_destroy(struct fcp_job *job);
 struct fcp_worker *fcp_sched_worker(struct fcp_job *job, int i);
 
-/* walk.c: scan one directory into ENTRY items. */
-void fcp_walk_scan(struct fcp_worker *w, struct fcp_dir *d);
+/* walk.c: scan one directory into ENTRY items (a SCAN item, which goes). */
+void fcp_walk_item(struct fcp_worker *w, struct fcp_item *it);
 struct fcp_item *fcp_item_new(enum fcp_item_kind kind, struct fcp_dir *d, const char *name,
 			      const char *dst_name, unsigned char d_type);
 /* Release one pending count of d; finishes d (and maybe ancestors) at zero. */

@@ -36,7 +36,6 @@ struct fcp_item *fcp_item_new(enum fcp_item_kind kind, struct fcp_dir *d, const 
 	it->kind = kind;
 	it->dir = d;
 	it->d_type = d_type;
-	it->moved = false;
 	it->count = 0;
 	it->ctx = NULL;
 	memcpy(it->name, name, n);
@@ -246,7 +245,7 @@ static int scan_sorted(struct fcp_worker *w, struct fcp_dir *d, DIR *dir, struct
 	return r;
 }
 
-void fcp_walk_scan(struct fcp_worker *w, struct fcp_dir *d)
+static void walk_scan(struct fcp_worker *w, struct fcp_dir *d)
 {
 	struct batch b = { 0 };
 	struct fcp_job *job = fcp_worker_job(w);
@@ -303,6 +302,12 @@ void fcp_walk_scan(struct fcp_worker *w, struct fcp_dir *d)
 	closedir(dir);
 	fcp_dir_unpin(job, d);
 	fcp_dir_release(w, d);
+}
+
+void fcp_walk_item(struct fcp_worker *w, struct fcp_item *it)
+{
+	walk_scan(w, it->dir);
+	free(it);
 }
 
 static void dir_finish(struct fcp_worker *w, struct fcp_dir *d)
