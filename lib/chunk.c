@@ -27,6 +27,7 @@
 #include "engine.h"
 #include "entry.h"
 #include "links.h"
+#include "node.h"
 #include "resume.h"
 #include "sys.h"
 #include "verify.h"

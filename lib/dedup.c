@@ -29,6 +29,7 @@
 #include "hash.h"
 #include "links.h"
 #include "manifest.h"
+#include "node.h"
 #include "plan.h"
 #include "resume.h"
 #include "sys.h"

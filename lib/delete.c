@@ -6,6 +6,7 @@
 #include "delete.h"
 #include "grow.h"
 #include "merge.h"
+#include "node.h"
 #include "own.h"
 #include "plan.h"
 #include "sys.h"

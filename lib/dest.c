@@ -4,6 +4,7 @@
  */
 #include "delete.h"
 #include "dest.h"
+#include "node.h"
 #include "sys.h"
 #include "worker.h"
 

@@ -16,6 +16,7 @@
  */
 #include "dist_int.h"
 #include "grow.h"
+#include "node.h"
 #include "sys.h"
 
 #include <dirent.h>

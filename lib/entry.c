@@ -14,6 +14,7 @@
 #include "limiter.h"
 #include "links.h"
 #include "meta.h"
+#include "node.h"
 #include "plan.h"
 #include "sys.h"
 #include "observe.h"

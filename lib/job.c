@@ -18,6 +18,7 @@
 #include "manifest.h"
 #include "merge.h"
 #include "meta.h"
+#include "node.h"
 #include "observe.h"
 #include "operands.h"
 #include "own.h"

@@ -305,19 +305,8 @@ struct fcp_worker *fcp_sched_worker(struct fcp_job *job, int i);
 
 /* walk.c: scan one directory into ENTRY items (a SCAN item, which goes). */
 void fcp_walk_item(struct fcp_worker *w, struct fcp_item *it);
-struct fcp_item *fcp_item_new(enum fcp_item_kind kind, struct fcp_dir *d, const char *name,
-			      const char *dst_name, unsigned char d_type);
 /* Release one pending count of d; finishes d (and maybe ancestors) at zero. */
 void fcp_dir_release(struct fcp_worker *w, struct fcp_dir *d);
-/* "dir/name" for messages and lookups: a trailing slash of dir is not
- * doubled ("out/" + "d" is "out/d", "out//" is "out/"); "" + name is
- * name, dir + "" is dir. malloc'd. */
-char *fcp_path_join(const char *dir, const char *name);
-/* Source / destination path of an entry of d, for messages (malloc'd). */
-char *fcp_dir_src_path(const struct fcp_dir *d, const char *name);
-char *fcp_dir_dst_path(const struct fcp_dir *d, const char *name);
-/* Path of d relative to its root copy ("" for the root itself). */
-char *fcp_dir_rel_path(const struct fcp_dir *d);
 
 /* dirfds.c: the descriptors of a directory node, open or given back. */
 void fcp_dir_fds_init(struct fcp_job *job, struct fcp_dir *d);

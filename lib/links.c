@@ -5,6 +5,7 @@
 #include "links.h"
 #include "manifest.h"
 #include "dest.h"
+#include "node.h"
 #include "sys.h"
 #include "observe.h"
 #include "worker.h"

@@ -19,6 +19,7 @@
 #include "links.h"
 #include "manifest.h"
 #include "meta.h"
+#include "node.h"
 #include "plan.h"
 #include "sys.h"
 #include "observe.h"

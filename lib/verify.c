@@ -3,6 +3,7 @@
  * copy back from storage, compare (verify.h says why it is done this way).
  */
 #include "config.h"
+#include "node.h"
 #include "verify.h"
 #include "limiter.h"
 #include "grow.h"
