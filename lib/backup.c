@@ -13,6 +13,7 @@
  */
 #include "backup.h"
 #include "sys.h"
+#include "worker.h"
 
 #include <dirent.h>
 #include <errno.h>

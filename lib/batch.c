@@ -11,6 +11,7 @@
 #include "engine.h"
 #include "job.h"
 #include "plan.h"
+#include "worker.h"
 
 #include <dirent.h>
 #include <errno.h>

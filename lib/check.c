@@ -2,6 +2,7 @@
  * check.c - --check (check.h).
  */
 #include "check.h"
+#include "node.h"
 #include "plan.h"
 #include "sys.h"
 

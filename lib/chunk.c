@@ -27,9 +27,11 @@
 #include "engine.h"
 #include "entry.h"
 #include "links.h"
+#include "node.h"
 #include "resume.h"
 #include "sys.h"
 #include "verify.h"
+#include "worker.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -10,6 +10,7 @@
  */
 #include "debug.h"
 #include "engine.h"
+#include "node.h"
 
 #include <stdio.h>
 #include <stdlib.h>

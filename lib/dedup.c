@@ -29,9 +29,11 @@
 #include "hash.h"
 #include "links.h"
 #include "manifest.h"
+#include "node.h"
 #include "plan.h"
 #include "resume.h"
 #include "sys.h"
+#include "worker.h"
 
 #include <dirent.h>
 #include <errno.h>

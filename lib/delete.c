@@ -6,10 +6,12 @@
 #include "delete.h"
 #include "grow.h"
 #include "merge.h"
+#include "node.h"
 #include "own.h"
 #include "plan.h"
 #include "sys.h"
 #include "observe.h"
+#include "worker.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -4,7 +4,9 @@
  */
 #include "delete.h"
 #include "dest.h"
+#include "node.h"
 #include "sys.h"
+#include "worker.h"
 
 #include <errno.h>
 #include <stdio.h>

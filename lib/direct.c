@@ -23,6 +23,7 @@
  */
 #include "engine.h"
 #include "sys.h"
+#include "worker.h"
 
 #include <errno.h>
 #include <unistd.h>

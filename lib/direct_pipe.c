@@ -30,6 +30,7 @@
 #include "engine.h"
 #include "limiter.h"
 #include "sys.h"
+#include "worker.h"
 
 #include <errno.h>
 #include <stdlib.h>

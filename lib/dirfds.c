@@ -25,6 +25,7 @@
  * workers and their batch size, from the descriptor limit (fcp_dir_budget).
  */
 #include "job.h"
+#include "node.h"
 #include "sys.h"
 
 #include <dirent.h>

@@ -16,6 +16,7 @@
  */
 #include "dist_int.h"
 #include "grow.h"
+#include "node.h"
 #include "sys.h"
 
 #include <dirent.h>
@@ -417,7 +418,8 @@ void fcp_dist_wait_for_all(struct fcp_dir *d)
 		atomic_store(&d->meta_later, true);
 }
 
-/* fcp_sched_give's callback: pack a queued SCAN or BATCH, mark it moved. */
+/* fcp_sched_give's callback: pack a queued SCAN or BATCH, make it a GIVEN
+ * one. */
 static bool give_one(struct fcp_item *it, void *arg)
 {
 	struct give *g = arg;
@@ -441,9 +443,15 @@ static bool give_one(struct fcp_item *it, void *arg)
 	/* Read, tidied and finished over there; here it is only closed. */
 	if (it->kind == FCP_ITEM_SCAN)
 		d->elsewhere = true;
-	it->moved = true;
 	fcp_dist_wait_for_all(it->kind == FCP_ITEM_SCAN ? d->parent : d);
+	it->kind = FCP_ITEM_GIVEN;
 	return true;
+}
+
+void fcp_dist_given(struct fcp_worker *w, struct fcp_item *it)
+{
+	fcp_dir_release(w, it->dir);
+	free(it);
 }
 
 int fcp_dist_give(struct fcp_job *job, int max, char **buf, size_t *len)

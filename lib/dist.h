@@ -18,6 +18,10 @@ struct fcp_entry;
 int fcp_dist_init(struct fcp_job *job);
 void fcp_dist_free(struct fcp_job *job);
 
+/* A GIVEN item (sched.c's table): another rank reads its directory or
+ * copies its files, so only its count of its directory goes here. */
+void fcp_dist_given(struct fcp_worker *w, struct fcp_item *it);
+
 /* Does this process place the copies and make their roots (rank 0, or a
  * job of one process)? */
 bool fcp_dist_leader(const struct fcp_job *job);

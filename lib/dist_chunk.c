@@ -17,6 +17,7 @@
 #include "dist_int.h"
 #include "engine.h"
 #include "grow.h"
+#include "node.h"
 #include "sys.h"
 
 #include <errno.h>

@@ -16,6 +16,7 @@
 #include "dist_int.h"
 #include "entry.h"
 #include "grow.h"
+#include "node.h"
 #include "sys.h"
 
 #include <errno.h>

@@ -13,6 +13,7 @@
 
 #include "job.h"
 #include "verify.h"
+#include "worker.h"
 
 #include <errno.h>
 #include <sys/types.h>
@@ -201,7 +202,5 @@ struct io_uring *fcp_uring_ring(struct fcp_worker *w);
  * process: requests in flight could not be accounted for). */
 void fcp_uring_wait(struct io_uring *ring, unsigned expect,
 		    void (*cb)(void *ctx, uint64_t data, int res), void *ctx);
-/* Release a worker's ring (the pointer from fcp_worker_uring_slot). */
-void fcp_uring_worker_free(void *u);
 
 #endif

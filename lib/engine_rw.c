@@ -5,6 +5,7 @@
 #include "engine.h"
 #include "limiter.h"
 #include "sys.h"
+#include "worker.h"
 
 #include <errno.h>
 #include <string.h>

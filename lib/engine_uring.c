@@ -35,6 +35,7 @@
 #include "observe.h"
 #include "plan.h"
 #include "verify.h"
+#include "worker.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -99,10 +100,22 @@ static bool probe_ops(struct io_uring *ring)
 	return ok;
 }
 
+/* The worker's ring goes with the thread that made it (worker.h). */
+static void ring_free(void *p)
+{
+	struct fcp_uring *u = p;
+
+	if (!u)
+		return;
+	io_uring_queue_exit(&u->ring);
+	free(u->arena);
+	free(u->varena);
+	free(u);
+}
+
 static struct fcp_uring *ring_get(struct fcp_worker *w)
 {
-	struct fcp_uring **slot = (struct fcp_uring **)fcp_worker_uring_slot(w);
-	struct fcp_uring *u = *slot;
+	struct fcp_uring *u = fcp_worker_uring(w);
 
 	if (u)
 		return u;
@@ -122,7 +135,7 @@ static struct fcp_uring *ring_get(struct fcp_worker *w)
 		free(u);
 		return NULL;
 	}
-	*slot = u;
+	fcp_worker_set_uring(w, u, ring_free);
 	return u;
 }
 
@@ -143,18 +156,6 @@ const char *fcp_uring_available(void)
 	ok = probe_ops(&ring);
 	io_uring_queue_exit(&ring);
 	return ok ? NULL : "synchronous (this kernel's io_uring lacks an operation fastcp needs)";
-}
-
-void fcp_uring_worker_free(void *p)
-{
-	struct fcp_uring *u = p;
-
-	if (!u)
-		return;
-	io_uring_queue_exit(&u->ring);
-	free(u->arena);
-	free(u->varena);
-	free(u);
 }
 
 /* Every round fits the ring (RING_ENTRIES >= 3 ops per file of a batch),
@@ -589,7 +590,7 @@ static void finish(struct fcp_worker *w, struct fcp_dir *d, struct small *s)
 static void round_verify(struct fcp_worker *w, struct io_uring *ring, struct fcp_dir *d,
 			 struct small *f, int n)
 {
-	struct fcp_uring *u = *(struct fcp_uring **)fcp_worker_uring_slot(w);
+	struct fcp_uring *u = fcp_worker_uring(w);
 	size_t used = 0;
 	unsigned k = 0;
 
@@ -791,10 +792,6 @@ int fcp_uring_batch(struct fcp_worker *w, struct fcp_dir *d, const char **names,
 		    const unsigned short *was, bool *back, uint64_t *where)
 {
 	return -ENOSYS;
-}
-
-void fcp_uring_worker_free(void *p)
-{
 }
 
 #endif

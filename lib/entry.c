@@ -14,9 +14,11 @@
 #include "limiter.h"
 #include "links.h"
 #include "meta.h"
+#include "node.h"
 #include "plan.h"
 #include "sys.h"
 #include "observe.h"
+#include "worker.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -8,6 +8,7 @@
 #include "debug.h"
 #include "dest.h"
 #include "entry.h"
+#include "node.h"
 #include "sys.h"
 
 #include <errno.h>

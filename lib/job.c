@@ -18,6 +18,7 @@
 #include "manifest.h"
 #include "merge.h"
 #include "meta.h"
+#include "node.h"
 #include "observe.h"
 #include "operands.h"
 #include "own.h"
@@ -815,6 +816,18 @@ static void tmp_prefix_init(char *buf, size_t len)
 	snprintf(buf, len, ".fcp-%016llx-", (unsigned long long)r);
 }
 
+/* Who carries out each kind of item: the modules that own them, so that
+ * the pool (sched.c) names none. */
+static void handle_items(struct fcp_job *job)
+{
+	fcp_sched_handle(job, FCP_ITEM_ENTRY, fcp_entry_copy);
+	fcp_sched_handle(job, FCP_ITEM_SCAN, fcp_walk_item);
+	fcp_sched_handle(job, FCP_ITEM_BATCH, fcp_batch_copy);
+	fcp_sched_handle(job, FCP_ITEM_CHUNK, fcp_chunk_copy);
+	fcp_sched_handle(job, FCP_ITEM_WRITEBACK, fcp_chunk_writeback);
+	fcp_sched_handle(job, FCP_ITEM_GIVEN, fcp_dist_given);
+}
+
 /* SIGINT, SIGTERM, SIGHUP: start nothing new, let what is in flight land
  * or be removed, then report. Only one job runs at a time per process. */
 static struct fcp_job *signalled_job;
@@ -992,6 +1005,7 @@ static int run(const struct fcp_options *o, char *const *srcs, int nsrc, const c
 		fcp_dist_free(&job);
 		return FCP_EXIT_PARTIAL;
 	}
+	handle_items(&job);
 	/* A check or a dry run only reads: not even access times move. */
 	fcp_sys_reads_noatime(o->check || o->dry_run);
 	for (int i = 0; i < nsrc; i++) /* not prepared */

@@ -138,9 +138,12 @@ static inline bool fcp_dir_existed(const struct fcp_dir *d)
 /* ENTRY: one entry of a directory. SCAN: read a directory's names.
  * BATCH: several regular files (by getdents) of one directory, copied
  * together so that one kernel entry can carry many of them (io_uring).
- * CHUNK: a helper that copies chunks of a large file (chunk.c). */
+ * CHUNK: a helper that copies chunks of a large file (chunk.c).
+ * GIVEN: a SCAN or BATCH given to another rank while queued (dist.c):
+ * only its count of dir goes. */
 enum fcp_item_kind {
-	FCP_ITEM_ENTRY, FCP_ITEM_SCAN, FCP_ITEM_BATCH, FCP_ITEM_CHUNK, FCP_ITEM_WRITEBACK
+	FCP_ITEM_ENTRY, FCP_ITEM_SCAN, FCP_ITEM_BATCH, FCP_ITEM_CHUNK, FCP_ITEM_WRITEBACK,
+	FCP_ITEM_GIVEN, FCP_ITEM_KINDS
 };
 
 #define FCP_BATCH_MAX 32
@@ -151,8 +154,6 @@ struct fcp_item {
 	struct fcp_dir *dir;      /* parent dir (ENTRY) or the dir to scan (SCAN) */
 	char *dst_name;           /* NULL = same as name */
 	unsigned char d_type;     /* from getdents, DT_UNKNOWN if not known */
-	bool moved;               /* SCAN, BATCH: given to another rank while
-				     queued (dist.c): only its count of dir goes */
 	int count;                /* BATCH: number of NUL-separated names;
 	                             WRITEBACK: the chunk */
 	void *ctx;                /* CHUNK, WRITEBACK: the file in flight;
@@ -227,7 +228,7 @@ struct fcp_job {
 					where ranks of the job share them) */
 	atomic_int unnamed;          /* how new files are linked (dest.c) */
 	atomic_int chunk_runners;    /* workers copying chunks right now */
-	atomic_int pipe_bufs;        /* workers holding a direct pipe's slots (sched.c) */
+	atomic_int pipe_bufs;        /* workers holding a direct pipe's slots (worker.c) */
 	atomic_bool pipe_refused;    /* a direct pipe was refused O_DIRECT: no more */
 	atomic_bool resume_warned;   /* --resume could not record: said once */
 	atomic_bool verify_no_direct; /* --verify: the destination refused O_DIRECT */
@@ -282,6 +283,11 @@ bool fcp_fs_remote(const char *path);
 /* sched.c: the worker pool: threads workers, grown up to max while they
  * wait rather than work (max == threads: a fixed pool). */
 int fcp_sched_create(struct fcp_job *job, int threads, int max);
+/* What carries out an item of one kind; it owns the item from then on. */
+typedef void fcp_item_fn(struct fcp_worker *w, struct fcp_item *it);
+/* Items of kind are given to fn: the module that owns a kind installs it
+ * (job.c, at the job's start), and the pool names no kind. */
+void fcp_sched_handle(struct fcp_job *job, enum fcp_item_kind kind, fcp_item_fn *fn);
 void fcp_sched_push(struct fcp_worker *w, struct fcp_item *it);
 /* Push from outside any worker (before the run). */
 void fcp_sched_push_initial(struct fcp_job *job, struct fcp_item *it);
@@ -302,42 +308,17 @@ void fcp_sched_unhold(struct fcp_job *job);
 bool fcp_sched_idle(struct fcp_job *job);
 /* Offer queued items of kind, oldest first (the biggest pieces), to fn
  * until it has taken max or says no (false). An item fn takes must be
- * marked moved by it; it stays queued until a worker drops it. Returns
+ * made a GIVEN one by it; it stays queued until a worker drops it. Returns
  * how many were taken. fn runs under a deque's lock. */
 int fcp_sched_give(struct fcp_job *job, enum fcp_item_kind kind, int max,
 		   bool (*fn)(struct fcp_item *it, void *arg), void *arg);
 void fcp_sched_destroy(struct fcp_job *job);
-struct fcp_job *fcp_worker_job(struct fcp_worker *w);
 struct fcp_worker *fcp_sched_worker(struct fcp_job *job, int i);
-/* The worker's scratch buffer for read/write copies. */
-void *fcp_worker_buf(struct fcp_worker *w, size_t *len);
-/* The worker's larger, page-aligned buffer for direct reads (direct.c). */
-void *fcp_worker_direct_buf(struct fcp_worker *w, size_t *len);
-/* The slots of direct_pipe.c (4 MiB, page-aligned), or NULL. */
-void *fcp_worker_pipe_buf(struct fcp_worker *w);
-/* The buffer of --verify's direct read-back (larger). */
-void *fcp_worker_verify_buf(struct fcp_worker *w, size_t *len);
-/* The worker's io_uring state, owned by engine_uring.c. */
-void **fcp_worker_uring_slot(struct fcp_worker *w);
-/* A fresh temporary name for this worker (".fcp-..."), in buf: the job's
- * random prefix, the worker and a sequence number. */
-void fcp_worker_tmpname(struct fcp_worker *w, char *buf, size_t len);
 
-/* walk.c: scan one directory into ENTRY items. */
-void fcp_walk_scan(struct fcp_worker *w, struct fcp_dir *d);
-struct fcp_item *fcp_item_new(enum fcp_item_kind kind, struct fcp_dir *d, const char *name,
-			      const char *dst_name, unsigned char d_type);
+/* walk.c: scan one directory into ENTRY items (a SCAN item, which goes). */
+void fcp_walk_item(struct fcp_worker *w, struct fcp_item *it);
 /* Release one pending count of d; finishes d (and maybe ancestors) at zero. */
 void fcp_dir_release(struct fcp_worker *w, struct fcp_dir *d);
-/* "dir/name" for messages and lookups: a trailing slash of dir is not
- * doubled ("out/" + "d" is "out/d", "out//" is "out/"); "" + name is
- * name, dir + "" is dir. malloc'd. */
-char *fcp_path_join(const char *dir, const char *name);
-/* Source / destination path of an entry of d, for messages (malloc'd). */
-char *fcp_dir_src_path(const struct fcp_dir *d, const char *name);
-char *fcp_dir_dst_path(const struct fcp_dir *d, const char *name);
-/* Path of d relative to its root copy ("" for the root itself). */
-char *fcp_dir_rel_path(const struct fcp_dir *d);
 
 /* dirfds.c: the descriptors of a directory node, open or given back. */
 void fcp_dir_fds_init(struct fcp_job *job, struct fcp_dir *d);

@@ -57,6 +57,7 @@
 #include "dest.h"
 #include "job.h"
 #include "merge.h"
+#include "node.h"
 #include "observe.h"
 #include "resume.h"
 #include "sys.h"

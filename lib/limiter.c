@@ -13,6 +13,7 @@
  */
 #include "entry.h"
 #include "limiter.h"
+#include "node.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -5,8 +5,10 @@
 #include "links.h"
 #include "manifest.h"
 #include "dest.h"
+#include "node.h"
 #include "sys.h"
 #include "observe.h"
+#include "worker.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -5,6 +5,7 @@
 #include "manifest.h"
 #include "check.h"
 #include "grow.h"
+#include "node.h"
 #include "own.h"
 #include "sys.h"
 

@@ -3,6 +3,7 @@
  */
 #include "grow.h"
 #include "merge.h"
+#include "node.h"
 #include "operands.h"
 #include "sys.h"
 

@@ -2,6 +2,7 @@
  * meta.c - apply owner, xattrs, mode and times to a new inode.
  */
 #include "meta.h"
+#include "node.h"
 #include "sys.h"
 
 #include <endian.h>

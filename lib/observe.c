@@ -17,6 +17,7 @@
  * a reader that quits must not kill a copy half done.
  */
 #include "json.h"
+#include "node.h"
 #include "observe.h"
 #include "sys.h"
 

@@ -7,6 +7,7 @@
  * name to number the rounds. Ties keep command-line order, so the first
  * naming is the one copied and the rounds follow the command line.
  */
+#include "node.h"
 #include "operands.h"
 #include "sys.h"
 

@@ -7,6 +7,7 @@
  * is not followed: the copy stays below DEST.
  */
 #include "dest.h"
+#include "node.h"
 #include "parents.h"
 #include "plan.h"
 #include "sys.h"

@@ -19,9 +19,11 @@
 #include "links.h"
 #include "manifest.h"
 #include "meta.h"
+#include "node.h"
 #include "plan.h"
 #include "sys.h"
 #include "observe.h"
+#include "worker.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -11,6 +11,7 @@
  */
 #include "dest.h"
 #include "job.h"
+#include "node.h"
 #include "observe.h"
 #include "sys.h"
 

@@ -30,6 +30,7 @@
  * looked at too: nobody sees into that copy before it is renamed.
  */
 #include "dest.h"
+#include "node.h"
 #include "resume.h"
 #include "sys.h"
 

@@ -21,56 +21,36 @@
  * source's batches then go through io_uring, whose calls in flight are
  * not bound to a thread each (batch.c).
  */
-#include "engine.h"
 #include "job.h"
 #include "limiter.h"
-#include "sys.h"
+#include "worker.h"
 
 #include <errno.h>
-#include <stdio.h>
+#include <stddef.h>
 #include <time.h>
 #include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
 
-/* The read/write engine's buffer. 128 KiB, as cp's: with 1 MiB writes,
- * large cached copies were slower (BENCHMARKS.md, large warm). */
-#define FCP_BUF_SIZE (128u << 10)
-/* Direct reads (direct.c) have no read-ahead: each is one trip to the
- * device, so they are larger. Only workers that make them get one. */
-#define FCP_DIRECT_BUF_SIZE (1u << 20)
-/* The slots of a medium file's direct reads and writes in flight
- * (direct_pipe.c): 4 of 1 MiB. Only workers that copy one get it, and
- * only so many of them: a pool grown to wait on a slow source (up to 128
- * workers) would otherwise hold half a GiB of them. The others copy
- * their files with one request in flight. */
-#define FCP_PIPE_BUF_SIZE (4u << 20)
-#define FCP_PIPE_BUFS_MAX 16
-/* --verify's read-back of a copy from storage (verify.c) is one direct
- * read after another: larger ones spend less of it waiting. Large files,
- * cold, 4 x 256 MiB: 1.74x the time of the copy without --verify with 1 MiB
- * reads, 1.45x with 8 MiB (docs/benchmarks/
- * 2026-12-01-tables-behind-the-summary.md). Only workers that verify get
- * one. */
-#define FCP_VERIFY_BUF_SIZE (8u << 20)
-
-struct fcp_worker {
-	struct fcp_job *job;
-	int id;
+/* A worker of the pool: its own state (worker.c), given to every item it
+ * runs, and the pool's part of it, its thread and its deque. */
+struct slot {
+	struct fcp_worker w;
 	pthread_t thread;
 	pthread_mutex_t lock;
 	struct fcp_item **ring;   /* circular deque of capacity cap */
 	size_t head, count, cap;
-	void *buf, *direct_buf, *pipe_buf, *verify_buf;
-	void *uring;
-	unsigned long tmp_seq;
 };
+
+/* The slot of a worker of the pool (the first member of its slot). */
+static struct slot *slot_of(struct fcp_worker *w)
+{
+	return (struct slot *)((char *)w - offsetof(struct slot, w));
+}
 
 struct fcp_sched {
 	atomic_int n;             /* workers running (or about to) */
 	int max;                  /* the pool may grow to this many */
 	int started;              /* threads started, worker 0 included */
-	struct fcp_worker *w;     /* max of them */
+	struct slot *w;           /* max of them */
 	atomic_ulong done;        /* items processed */
 	atomic_llong item_ns;     /* the time they took, summed (elastic only) */
 	bool elastic;             /* max > the first n: a governor may grow it */
@@ -93,65 +73,18 @@ struct fcp_sched {
 	long long *due;
 	int ndelayed, delay_cap;
 	atomic_int has_delayed;
+	/* What carries out each kind of item (fcp_sched_handle): one plain
+	 * array, so that an item costs one indirect call. */
+	fcp_item_fn *handle[FCP_ITEM_KINDS];
 };
 
 #define DELAY_POLL_NS 50000000LL
 
-struct fcp_job *fcp_worker_job(struct fcp_worker *w) { return w->job; }
-struct fcp_worker *fcp_sched_worker(struct fcp_job *job, int i) { return &job->sched->w[i]; }
+struct fcp_worker *fcp_sched_worker(struct fcp_job *job, int i) { return &job->sched->w[i].w; }
 
-/* A page-aligned buffer of size in *slot, allocated at its first use. */
-static void *worker_buffer(void **slot, size_t size, size_t *len)
+void fcp_sched_handle(struct fcp_job *job, enum fcp_item_kind kind, fcp_item_fn *fn)
 {
-	if (!*slot && posix_memalign(slot, 4096, size))
-		*slot = NULL;
-	*len = *slot ? size : 0;
-	return *slot;
-}
-
-void *fcp_worker_buf(struct fcp_worker *w, size_t *len)
-{
-	return worker_buffer(&w->buf, FCP_BUF_SIZE, len);
-}
-
-void *fcp_worker_verify_buf(struct fcp_worker *w, size_t *len)
-{
-	return worker_buffer(&w->verify_buf, FCP_VERIFY_BUF_SIZE, len);
-}
-
-void *fcp_worker_direct_buf(struct fcp_worker *w, size_t *len)
-{
-	return worker_buffer(&w->direct_buf, FCP_DIRECT_BUF_SIZE, len);
-}
-
-void *fcp_worker_pipe_buf(struct fcp_worker *w)
-{
-	size_t len;
-
-	if (w->pipe_buf)
-		return w->pipe_buf;
-	if (atomic_fetch_add(&w->job->pipe_bufs, 1) >= FCP_PIPE_BUFS_MAX ||
-	    !worker_buffer(&w->pipe_buf, FCP_PIPE_BUF_SIZE, &len)) {
-		atomic_fetch_sub(&w->job->pipe_bufs, 1);
-		return NULL;
-	}
-	return w->pipe_buf;
-}
-
-void **fcp_worker_uring_slot(struct fcp_worker *w)
-{
-	return &w->uring;
-}
-
-void fcp_worker_tmpname(struct fcp_worker *w, char *buf, size_t len)
-{
-	/* worker + sequence is unique within this job, the random prefix
-	 * across jobs (other fastcp processes, other PID namespaces, names in
-	 * the source: walk.c refuses source names with this prefix). Every
-	 * temporary name is made exclusively (O_EXCL, mkdir, link), so even
-	 * a collision only costs an EEXIST and a retry (fcp_dest_make). */
-	snprintf(buf, len, "%s%x-%lx", w->job->tmp_prefix, w->job->tmp_rank << 8 | (unsigned)w->id,
-		 w->tmp_seq++);
+	job->sched->handle[kind] = fn;
 }
 
 int fcp_sched_create(struct fcp_job *job, int threads, int max)
@@ -170,8 +103,7 @@ int fcp_sched_create(struct fcp_job *job, int threads, int max)
 		return -ENOMEM;
 	}
 	for (int i = 0; i < s->max; i++) {
-		s->w[i].job = job;
-		s->w[i].id = i;
+		fcp_worker_init(&s->w[i].w, job, i);
 		pthread_mutex_init(&s->w[i].lock, NULL);
 	}
 	pthread_mutex_init(&s->idle_lock, NULL);
@@ -183,45 +115,45 @@ int fcp_sched_create(struct fcp_job *job, int threads, int max)
 	return 0;
 }
 
-static void deque_push(struct fcp_worker *w, struct fcp_item *it)
+static void deque_push(struct slot *q, struct fcp_item *it)
 {
-	pthread_mutex_lock(&w->lock);
-	if (w->count == w->cap) {
-		size_t ncap = w->cap ? w->cap * 2 : 64;
+	pthread_mutex_lock(&q->lock);
+	if (q->count == q->cap) {
+		size_t ncap = q->cap ? q->cap * 2 : 64;
 		struct fcp_item **r = malloc(ncap * sizeof(*r));
 		if (!r)
 			abort(); /* out of memory for the frontier: nothing sane to do */
-		for (size_t i = 0; i < w->count; i++)
-			r[i] = w->ring[(w->head + i) % w->cap];
-		free(w->ring);
-		w->ring = r;
-		w->head = 0;
-		w->cap = ncap;
+		for (size_t i = 0; i < q->count; i++)
+			r[i] = q->ring[(q->head + i) % q->cap];
+		free(q->ring);
+		q->ring = r;
+		q->head = 0;
+		q->cap = ncap;
 	}
-	w->ring[(w->head + w->count) % w->cap] = it;
-	w->count++;
+	q->ring[(q->head + q->count) % q->cap] = it;
+	q->count++;
 	/* Counted under the deque's lock, so that it never reads below the
 	 * number of items a thief can find. */
-	atomic_fetch_add(&w->job->sched->queued, 1);
-	pthread_mutex_unlock(&w->lock);
+	atomic_fetch_add(&q->w.job->sched->queued, 1);
+	pthread_mutex_unlock(&q->lock);
 }
 
-static struct fcp_item *deque_pop(struct fcp_worker *w, bool back)
+static struct fcp_item *deque_pop(struct slot *q, bool back)
 {
 	struct fcp_item *it = NULL;
 
-	pthread_mutex_lock(&w->lock);
-	if (w->count) {
+	pthread_mutex_lock(&q->lock);
+	if (q->count) {
 		if (back) {
-			it = w->ring[(w->head + w->count - 1) % w->cap];
+			it = q->ring[(q->head + q->count - 1) % q->cap];
 		} else {
-			it = w->ring[w->head];
-			w->head = (w->head + 1) % w->cap;
+			it = q->ring[q->head];
+			q->head = (q->head + 1) % q->cap;
 		}
-		w->count--;
-		atomic_fetch_sub(&w->job->sched->queued, 1);
+		q->count--;
+		atomic_fetch_sub(&q->w.job->sched->queued, 1);
 	}
-	pthread_mutex_unlock(&w->lock);
+	pthread_mutex_unlock(&q->lock);
 	return it;
 }
 
@@ -230,7 +162,7 @@ void fcp_sched_push(struct fcp_worker *w, struct fcp_item *it)
 	struct fcp_sched *s = w->job->sched;
 
 	atomic_fetch_add(&s->outstanding, 1);
-	deque_push(w, it);
+	deque_push(slot_of(w), it);
 	if (atomic_load(&s->sleepers)) {
 		pthread_mutex_lock(&s->idle_lock);
 		pthread_cond_signal(&s->idle_cond);
@@ -240,7 +172,7 @@ void fcp_sched_push(struct fcp_worker *w, struct fcp_item *it)
 
 void fcp_sched_push_initial(struct fcp_job *job, struct fcp_item *it)
 {
-	fcp_sched_push(&job->sched->w[0], it);
+	fcp_sched_push(&job->sched->w[0].w, it);
 }
 
 void fcp_sched_push_delayed(struct fcp_worker *w, struct fcp_item *it, long long due)
@@ -293,7 +225,7 @@ static struct fcp_item *take_delayed(struct fcp_sched *s, const struct fcp_job *
 static struct fcp_item *next_item(struct fcp_worker *w)
 {
 	struct fcp_sched *s = w->job->sched;
-	struct fcp_item *it = deque_pop(w, true);
+	struct fcp_item *it = deque_pop(slot_of(w), true);
 	int n = atomic_load(&s->n);
 
 	for (int i = 1; !it && i < n; i++)
@@ -350,34 +282,6 @@ static bool wait_for_work(struct fcp_sched *s)
 	return more;
 }
 
-static void process(struct fcp_worker *w, struct fcp_item *it)
-{
-	/* Another rank reads it or copies its files (dist.c). */
-	if (it->moved) {
-		fcp_dir_release(w, it->dir);
-		free(it);
-		return;
-	}
-	switch (it->kind) {
-	case FCP_ITEM_SCAN:
-		fcp_walk_scan(w, it->dir);
-		free(it);
-		break;
-	case FCP_ITEM_BATCH:
-		fcp_batch_copy(w, it);
-		break;
-	case FCP_ITEM_ENTRY:
-		fcp_entry_copy(w, it);
-		break;
-	case FCP_ITEM_CHUNK:
-		fcp_chunk_copy(w, it);
-		break;
-	case FCP_ITEM_WRITEBACK:
-		fcp_chunk_writeback(w, it);
-		break;
-	}
-}
-
 static void *worker_main(void *arg)
 {
 	struct fcp_worker *w = arg;
@@ -395,7 +299,7 @@ static void *worker_main(void *arg)
 		 * takes no clock per item. */
 		long long t0 = s->elastic ? fcp_now_ns() : 0;
 
-		process(w, it);
+		s->handle[it->kind](w, it);
 		if (s->elastic)
 			atomic_fetch_add_explicit(&s->item_ns, fcp_now_ns() - t0,
 						  memory_order_relaxed);
@@ -428,7 +332,7 @@ static double seconds(clockid_t clock)
 static void start_workers(struct fcp_sched *s, int want)
 {
 	for (int i = atomic_load(&s->n); i < want; i++) {
-		if (pthread_create(&s->w[i].thread, NULL, worker_main, &s->w[i]))
+		if (pthread_create(&s->w[i].thread, NULL, worker_main, &s->w[i].w))
 			break; /* fewer threads still finish the job */
 		s->started++;
 		/* Seen by thieves only once it runs: its deque is empty. */
@@ -494,7 +398,7 @@ static double item_seconds(struct fcp_sched *s)
 static void *governor(void *arg)
 {
 	struct fcp_sched *s = arg;
-	struct fcp_job *job = s->w[0].job;
+	struct fcp_job *job = s->w[0].w.job;
 	double wall = seconds(CLOCK_MONOTONIC), cpu = seconds(CLOCK_PROCESS_CPUTIME_ID);
 	double ht[GOV_HIST], hd[GOV_HIST];  /* progress samples, a ring */
 	double rate_before = 0, settled = 0, since = 0, window = 0, d_settled = 0;
@@ -561,7 +465,7 @@ int fcp_sched_run(struct fcp_job *job)
 	s->gov_stop = false;
 	start_workers(s, want);
 	gov = s->elastic && !pthread_create(&s->gov, NULL, governor, s);
-	worker_main(&s->w[0]);
+	worker_main(&s->w[0].w);
 	/* No work is left: stop the governor before joining, so that no
 	 * worker is started behind the joins. */
 	if (gov) {
@@ -576,10 +480,8 @@ int fcp_sched_run(struct fcp_job *job)
 	/* A ring belongs to the thread that made it (SINGLE_ISSUER: any other
 	 * gets EEXIST), and the next run (the next round of operands) starts
 	 * new threads: each makes its own again when it needs one. */
-	for (int i = 0; i < s->max; i++) {
-		fcp_uring_worker_free(s->w[i].uring);
-		s->w[i].uring = NULL;
-	}
+	for (int i = 0; i < s->max; i++)
+		fcp_worker_thread_done(&s->w[i].w);
 	int used = s->started;
 	/* The next round starts from the size this one reached. */
 	atomic_store(&s->n, used);
@@ -615,18 +517,18 @@ int fcp_sched_give(struct fcp_job *job, enum fcp_item_kind kind, int max,
 	bool more = true;
 
 	for (int i = 0; i < n && more && taken < max; i++) {
-		struct fcp_worker *w = &s->w[i];
+		struct slot *q = &s->w[i];
 
-		pthread_mutex_lock(&w->lock);
-		for (size_t k = 0; k < w->count && more && taken < max; k++) {
-			struct fcp_item *it = w->ring[(w->head + k) % w->cap];
+		pthread_mutex_lock(&q->lock);
+		for (size_t k = 0; k < q->count && more && taken < max; k++) {
+			struct fcp_item *it = q->ring[(q->head + k) % q->cap];
 
-			if (it->kind != kind || it->moved)
+			if (it->kind != kind)
 				continue;
 			more = fn(it, arg);
-			taken += it->moved;
+			taken += it->kind != kind;
 		}
-		pthread_mutex_unlock(&w->lock);
+		pthread_mutex_unlock(&q->lock);
 	}
 	return taken;
 }
@@ -649,11 +551,7 @@ void fcp_sched_destroy(struct fcp_job *job)
 		return;
 	for (int i = 0; i < s->max; i++) {
 		free(s->w[i].ring);
-		free(s->w[i].buf);
-		free(s->w[i].direct_buf);
-		free(s->w[i].pipe_buf);
-		free(s->w[i].verify_buf);
-		fcp_uring_worker_free(s->w[i].uring);
+		fcp_worker_free(&s->w[i].w);
 		pthread_mutex_destroy(&s->w[i].lock);
 	}
 	free(s->w);

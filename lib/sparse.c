@@ -12,6 +12,7 @@
  */
 #include "engine.h"
 #include "sys.h"
+#include "worker.h"
 
 #include <errno.h>
 #include <linux/magic.h>

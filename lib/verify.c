@@ -3,10 +3,12 @@
  * copy back from storage, compare (verify.h says why it is done this way).
  */
 #include "config.h"
+#include "node.h"
 #include "verify.h"
 #include "limiter.h"
 #include "grow.h"
 #include "sys.h"
+#include "worker.h"
 
 #include <errno.h>
 #include <fcntl.h>

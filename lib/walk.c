@@ -13,39 +13,17 @@
 #include "dist.h"
 #include "grow.h"
 #include "meta.h"
+#include "node.h"
 #include "own.h"
 #include "plan.h"
 #include "sys.h"
+#include "worker.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-struct fcp_item *fcp_item_new(enum fcp_item_kind kind, struct fcp_dir *d, const char *name,
-			      const char *dst_name, unsigned char d_type)
-{
-	size_t n = strlen(name) + 1;
-	size_t m = dst_name ? strlen(dst_name) + 1 : 0;
-	struct fcp_item *it = malloc(sizeof(*it) + n + m);
-
-	if (!it)
-		return NULL;
-	it->kind = kind;
-	it->dir = d;
-	it->d_type = d_type;
-	it->moved = false;
-	it->count = 0;
-	it->ctx = NULL;
-	memcpy(it->name, name, n);
-	it->dst_name = NULL;
-	if (dst_name) {
-		it->dst_name = it->name + n;
-		memcpy(it->dst_name, dst_name, m);
-	}
-	return it;
-}
 
 static bool dot_or_dotdot(const char *n)
 {
@@ -245,7 +223,7 @@ static int scan_sorted(struct fcp_worker *w, struct fcp_dir *d, DIR *dir, struct
 	return r;
 }
 
-void fcp_walk_scan(struct fcp_worker *w, struct fcp_dir *d)
+static void walk_scan(struct fcp_worker *w, struct fcp_dir *d)
 {
 	struct batch b = { 0 };
 	struct fcp_job *job = fcp_worker_job(w);
@@ -302,6 +280,12 @@ void fcp_walk_scan(struct fcp_worker *w, struct fcp_dir *d)
 	closedir(dir);
 	fcp_dir_unpin(job, d);
 	fcp_dir_release(w, d);
+}
+
+void fcp_walk_item(struct fcp_worker *w, struct fcp_item *it)
+{
+	walk_scan(w, it->dir);
+	free(it);
 }
 
 static void dir_finish(struct fcp_worker *w, struct fcp_dir *d)
@@ -363,66 +347,4 @@ void fcp_dir_release(struct fcp_worker *w, struct fcp_dir *d)
 		free(d);
 		d = parent;
 	}
-}
-
-char *fcp_path_join(const char *dir, const char *name)
-{
-	size_t n = strlen(dir);
-	char *s;
-
-	/* A command-line path may end in slashes ("out/"): one separates,
-	 * never two ("out//d"). */
-	while (n > 1 && dir[n - 1] == '/' && dir[n - 2] == '/')
-		n--;
-	s = malloc(n + strlen(name) + 2);
-	if (s)
-		sprintf(s, "%.*s%s%s", (int)n, dir, n && *name && dir[n - 1] != '/' ? "/" : "",
-			name);
-	return s;
-}
-
-/* Join the names from the root down; used only for messages and the rare
- * hard-link re-open, so it walks the parent chain each time, joining from
- * the leaf up. Empty components (a top pseudo-dir for ".") are skipped. */
-static char *chain_path(const struct fcp_dir *d, const char *name, bool dst)
-{
-	char *p = strdup(name ? name : ""), *up;
-
-	for (; d && p; d = d->parent) {
-		const char *s = dst ? d->dst_name : d->name;
-		if (!*s)
-			continue;
-		up = fcp_path_join(s, p);
-		free(p);
-		p = up;
-	}
-	return p;
-}
-
-char *fcp_dir_src_path(const struct fcp_dir *d, const char *name) { return chain_path(d, name, false); }
-char *fcp_dir_dst_path(const struct fcp_dir *d, const char *name) { return chain_path(d, name, true); }
-
-char *fcp_dir_rel_path(const struct fcp_dir *d)
-{
-	/* Stop below the root directory: its name is the command-line path. */
-	const struct fcp_dir *x;
-	size_t len = 1;
-	char *p, *end;
-
-	for (x = d; x && x->depth > 0; x = x->parent)
-		len += strlen(x->name) + 1;
-	p = malloc(len);
-	if (!p)
-		return NULL;
-	end = p + len - 1;
-	*end = 0;
-	for (x = d; x && x->depth > 0; x = x->parent) {
-		size_t n = strlen(x->name);
-		if (*end)
-			*--end = '/';
-		end -= n;
-		memcpy(end, x->name, n);
-	}
-	memmove(p, end, strlen(end) + 1);
-	return p;
 }

@@ -1,6 +1,7 @@
 /* Unit tests for the planning of several operands into one DEST: which
  * are the same source named again, and in which round each is copied. */
 #include "check.h"
+#include "node.h"
 #include "operands.h"
 
 #include <fcntl.h>
