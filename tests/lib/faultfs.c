@@ -38,6 +38,11 @@
  *                         filesystem that took O_DIRECT on the descriptor
  *                         and then refuses a direct request (and says so
  *                         on stderr)
+ *   --armed=PATH          the faults above (but --corrupt-write) and the
+ *                         blocks below apply only while PATH exists: a test
+ *                         removes it to run the same command again through
+ *                         the same mount (the same source identity) without
+ *                         them
  *   --hold=PATH           the blocking faults below wait while PATH exists
  *                         (a test removes it to let them go on; removing
  *                         the test's directory at its end does too)
@@ -98,6 +103,7 @@ static struct {
 	const char *corrupt;     /* NULL: off */
 	long long corrupt_count; /* -1: every write */
 	long long einval_at;     /* -1: off */
+	const char *armed;       /* NULL: the faults always apply */
 	const char *hold;        /* the blocking faults wait while it exists */
 	long long block_at;      /* -1: off */
 	int block_open;
@@ -126,6 +132,8 @@ static int matches(const char *path)
 {
 	const char *base = strrchr(path, '/');
 	base = base ? base + 1 : path;
+	if (opt.armed && access(opt.armed, F_OK) != 0)
+		return 0;
 	return !opt.match || fnmatch(opt.match, base, 0) == 0;
 }
 
@@ -260,7 +268,7 @@ static int fs_rename(const char *from, const char *to, unsigned int flags)
 {
 	BPATH(bf, from);
 	BPATH(bt, to);
-	if (flags && opt.no_rename_flags) {
+	if (flags && opt.no_rename_flags && (!opt.armed || access(opt.armed, F_OK) == 0)) {
 		fprintf(stderr, "faultfs: EINVAL for the rename of %s with flags %u\n", from, flags);
 		return -EINVAL;
 	}
@@ -521,7 +529,7 @@ static void usage(void)
 	fprintf(stderr, "usage: faultfs [--match=GLOB] [--eio-at=OFFSET [--eio-len=N]] [--eio-first=N] [--short=N] "
 			"[--eof-at=OFFSET] [--delay-ms=N] [--enospc-after=BYTES] [--edquot-after=BYTES] "
 			"[--no-rename-flags] [--no-user-xattr] [--corrupt-write=GLOB] [--corrupt-count=N] "
-			"[--einval-write-at=OFFSET] [--hold=PATH [--block-at=OFFSET] [--block-open]] "
+			"[--einval-write-at=OFFSET] [--armed=PATH] [--hold=PATH [--block-at=OFFSET] [--block-open]] "
 			"[FUSE-OPTION...] BACKING MOUNTPOINT\n");
 	exit(2);
 }
@@ -564,6 +572,7 @@ int main(int argc, char **argv)
 		else if (!strncmp(a, "--corrupt-write=", 16)) opt.corrupt = a + 16;
 		else if (!strncmp(a, "--corrupt-count=", 16)) opt.corrupt_count = num(a + 16);
 		else if (!strncmp(a, "--einval-write-at=", 18)) opt.einval_at = num(a + 18);
+		else if (!strncmp(a, "--armed=", 8)) opt.armed = a + 8;
 		else if (!strncmp(a, "--hold=", 7)) opt.hold = a + 7;
 		else if (!strncmp(a, "--block-at=", 11)) opt.block_at = num(a + 11);
 		else if (!strcmp(a, "--block-open")) opt.block_open = 1;

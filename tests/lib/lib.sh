@@ -462,7 +462,7 @@ t_mktree() {
 # passthrough of BACKING on MNT (tests/lib/faultfs.c: --match, --eio-at,
 # --eio-len, --eio-first,
 # --short, --delay-ms, --enospc-after, --edquot-after, --no-rename-flags,
-# --corrupt-write, --corrupt-count, --einval-write-at, --hold with
+# --corrupt-write, --corrupt-count, --einval-write-at, --armed, --hold with
 # --block-at and --block-open: see faultfs_held), in
 # the background; returns once it is mounted, unmounted again at exit. Skips
 # where FUSE or the tool is missing.

@@ -986,14 +986,16 @@ class FaultFS:
         if fault.get("match"):
             files = [(r, e) for r, e in files if r.split("/")[-1] == fault["match"]]
         k = fault.get("k", fault.get("at", 0))
-        opts = []
+        opts = ["--armed=%s/armed" % W]  # removed for the same command again
+        with open(os.path.join(W, "armed"), "w"):
+            pass
         if self.side == "s1":
             if not files:
                 return
             rel, e = files[k % len(files)]
             name = rel.split("/")[-1]
             off = fault.get("off", 4096 * (k % ((min(e["sz"], 65536) + 4095) // 4096)))
-            opts = ["--match=" + glob_quote(name)]
+            opts.append("--match=" + glob_quote(name))
             if kind == "eio":
                 opts += ["--eio-at=%d" % off, "--eio-len=4096"]
             elif kind == "short":
@@ -1005,17 +1007,17 @@ class FaultFS:
                     pass
             self.info = {"kind": kind, "file": src + "/" + rel, "name": name}
         elif kind == "enospc":
-            opts = ["--enospc-after=%d" % [0, 4096, 70000, 1 << 20][k % 4]]
+            opts.append("--enospc-after=%d" % [0, 4096, 70000, 1 << 20][k % 4])
             self.info = {"kind": kind}
         else:
-            opts = ["--no-rename-flags"]
+            opts.append("--no-rename-flags")
             self.info = {"kind": kind}
         self.mnt = os.path.join(W, "f1" if self.side == "s1" else "fd")
         os.makedirs(self.mnt, exist_ok=True)
         self.elog = open(os.path.join(W, "ffs.log"), "w+b")
         self.p = subprocess.Popen([FAULTFS] + opts + [os.path.join(W, self.side), self.mnt],
                                   stdout=subprocess.DEVNULL, stderr=self.elog)
-        log.append("mkdir -p %s && { touch hold; $FAULTFS %s %s %s 2>ffs.log & sleep 1; }"
+        log.append("mkdir -p %s && { touch armed hold; $FAULTFS %s %s %s 2>ffs.log & sleep 1; }"
                    % (self.mnt[len(W) + 1:], " ".join(shq(o.replace(W, "$PWD")) for o in opts),
                       self.side, self.mnt[len(W) + 1:]))
         for _ in range(200):
@@ -1046,12 +1048,20 @@ class FaultFS:
         if os.path.exists(os.path.join(self.W, "hold")):
             os.unlink(os.path.join(self.W, "hold"))
 
+    def disarm(self):
+        """The faults off; the mount stays, for the same command again."""
+        if not self.p or not os.path.exists(os.path.join(self.W, "armed")):
+            return
+        self.release()
+        os.unlink(os.path.join(self.W, "armed"))
+        self.log.append("rm -f armed hold")
+        self.info["said"] = self.said()
+        self.info["injected"] = bool(re.search(r"^faultfs: (EIO|ENOSPC|EINVAL) ", self.info["said"], re.M))
+
     def close(self):
         if not self.p:
             return
-        self.release()
-        self.info["said"] = self.said()
-        self.info["injected"] = bool(re.search(r"^faultfs: (EIO|ENOSPC|EINVAL) ", self.info["said"], re.M))
+        self.disarm()
         subprocess.run(["umount", self.mnt], stderr=subprocess.DEVNULL)
         try:
             self.p.wait(timeout=10)
@@ -1076,23 +1086,28 @@ def full_dest(W, w, log, on):
     return True
 
 
-def run_fastcp(c, W, w, log, fault):
-    """Run c; returns (exit, stdout, stderr, the fault met or None, faultfs's report)."""
+def run_fastcp(c, W, w, log, fault, ffs=None):
+    """Run c; returns (exit, stdout, stderr, the fault met or None, faultfs's
+    report, the faultfs mount: disarmed, kept for the same command again)."""
     if fault and fault.get("fs") == "full":
         if full_dest(W, w, log, True):
             try:
-                return run_fastcp2(c, W, w, log, fault, None) + ({"kind": "full"},)
+                return run_fastcp2(c, W, w, log, fault, None) + ({"kind": "full"}, None)
             finally:
                 full_dest(W, w, log, False)
         fault = dict(fault, fs="enospc")  # no DEST tmpfs: faultfs fills it
-    ffs = FaultFS(c, W, w, log, fault) if fault and have_faultfs() and \
-        ("at" in fault or fault.get("fs") in ("eio", "short", "enospc", "norename")) else None
+    if not ffs:
+        ffs = FaultFS(c, W, w, log, fault) if fault and have_faultfs() and \
+            ("at" in fault or fault.get("fs") in ("eio", "short", "enospc", "norename")) else None
     try:
         r = run_fastcp2(c, W, w, log, fault, ffs)
-    finally:
+    except BaseException:
         if ffs:
             ffs.close()
-    return r + ((ffs.info if ffs and ffs.p else {}),)
+        raise
+    if ffs:
+        ffs.disarm()
+    return r + ((ffs.info if ffs and ffs.p else {}), ffs)
 
 
 def run_fastcp2(c, W, w, log, fault, ffs):
@@ -1256,7 +1271,7 @@ class Run:
         self.stats["cover"].add(("option", cov))
         self.ctx = cov
         fault = c.get("fault")
-        rc, out, err, delivered, self.faulted = run_fastcp(c, W, self.w, self.log, fault)
+        rc, out, err, delivered, self.faulted, ffs = run_fastcp(c, W, self.w, self.log, fault)
         if delivered:
             self.stats["cover"].add(("fault", delivered + (" (met)" if self.faulted.get("injected") else "")))
         for e in self.events or ["-"]:
@@ -1268,9 +1283,16 @@ class Run:
         self.ctx = cov + (" under " + delivered if delivered and "fs" in fault else "")
         self.check(c, pre, post, rc, err)
         self.faulted = {}
+        if not (delivered and rc != 0 and c.get("again", True)) and ffs:
+            ffs.close()
         if delivered and rc != 0 and c.get("again", True):
-            # Convergence: the same command again, without the fault, reaches the model.
-            rc2, out, err, _, _ = run_fastcp(dict(c, fault=None), W, self.w, self.log, None)
+            # Convergence: the same command again, without the fault (through
+            # the same faultfs mount, disarmed), reaches the model.
+            try:
+                rc2, out, err, _, _, _ = run_fastcp(dict(c, fault=None), W, self.w, self.log, None, ffs)
+            finally:
+                if ffs:
+                    ffs.close()
             self.where = "step %d again after %s (%s), exit %d" % (
                 i + 1, delivered, " ".join(argv(c, W)[1:]), rc2)
             post2 = self.state()
@@ -1317,9 +1339,10 @@ class Run:
         f = {} if converge else getattr(self, "faulted", {})
         if f.get("injected") and f["kind"] in ("eio", "enospc"):
             if rc == 0:
-                self.fail("fault-reported", "faultfs said %r, but exit 0" % f["said"].splitlines()[0])
+                said = [l for l in f["said"].splitlines() if l.startswith("faultfs: E")]
+                self.fail("fault-reported", "faultfs said %r, but exit 0" % said[0])
             named = f["name"] if f["kind"] == "eio" else "No space left"
-            if re.fullmatch(r"[ -~]+", named) and named not in err.decode(errors="replace"):
+            if re.fullmatch(r"[ -~]+", named) and named + ("'" if f["kind"] == "eio" else "") not in err.decode(errors="replace"):
                 self.fail("failure-named", "faultfs failed %s, and stderr does not say %r"
                           % (f.get("file", "a write"), named))
         # I4 a refusal changes nothing.
