@@ -308,11 +308,46 @@ def build_world(W, w, log, ddir=None):
 
 
 # ---------------------------------------------------------------- snapshots
+BIG = 1 << 26
+
+
+def big_hash(p, size):
+    """The content of a file of 64 MiB and more, read only where it has data:
+    its size and each non-zero 64 KiB block with its offset. Where the holes
+    are does not change it (a copy that filled them has the same content)."""
+    h = hashlib.sha256(b"big %d" % size)
+    try:
+        fd = os.open(p, os.O_RDONLY)
+    except OSError:
+        return "?"
+    try:
+        off, seen = 0, set()
+        while off < size:
+            try:
+                off = os.lseek(fd, off, os.SEEK_DATA)
+            except OSError:
+                break
+            end = os.lseek(fd, off, os.SEEK_HOLE)
+            for b in range(off >> 16, ((end - 1) >> 16) + 1):
+                if b not in seen:
+                    seen.add(b)
+                    data = os.pread(fd, 65536, b << 16)
+                    if data.strip(b"\0"):
+                        h.update(b"%d:" % b + data)
+            off = end
+    finally:
+        os.close(fd)
+    return h.hexdigest()
+
+
 def entry(p, st):
     e = {"t": "o", "m": stat.S_IMODE(st.st_mode), "mt": st.st_mtime_ns, "sz": st.st_size,
          "ino": (st.st_dev, st.st_ino), "nl": st.st_nlink, "blk": st.st_blocks,
          "uid": st.st_uid, "gid": st.st_gid}
-    if stat.S_ISREG(st.st_mode):
+    if stat.S_ISREG(st.st_mode) and st.st_size >= BIG:
+        e["t"] = "f"
+        e["h"] = big_hash(p, st.st_size)
+    elif stat.S_ISREG(st.st_mode):
         e["t"] = "f"
         h = hashlib.sha256()
         try:
@@ -1018,7 +1053,7 @@ class FaultFS:
         self.p = subprocess.Popen([FAULTFS] + opts + [os.path.join(W, self.side), self.mnt],
                                   stdout=subprocess.DEVNULL, stderr=self.elog)
         log.append("mkdir -p %s && { touch armed hold; $FAULTFS %s %s %s 2>ffs.log & sleep 1; }"
-                   % (self.mnt[len(W) + 1:], " ".join(shq(o.replace(W, "$PWD")) for o in opts),
+                   % (self.mnt[len(W) + 1:], " ".join(shq(o).replace(W, "\"$PWD\"") for o in opts),
                       self.side, self.mnt[len(W) + 1:]))
         for _ in range(200):
             if self.mounted():
