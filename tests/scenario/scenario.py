@@ -1437,7 +1437,8 @@ class Run:
             return
         self.stats["cover"].add(("modelled", c["mode"]))
         diffs = compare(exp, post["dest"], pre["job"])
-        if c["mode"] not in ("n", "u", "b", "attrs", "L", "s", "l", "dedup_hl"):
+        if c["mode"] not in ("n", "u", "b", "attrs", "L", "s", "l", "dedup_hl") \
+                and not (c["mode"] == "i" and c["answer"] != "y"):  # kept names split groups, as -n
             diffs += link_groups(exp, post["dest"], pre["job"])
         if c["mode"] == "dedup_hl":
             # I12 --dedup=hardlink: the copies of one non-empty content share an inode.
