@@ -659,7 +659,7 @@ def do_event(W, w, ev, log):
         files, s = regular_files(os.path.join(W, "d"))
         files = [r for r in files if s[r]["sz"] > 0 and not r.startswith("m.db")]
         if e == "dst_fill_holes":
-            files = [r for r in files if s[r]["blk"] * 512 < s[r]["sz"]]
+            files = [r for r in files if s[r]["blk"] * 512 < s[r]["sz"] < BIG]  # 1 GiB would fill DEST
         if not files:
             return None
         rel = files[k % len(files)]
@@ -1040,7 +1040,7 @@ class FaultFS:
                 opts += ["--hold=%s/hold" % W, "--block-at=%d" % off]
                 with open(os.path.join(W, "hold"), "w"):
                     pass
-            self.info = {"kind": kind, "file": src + "/" + rel, "name": name}
+            self.info = {"kind": kind, "file": src + "/" + rel, "name": name, "nl": e["nl"]}
         elif kind == "enospc":
             opts.append("--enospc-after=%d" % [0, 4096, 70000, 1 << 20][k % 4])
             self.info = {"kind": kind}
@@ -1372,7 +1372,9 @@ class Run:
         # range and a DEST that is full cannot be copied around, so exit 0
         # would be a lie; and the failure names the file, or the cause.
         f = {} if converge else getattr(self, "faulted", {})
-        if f.get("injected") and f["kind"] in ("eio", "enospc"):
+        # (A fault is by name: a file with other names can be read through
+        # them, so its EIO need not fail the copy.)
+        if f.get("injected") and f["kind"] in ("eio", "enospc") and f.get("nl", 1) == 1:
             if rc == 0:
                 said = [l for l in f["said"].splitlines() if l.startswith("faultfs: E")]
                 self.fail("fault-reported", "faultfs said %r, but exit 0" % said[0])
@@ -1421,7 +1423,9 @@ class Run:
             return
         # I8 no temporary after a successful run: none it made, and after the
         # same command again (convergence) none at all.
-        t = [x for x in temps(W) if converge or x not in pre["temps"]]
+        # (One an earlier command left, of another source, say a faultfs
+        # view, is named and kept by design: the same command owes only its own.)
+        t = [x for x in temps(W) if x not in pre["temps"]]
         if t:
             self.fail("no-temp-after-success", "exit 0 left %s" % ", ".join(map(repr, t[:3])))
         # The job's own files stay.
@@ -1729,7 +1733,9 @@ def check_seeds(args):
         with open(os.path.join(here, "regressions", f)) as fh:
             sc = json.load(fh)
         v = Run(sc).go()
+        timed = any((s["cmd"].get("fault") or {}).get("ms") is not None for s in sc["steps"])
         print("pending %s: %s" % (f, "still fails (%s)" % v.inv if v else
+                                  "passes this time (its kill is timed: run it a few times)" if timed else
                                   "PASSES now: its fix is in, rename it to .json"))
     print("scenario: %d seeds (%d..%d) in %.0f s, %d known defects met, %d regressions, %d failures"
           % (ran, first, first + ran - 1, time.time() - t0, nk, len(regs), bad))
