@@ -795,6 +795,8 @@ def model(c, W, pre):
                 continue
             p = join(T, rel)
             old = dest.get(p)
+            if old and old.get("any"):  # two sources of one name, the first unsaid
+                raise Unknown("an entry the model could not say, met again")
             if e["t"] == "d":
                 if old and old["t"] != "d":
                     raise Unknown("type conflict")
