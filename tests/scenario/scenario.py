@@ -16,7 +16,11 @@ scenario is shrunk and written out as a replayable spec and a shell script.
   scenario.py selftest [MUTANT...]   planted defects, each caught by its invariant
 
 FASTCP (environment) names the binary; default build/fastcp of this tree.
-SCENARIO_FS=ext4|xfs|btrfs|tmpfs: the worlds on a new loop filesystem (root).
+SCENARIO_FS=ext4|xfs|btrfs|tmpfs: the worlds on a new loop filesystem (root);
+a list (ext4,xfs,... or "pairs" for all four): each world's sources on one
+and DEST on another, drawn from the seed. FAULTFS names the fault
+filesystem (default build/tests/lib/faultfs); fastcp-mpi is taken from
+beside FASTCP.
 Python 3 standard library only. See README.md beside this file.
 """
 import hashlib
