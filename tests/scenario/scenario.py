@@ -1337,6 +1337,7 @@ class Run:
             self.where = "step %d again after %s (%s), exit %d" % (
                 i + 1, delivered, " ".join(argv(c, W)[1:]), rc2)
             post2 = self.state()
+            self.err = err  # a finding names what the run it is about said
             self.ctx = cov + " again after " + delivered
             if c["mode"] == "move":
                 # The model of the re-run: the first run's sources, all moved.
