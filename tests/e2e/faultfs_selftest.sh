@@ -1,7 +1,7 @@
 #!/bin/bash
 # faultfs (tests/lib/faultfs.c) does what each option says, so that the tests
 # built on it test fastcp, not the fault filesystem: EIO at an offset with
-# the bytes before it served, short reads reaching the reader, delays, a
+# the bytes before it served (or at a range only), faults only while armed, short reads reaching the reader, delays, a
 # destination that fills up (ENOSPC, EDQUOT), renames with flags refused,
 # reads and opens held until the test lets them go, faults limited to
 # --match, and a plain passthrough otherwise.
@@ -37,6 +37,23 @@ check_grep "Input/output error" dd.err
 check_eq "$(stat -c %s got)" 100000 "bytes served before the EIO offset"
 check cmp got <(head -c 100000 b/data)
 check cmp m1/other b/other   # --match: other files are not faulted
+
+# --eio-len: only that range fails (a bad sector), the bytes after it are
+# served; each injected EIO is said in the log.
+faultfs_mount b m12 --eio-at=65536 --eio-len=4096 --match=data
+check_not dd if=m12/data of=/dev/null bs=64k status=none 2>/dev/null
+check cmp <(dd if=m12/data bs=4k skip=17 status=none) <(tail -c +69633 b/data)
+check_grep "^faultfs: EIO for the read of /data at 65536" "$T/faultfs.log"
+
+# --armed: the faults apply only while the file exists; without it the
+# same mount is a plain passthrough.
+touch armed
+faultfs_mount b m13 --eio-at=0 --no-rename-flags --armed="$T/armed"
+check_not cat m13/data >/dev/null 2>&1
+rm armed
+check cmp m13/data b/data
+echo x >m13/a1 && echo y >m13/a2
+check_eq "$(rename2 m13/a1 m13/a2 2)" OK "RENAME_EXCHANGE once disarmed"
 
 # --eio-first=2: the first two reads of matching files fail, then they
 # are served (other files never fail nor count).

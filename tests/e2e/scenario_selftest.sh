@@ -20,4 +20,4 @@ rc=$?
 cat "$T/log"
 [ $rc = 0 ] || fail "a planted defect was not caught by its invariant (above)"
 n=$(grep -c '^ok ' "$T/log")
-[ "$n" -ge 15 ] || fail "only $n mutants caught"
+[ "$n" -ge 20 ] || fail "only $n mutants caught"

@@ -9,6 +9,9 @@
  *                         GLOB (default: all files)
  *   --eio-at=OFFSET       a read of a matching file that reaches OFFSET or
  *                         beyond fails with EIO (bytes before it are served)
+ *   --eio-len=N           only the N bytes from --eio-at's OFFSET are bad: a
+ *                         read of the range fails, the bytes after it are
+ *                         served (a bad sector in the middle of a file)
  *   --eio-first=N         the first N reads of matching files (all of them
  *                         together) fail with EIO, later ones succeed: a
  *                         source that fails for a while, then recovers
@@ -35,6 +38,11 @@
  *                         filesystem that took O_DIRECT on the descriptor
  *                         and then refuses a direct request (and says so
  *                         on stderr)
+ *   --armed=PATH          the faults above (but --corrupt-write) and the
+ *                         blocks below apply only while PATH exists: a test
+ *                         removes it to run the same command again through
+ *                         the same mount (the same source identity) without
+ *                         them
  *   --hold=PATH           the blocking faults below wait while PATH exists
  *                         (a test removes it to let them go on; removing
  *                         the test's directory at its end does too)
@@ -43,7 +51,9 @@
  *                         bytes before OFFSET are served at once)
  *   --block-open          an open of a matching file waits so
  *
- * Each wait is said on stderr when it begins ("faultfs: holding read of
+ * Each injected EIO, ENOSPC/EDQUOT and refused rename is said on stderr
+ * ("faultfs: EIO for the read of PATH at OFFSET"), so that a test knows the
+ * fault was met. Each wait is said on stderr when it begins ("faultfs: holding read of
  * PATH at OFFSET", "faultfs: holding open of PATH"): a test waits for that
  * line, and then knows where the program under test is, whatever the
  * machine's speed. A held request has been taken by faultfs, so the kernel
@@ -81,6 +91,7 @@ static struct {
 	const char *backing;     /* absolute path of the backing directory */
 	const char *match;       /* NULL: every file */
 	long long eio_at;        /* -1: off */
+	long long eio_len;       /* 0: to the end of the file */
 	long long eio_first;     /* 0: off */
 	long long short_max;     /* 0: off */
 	long long eof_at;        /* -1: off */
@@ -92,6 +103,7 @@ static struct {
 	const char *corrupt;     /* NULL: off */
 	long long corrupt_count; /* -1: every write */
 	long long einval_at;     /* -1: off */
+	const char *armed;       /* NULL: the faults always apply */
 	const char *hold;        /* the blocking faults wait while it exists */
 	long long block_at;      /* -1: off */
 	int block_open;
@@ -120,6 +132,8 @@ static int matches(const char *path)
 {
 	const char *base = strrchr(path, '/');
 	base = base ? base + 1 : path;
+	if (opt.armed && access(opt.armed, F_OK) != 0)
+		return 0;
 	return !opt.match || fnmatch(opt.match, base, 0) == 0;
 }
 
@@ -254,8 +268,10 @@ static int fs_rename(const char *from, const char *to, unsigned int flags)
 {
 	BPATH(bf, from);
 	BPATH(bt, to);
-	if (flags && opt.no_rename_flags)
+	if (flags && opt.no_rename_flags && (!opt.armed || access(opt.armed, F_OK) == 0)) {
+		fprintf(stderr, "faultfs: EINVAL for the rename of %s with flags %u\n", from, flags);
 		return -EINVAL;
+	}
 	return neg(renameat2(AT_FDCWD, bf, AT_FDCWD, bt, flags));
 }
 
@@ -342,9 +358,12 @@ static int fs_read(const char *path, char *buf, size_t size, off_t off, struct f
 		if (opt.eio_first > 0 &&
 		    __atomic_fetch_add(&eio_reads, 1, __ATOMIC_SEQ_CST) < opt.eio_first)
 			return -EIO;
-		if (opt.eio_at >= 0) {
-			if (off >= opt.eio_at)
+		if (opt.eio_at >= 0 && (opt.eio_len == 0 || off < opt.eio_at + opt.eio_len)) {
+			if (off >= opt.eio_at) {
+				fprintf(stderr, "faultfs: EIO for the read of %s at %lld\n", path,
+					(long long)off);
 				return -EIO;
+			}
 			if ((long long)size > opt.eio_at - off)
 				size = opt.eio_at - off;
 		}
@@ -387,8 +406,11 @@ static int fs_write(const char *path, const char *buf, size_t size, off_t off,
 	}
 	if (opt.full_after >= 0 && matches(path)) {
 		size = budget(size);
-		if (size == 0)
+		if (size == 0) {
+			fprintf(stderr, "faultfs: %s for the write at %lld to %s\n",
+				opt.full_errno == ENOSPC ? "ENOSPC" : "EDQUOT", (long long)off, path);
 			return -opt.full_errno;
+		}
 	}
 	if (size && corrupts(path) &&
 	    (opt.corrupt_count < 0 || __atomic_fetch_add(&corrupted, 1, __ATOMIC_SEQ_CST) < opt.corrupt_count)) {
@@ -504,10 +526,10 @@ static const struct fuse_operations ops = {
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: faultfs [--match=GLOB] [--eio-at=OFFSET] [--eio-first=N] [--short=N] "
+	fprintf(stderr, "usage: faultfs [--match=GLOB] [--eio-at=OFFSET [--eio-len=N]] [--eio-first=N] [--short=N] "
 			"[--eof-at=OFFSET] [--delay-ms=N] [--enospc-after=BYTES] [--edquot-after=BYTES] "
 			"[--no-rename-flags] [--no-user-xattr] [--corrupt-write=GLOB] [--corrupt-count=N] "
-			"[--einval-write-at=OFFSET] [--hold=PATH [--block-at=OFFSET] [--block-open]] "
+			"[--einval-write-at=OFFSET] [--armed=PATH] [--hold=PATH [--block-at=OFFSET] [--block-open]] "
 			"[FUSE-OPTION...] BACKING MOUNTPOINT\n");
 	exit(2);
 }
@@ -538,6 +560,7 @@ int main(int argc, char **argv)
 		char *a = argv[i];
 		if (!strncmp(a, "--match=", 8)) opt.match = a + 8;
 		else if (!strncmp(a, "--eio-at=", 9)) opt.eio_at = num(a + 9);
+		else if (!strncmp(a, "--eio-len=", 10)) opt.eio_len = num(a + 10);
 		else if (!strncmp(a, "--eio-first=", 12)) opt.eio_first = num(a + 12);
 		else if (!strncmp(a, "--short=", 8)) opt.short_max = num(a + 8);
 		else if (!strncmp(a, "--eof-at=", 9)) opt.eof_at = num(a + 9);
@@ -549,6 +572,7 @@ int main(int argc, char **argv)
 		else if (!strncmp(a, "--corrupt-write=", 16)) opt.corrupt = a + 16;
 		else if (!strncmp(a, "--corrupt-count=", 16)) opt.corrupt_count = num(a + 16);
 		else if (!strncmp(a, "--einval-write-at=", 18)) opt.einval_at = num(a + 18);
+		else if (!strncmp(a, "--armed=", 8)) opt.armed = a + 8;
 		else if (!strncmp(a, "--hold=", 7)) opt.hold = a + 7;
 		else if (!strncmp(a, "--block-at=", 11)) opt.block_at = num(a + 11);
 		else if (!strcmp(a, "--block-open")) opt.block_open = 1;

@@ -460,9 +460,9 @@ t_mktree() {
 
 # faultfs_mount BACKING MNT [OPTIONS...]: mount the fault-injecting
 # passthrough of BACKING on MNT (tests/lib/faultfs.c: --match, --eio-at,
-# --eio-first,
+# --eio-len, --eio-first,
 # --short, --delay-ms, --enospc-after, --edquot-after, --no-rename-flags,
-# --corrupt-write, --corrupt-count, --einval-write-at, --hold with
+# --corrupt-write, --corrupt-count, --einval-write-at, --armed, --hold with
 # --block-at and --block-open: see faultfs_held), in
 # the background; returns once it is mounted, unmounted again at exit. Skips
 # where FUSE or the tool is missing.

@@ -16,7 +16,11 @@ scenario is shrunk and written out as a replayable spec and a shell script.
   scenario.py selftest [MUTANT...]   planted defects, each caught by its invariant
 
 FASTCP (environment) names the binary; default build/fastcp of this tree.
-SCENARIO_FS=ext4|xfs|btrfs|tmpfs: the worlds on a new loop filesystem (root).
+SCENARIO_FS=ext4|xfs|btrfs|tmpfs: the worlds on a new loop filesystem (root);
+a list (ext4,xfs,... or "pairs" for all four): each world's sources on one
+and DEST on another, drawn from the seed. FAULTFS names the fault
+filesystem (default build/tests/lib/faultfs); fastcp-mpi is taken from
+beside FASTCP.
 Python 3 standard library only. See README.md beside this file.
 """
 import hashlib
@@ -38,6 +42,22 @@ FASTCP = os.environ.get("FASTCP", os.path.join(TOP, "build", "fastcp"))
 ROOT = os.geteuid() == 0
 USER_ID = 65534  # the unprivileged runs: nobody
 TIMEOUT = 60
+FAULTFS = os.environ.get("FAULTFS", os.path.join(TOP, "build", "tests", "lib", "faultfs"))
+MPIRUN = ["mpirun", "--allow-run-as-root", "--oversubscribe", "--bind-to", "none"]
+FSKINDS = ["ext4", "xfs", "btrfs", "tmpfs"]  # SCENARIO_FS=ext4,xfs: the pairs drawn from these
+
+
+def have_faultfs():
+    """The FUSE fault filesystem (tests/lib/faultfs.c): as root, with /dev/fuse."""
+    return ROOT and os.path.exists("/dev/fuse") and os.access(FAULTFS, os.X_OK)
+
+
+def fastcp_mpi():
+    """fastcp-mpi beside the fastcp under test, if it was built and mpirun is here."""
+    p = os.path.join(os.path.dirname(FASTCP), "fastcp-mpi")
+    ok = os.access(p, os.X_OK) and any(os.access(os.path.join(d, "mpirun"), os.X_OK)
+                                       for d in os.environ.get("PATH", "/usr/bin").split(":"))
+    return p if ok else None
 
 
 def fastcp_bin():
@@ -210,10 +230,15 @@ def gen_world(rng):
     return w
 
 
-def build_world(W, w, log):
+def build_world(W, w, log, ddir=None):
     """Make the world under W; log gets the same as shell lines."""
     def P(p):
         return os.path.join(W, p)
+    if ddir and not w.get("dest_tmpfs"):  # DEST on another loop filesystem
+        os.makedirs(P("d"), exist_ok=True)
+        subprocess.run(["mount", "--bind", ddir, P("d")], check=True)
+        log.append("mkdir -p d && mount --bind DIR-ON-%s d  # a directory on another filesystem"
+                   % w["fs"][1].upper())
     if w.get("dest_tmpfs"):
         os.makedirs(P("d"), exist_ok=True)
         subprocess.run(["mount", "-t", "tmpfs", "-o", "size=512m", "tmpfs", P("d")], check=True)
@@ -287,11 +312,46 @@ def build_world(W, w, log):
 
 
 # ---------------------------------------------------------------- snapshots
+BIG = 1 << 26
+
+
+def big_hash(p, size):
+    """The content of a file of 64 MiB and more, read only where it has data:
+    its size and each non-zero 64 KiB block with its offset. Where the holes
+    are does not change it (a copy that filled them has the same content)."""
+    h = hashlib.sha256(b"big %d" % size)
+    try:
+        fd = os.open(p, os.O_RDONLY)
+    except OSError:
+        return "?"
+    try:
+        off, seen = 0, set()
+        while off < size:
+            try:
+                off = os.lseek(fd, off, os.SEEK_DATA)
+            except OSError:
+                break
+            end = os.lseek(fd, off, os.SEEK_HOLE)
+            for b in range(off >> 16, ((end - 1) >> 16) + 1):
+                if b not in seen:
+                    seen.add(b)
+                    data = os.pread(fd, 65536, b << 16)
+                    if data.strip(b"\0"):
+                        h.update(b"%d:" % b + data)
+            off = end
+    finally:
+        os.close(fd)
+    return h.hexdigest()
+
+
 def entry(p, st):
     e = {"t": "o", "m": stat.S_IMODE(st.st_mode), "mt": st.st_mtime_ns, "sz": st.st_size,
          "ino": (st.st_dev, st.st_ino), "nl": st.st_nlink, "blk": st.st_blocks,
          "uid": st.st_uid, "gid": st.st_gid}
-    if stat.S_ISREG(st.st_mode):
+    if stat.S_ISREG(st.st_mode) and st.st_size >= BIG:
+        e["t"] = "f"
+        e["h"] = big_hash(p, st.st_size)
+    elif stat.S_ISREG(st.st_mode):
         e["t"] = "f"
         h = hashlib.sha256()
         try:
@@ -386,11 +446,18 @@ def hidden(rel):
 
 # ---------------------------------------------------------------- commands
 MODES = ["copy", "sync", "checksum", "mirror", "delete", "move", "n", "u", "b", "l", "s",
-         "attrs", "L", "H", "dedup", "check", "checkman"]
+         "attrs", "L", "H", "dedup", "check", "checkman", "parents", "dedup_hl", "i"]
 FLAG = {"copy": [], "sync": ["--sync"], "checksum": ["--checksum"], "mirror": ["--mirror"],
         "delete": ["--delete"], "move": ["--move"], "n": ["-n"], "u": ["-u"], "b": ["-b"],
         "l": ["-l"], "s": ["-s"], "attrs": ["--attributes-only"], "L": ["-L"], "H": ["-H"],
-        "dedup": ["--dedup"], "check": ["--check"], "checkman": ["--check"]}
+        "dedup": ["--dedup"], "check": ["--check"], "checkman": ["--check"],
+        "parents": ["--parents"], "dedup_hl": ["--dedup=hardlink"], "i": ["-i"]}
+# Faults during a command: SIGKILL/SIGINT after a delay ("ms") or once the
+# copy reads a file at an offset ("at": faultfs holds that read), or faultfs
+# between fastcp and a source ("eio" at a range, "short" reads) or DEST
+# ("enospc", "norename": RENAME_NOREPLACE/EXCHANGE refused), or a DEST tmpfs
+# shrunk to what it holds ("full").
+FSFAULTS = ["eio", "short", "enospc", "norename", "full"]
 EVENTS = ["src_add", "src_modify", "src_same_mtime", "src_delete", "dst_flip", "dst_fill_holes",
           "unreadable"]
 
@@ -421,6 +488,10 @@ def gen_command(rng, w, prev):
         c["srcs"] = srcs[:1]
         if place == "new":
             c["dest"] = "d/"
+    if mode == "parents":  # DEST must be a directory; SOURCE's path goes under it
+        c["dest"], c["T"] = "d/", False
+    if mode == "i":  # one answer to every question: the model need not know their order
+        c["answer"] = rng.choice(["y", "n", ""])
     if mode == "checkman":
         c["dest"] = w.get("man_dest", "d")
         c["srcs"] = []
@@ -442,12 +513,23 @@ def gen_command(rng, w, prev):
     if mode == "move" and rng.random() < 0.25:
         c["mods"].append(rng.choice(["-b", "-n", "-u", "--attributes-only", "--checksum"]))
     if mode in ("copy", "sync", "mirror", "move", "checksum") and rng.random() < 0.3:
-        c["fault"] = {"sig": rng.choice(["KILL", "INT"]), "ms": rng.choice([0, 1, 2, 3, 5, 8, 12, 20, 40])}
+        r, k = rng.random(), rng.randrange(1 << 30)
+        if r < 0.35:
+            c["fault"] = {"sig": rng.choice(["KILL", "INT"]), "ms": rng.choice([0, 1, 2, 3, 5, 8, 12, 20, 40])}
+        elif r < 0.6:
+            c["fault"] = {"sig": rng.choice(["KILL", "INT"]), "at": k}
+        else:
+            c["fault"] = {"fs": rng.choice(FSFAULTS), "k": k}
+    elif mode in ("copy", "sync", "mirror") and not w["user"] and rng.random() < 0.12:
+        c["mpi"] = rng.choice([2, 3])  # fastcp-mpi on 2-3 ranks, same semantics
     return c
 
 
-def argv(c, W):
+def argv(c, W, via=None):
+    """The command line; via maps an operand to its faultfs view."""
     a = [fastcp_bin()] + FLAG[c["mode"]] + c["mods"]
+    if c.get("mpi") and fastcp_mpi():
+        a = MPIRUN + ["-np", str(c["mpi"]), fastcp_mpi()] + a[1:]
     for x in c.get("excl", []):
         a += ["--exclude", x]
     if "maxdel" in c:
@@ -458,7 +540,8 @@ def argv(c, W):
         a += ["--manifest", "m.db"]
     if c["T"]:
         a.append("-T")
-    return a + [s.replace("@W@", W) for s in c["srcs"]] + [c["dest"]]
+    a += [s.replace("@W@", W) for s in c["srcs"]] + [c["dest"]]
+    return [via(x) for x in a] if via else a
 
 
 def recipe(rng, w):
@@ -491,6 +574,11 @@ def recipe(rng, w):
     if r < 0.25 and w.get("sparse"):  # holes filled behind the copy's back
         return [{"ev": [], "cmd": cp("copy", ["s1/" + n])},
                 {"ev": [{"e": "dst_fill_holes", "k": rng.randrange(1 << 30)}], "cmd": cp("check", ["s1/" + n])}]
+    if 0.30 <= r < 0.33 and ROOT:  # a sparse file of 1 GiB and more, killed mid-copy, resumed
+        w["ops"].append({"op": "sparse", "p": "s1/%s/big.img" % n, "tok": "big", "sz": (1 << 30) + 12345,
+                         "at": [0, 600 << 20], "mt": 1600000000 * 10**9, "m": 0o644})
+        return [{"ev": [], "cmd": cp("sync", ["s1/" + n], mods=["--resume"], fault={
+            "sig": rng.choice(["KILL", "INT"]), "at": 0, "match": "big.img", "off": 600 << 20})}]
     if r < 0.30:  # a copy checked at once (XFS ACLs, anything the check reads wrongly)
         return [{"ev": [], "cmd": cp(rng.choice(["copy", "sync", "mirror"]), ["s1/" + n])},
                 {"ev": [], "cmd": cp("check", ["s1/" + n])}]
@@ -519,6 +607,10 @@ def gen_scenario(seed):
                                        if c["mode"] == "check" else ["dst_flip"]),
                        "k": rng.randrange(1 << 30)})
         steps.append({"ev": ev, "cmd": c})
+    # The filesystems of the sources and of DEST, where the soak has them
+    # (SCENARIO_FS=ext4,xfs,...): drawn last, so the rest of a seed is the
+    # same with them or without.
+    w["fs"] = [rng.choice(FSKINDS), rng.choice(FSKINDS)]
     return {"seed": seed, "world": w, "steps": steps}
 
 
@@ -571,7 +663,7 @@ def do_event(W, w, ev, log):
         files, s = regular_files(os.path.join(W, "d"))
         files = [r for r in files if s[r]["sz"] > 0 and not r.startswith("m.db")]
         if e == "dst_fill_holes":
-            files = [r for r in files if s[r]["blk"] * 512 < s[r]["sz"]]
+            files = [r for r in files if s[r]["blk"] * 512 < s[r]["sz"] < BIG]  # 1 GiB would fill DEST
         if not files:
             return None
         rel = files[k % len(files)]
@@ -628,6 +720,8 @@ def placement(c, pre_dest):
     rel = D[2:] if D.startswith("d/") else ""
     if c["T"]:
         return [rel for _ in c["srcs"]]
+    if c["mode"] == "parents":
+        return [join(rel, s) for s in c["srcs"]]
     isdir = pre_dest.get(rel, {}).get("t") == "d"
     if len(c["srcs"]) == 1 and not isdir and not c["dest"].endswith("/"):
         return [rel]
@@ -690,6 +784,10 @@ def model(c, W, pre):
             raise Unknown("a non-directory operand")
         if T in dest and dest[T]["t"] != "d":
             raise Unknown("a directory onto a non-directory")
+        for x in prefixes(T)[:-1] if mode == "parents" else []:  # its DEST is always d/
+            if dest.get(x, {"t": "d"})["t"] != "d":
+                raise Unknown("--parents meets a non-directory on the path")
+            dest.setdefault(x, {"t": "d", "src_ino": None})  # made by --parents
         # A hidden copy an earlier run left may be taken up by --sync: its
         # files then pass the quick check as a visible copy's would.
         par = os.path.dirname(T)
@@ -701,6 +799,8 @@ def model(c, W, pre):
                 continue
             p = join(T, rel)
             old = dest.get(p)
+            if old and old.get("any"):  # two sources of one name, the first unsaid
+                raise Unknown("an entry the model could not say, met again")
             if e["t"] == "d":
                 if old and old["t"] != "d":
                     raise Unknown("type conflict")
@@ -711,18 +811,19 @@ def model(c, W, pre):
             if old and old["t"] == "p" and e["t"] != "p":
                 raise Unknown("a FIFO in the way")
             new = spec_of(e)
-            if mode in ("sync", "mirror", "move") and old and old["t"] == e["t"] == "f" \
+            # --delete implies --sync (rsync always quick-checks).
+            if mode in ("sync", "mirror", "delete", "move") and old and old["t"] == e["t"] == "f" \
                     and old["sz"] == e["sz"] and old["mt"] == e["mt"]:
                 if mode != "move":  # a move removes the source: only its bytes are right
                     new["h"] = old["h"]  # the quick check keeps it
-            if mode in ("sync", "mirror") and e["t"] == "f" and taken:
+            if mode in ("sync", "mirror", "delete") and e["t"] == "f" and taken:
                 new["h"] = None
-            if mode in ("sync", "mirror", "checksum") and e["t"] == "f" and e["nl"] > 1:
+            if mode in ("sync", "mirror", "delete", "checksum") and e["t"] == "f" and e["nl"] > 1:
                 # Names of one inode are linked again into one: which name's
                 # copy they share (one the quick check kept) is the order's.
                 new["h"] = None
-            if mode == "n" and old:
-                new = old
+            if (mode == "n" or mode == "i" and c.get("answer") != "y") and old:
+                new = old  # -i answered no (or end of input): kept, as -n
             elif mode == "u" and old:
                 if old.get("mt") is None or e["t"] != "f" or old["t"] != "f":
                     raise Unknown("-u beside a non-file")
@@ -765,6 +866,17 @@ def model(c, W, pre):
             raise Unknown("--max-delete reached")
         for r in dels:
             dest.pop(r, None)
+    if mode == "dedup_hl":
+        # The names of one content share one inode, whose metadata is the
+        # first copy's: which name's is the workers' order. Empty files are
+        # left alone.
+        byh = {}
+        for r, x in dest.items():
+            if x.get("src_ino") and x["t"] == "f" and x.get("h") not in (None, EMPTY):
+                byh.setdefault(x["h"], set()).add(tuple(x["src_ino"]))
+        for r, x in dest.items():
+            if x.get("src_ino") and x["t"] == "f" and len(byh.get(x.get("h"), ())) > 1:
+                x.update(m=None, mt=None, dedup=True)
     srcs = {} if mode == "move" else None  # after a move: every source gone
     if mode in ("l",) and pre["dest_tmpfs"]:
         raise Unknown("-l across filesystems")
@@ -892,25 +1004,198 @@ def mounts_in_dest(W):
     return out
 
 
-def run_fastcp(c, W, w, log, fault):
-    a = argv(c, W)
+def glob_quote(name):
+    return re.sub(r"([][*?\\])", r"[\1]", name)
+
+
+class FaultFS:
+    """faultfs between fastcp and a source (s1 seen as f1) or DEST (d as fd).
+
+    The file a fault aims at is picked by k among the source's regular files
+    (deterministic on replay); "at" holds its read at an offset inside its
+    first 64 KiB (data, also in a sparse file) or at fault["off"]."""
+
+    def __init__(self, c, W, w, log, fault):
+        self.W, self.log, self.fault, self.p, self.info = W, log, fault, None, {}
+        kind = fault.get("fs") or "at"
+        src = "s1/" + w["name"]
+        self.side = "d" if kind in ("enospc", "norename") else "s1"
+        if self.side == "s1" and src not in c["srcs"] \
+                or self.side == "d" and w.get("mounts"):
+            return  # the mounts inside DEST would not be mounts through FUSE
+        files = sorted((r, e) for r, e in snap(os.path.join(W, src)).items()
+                       if e["t"] == "f" and e["sz"] > 0 and not hidden(r))
+        if fault.get("match"):
+            files = [(r, e) for r, e in files if r.split("/")[-1] == fault["match"]]
+        k = fault.get("k", fault.get("at", 0))
+        opts = ["--armed=%s/armed" % W]  # removed for the same command again
+        with open(os.path.join(W, "armed"), "w"):
+            pass
+        if self.side == "s1":
+            if not files:
+                return
+            rel, e = files[k % len(files)]
+            name = rel.split("/")[-1]
+            off = fault.get("off", 4096 * (k % ((min(e["sz"], 65536) + 4095) // 4096)))
+            opts.append("--match=" + glob_quote(name))
+            if kind == "eio":
+                opts += ["--eio-at=%d" % off, "--eio-len=4096"]
+            elif kind == "short":
+                n = [1, 100, 4097, 65539][k % 4]
+                opts.append("--short=%d" % (n if e["sz"] // n < 20000 else 4097))
+            else:
+                opts += ["--hold=%s/hold" % W, "--block-at=%d" % off]
+                with open(os.path.join(W, "hold"), "w"):
+                    pass
+            self.info = {"kind": kind, "file": src + "/" + rel, "name": name, "nl": e["nl"]}
+        elif kind == "enospc":
+            opts.append("--enospc-after=%d" % [0, 4096, 70000, 1 << 20][k % 4])
+            self.info = {"kind": kind}
+        else:
+            opts.append("--no-rename-flags")
+            self.info = {"kind": kind}
+        self.mnt = os.path.join(W, "f1" if self.side == "s1" else "fd")
+        os.makedirs(self.mnt, exist_ok=True)
+        self.elog = open(os.path.join(W, "ffs.log"), "w+b")
+        self.p = subprocess.Popen([FAULTFS] + opts + [os.path.join(W, self.side), self.mnt],
+                                  stdout=subprocess.DEVNULL, stderr=self.elog)
+        log.append("mkdir -p %s && { touch armed hold; $FAULTFS %s %s %s 2>ffs.log & sleep 1; }"
+                   % (self.mnt[len(W) + 1:], " ".join(shq(o).replace(W, "\"$PWD\"") for o in opts),
+                      self.side, self.mnt[len(W) + 1:]))
+        for _ in range(200):
+            if self.mounted():
+                return
+            time.sleep(0.025)
+        raise RuntimeError("faultfs did not mount: %s" % self.said())
+
+    def mounted(self):
+        with open("/proc/self/mountinfo") as f:
+            return any(l.split()[4] == self.mnt for l in f)
+
+    def said(self):
+        self.elog.seek(0)
+        return self.elog.read().decode(errors="replace")
+
+    def via(self, x):
+        """An operand as fastcp sees it through faultfs."""
+        if not self.p:
+            return x
+        if self.side == "s1" and x.startswith("s1/"):
+            return "f1" + x[2:]
+        if self.side == "d" and (x == "d" or x.startswith("d/")):
+            return "fd" + x[1:]
+        return x
+
+    def release(self):
+        if os.path.exists(os.path.join(self.W, "hold")):
+            os.unlink(os.path.join(self.W, "hold"))
+
+    def disarm(self):
+        """The faults off; the mount stays, for the same command again."""
+        if not self.p or not os.path.exists(os.path.join(self.W, "armed")):
+            return
+        self.release()
+        os.unlink(os.path.join(self.W, "armed"))
+        self.log.append("rm -f armed hold")
+        self.info["said"] = self.said()
+        self.info["injected"] = bool(re.search(r"^faultfs: (EIO|ENOSPC|EINVAL) ", self.info["said"], re.M))
+
+    def close(self):
+        if not self.p:
+            return
+        self.disarm()
+        subprocess.run(["umount", self.mnt], stderr=subprocess.DEVNULL)
+        try:
+            self.p.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            subprocess.run(["umount", "-l", self.mnt], stderr=subprocess.DEVNULL)
+            self.p.kill()
+            self.p.wait()
+        self.elog.close()
+        os.rmdir(self.mnt)
+        self.log.append("umount %s" % self.mnt[len(self.W) + 1:])
+
+
+def full_dest(W, w, log, on):
+    """The "full" fault: a DEST tmpfs shrunk to what it holds, then given back."""
+    if not w.get("dest_tmpfs"):
+        return False
+    d = os.path.join(W, "d")
+    st = os.statvfs(d)
+    size = "%dk" % ((st.f_blocks - st.f_bfree) * st.f_frsize // 1024 + 64) if on else "512m"
+    subprocess.run(["mount", "-o", "remount,size=" + size, d], check=True)
+    log.append("mount -o remount,size=%s d" % size)
+    return True
+
+
+def run_fastcp(c, W, w, log, fault, ffs=None):
+    """Run c; returns (exit, stdout, stderr, the fault met or None, faultfs's
+    report, the faultfs mount: disarmed, kept for the same command again)."""
+    if fault and fault.get("fs") == "full":
+        if full_dest(W, w, log, True):
+            try:
+                return run_fastcp2(c, W, w, log, fault, None) + ({"kind": "full"}, None)
+            finally:
+                full_dest(W, w, log, False)
+        fault = dict(fault, fs="enospc")  # no DEST tmpfs: faultfs fills it
+    if not ffs:
+        ffs = FaultFS(c, W, w, log, fault) if fault and have_faultfs() and \
+            ("at" in fault or fault.get("fs") in ("eio", "short", "enospc", "norename")) else None
+    try:
+        r = run_fastcp2(c, W, w, log, fault, ffs)
+    except BaseException:
+        if ffs:
+            ffs.close()
+        raise
+    if ffs:
+        ffs.disarm()
+    return r + ((ffs.info if ffs and ffs.p else {}), ffs)
+
+
+def run_fastcp2(c, W, w, log, fault, ffs):
+    a = argv(c, W, ffs.via if ffs else None)
     pre = ["setpriv", "--reuid=%d" % USER_ID, "--regid=%d" % USER_ID, "--clear-groups"] \
         if w.get("user") else []
     shell = " ".join(["$FASTCP" if x == fastcp_bin() else '"$PWD"' + shq(x[len(W):])
                       if x.startswith(W + "/") else shq(x) for x in a])
     if pre:
         shell = " ".join(pre) + " " + shell
-    p = subprocess.Popen(pre + a, cwd=W, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+    stdin = subprocess.DEVNULL
+    if c["mode"] == "i":  # the same answer to every question, then end of input
+        stdin = tempfile.TemporaryFile()
+        stdin.write((c["answer"] + "\n").encode() * 1000 if c["answer"] else b"")
+        stdin.seek(0)
+        shell = "yes %s | head -n 1000 | %s" % (c["answer"], shell) if c["answer"] else shell + " </dev/null"
+    p = subprocess.Popen(pre + a, cwd=W, stdin=stdin, stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE)
-    delivered = False
-    if fault:
+    delivered = None
+    if fault and "sig" in fault and "at" in fault:
+        # Kill once faultfs holds the read at the point: where the copy is
+        # does not depend on the machine's speed.
+        held = False
+        t0 = time.time()
+        while ffs and ffs.p and p.poll() is None and time.time() - t0 < 20:
+            if "faultfs: holding" in ffs.said():
+                held = True
+                break
+            time.sleep(0.005)
+        if held:
+            p.send_signal(getattr(signal, "SIG" + fault["sig"]))
+            delivered = "SIG%s at a read" % fault["sig"]
+        if ffs:
+            ffs.release()
+        log.append("%s & p=$!; until grep -q 'faultfs: holding' ffs.log; do sleep 0.01; done; kill -%s $p; "
+                   "rm hold; wait $p; echo \"exit $?\"" % (shell, fault["sig"]))
+    elif fault and "sig" in fault:
         time.sleep(fault["ms"] / 1000.0)
         if p.poll() is None:
             p.send_signal(getattr(signal, "SIG" + fault["sig"]))
-            delivered = True
+            delivered = "SIG" + fault["sig"]
         log.append("%s & p=$!; sleep %.3f; kill -%s $p; wait $p; echo \"exit $?\"" % (
             shell, fault["ms"] / 1000.0, fault["sig"]))
     else:
+        if fault and (ffs and ffs.p or fault["fs"] == "full"):
+            delivered = fault["fs"]
         log.append("%s; echo \"exit $?\"" % shell)
     try:
         out, err = p.communicate(timeout=TIMEOUT)
@@ -956,11 +1241,18 @@ class Run:
         self.stats = {"cmds": 0, "cover": set()}
 
     def go(self):
-        W = tempfile.mkdtemp(prefix="fcp-scn.", dir=os.environ.get("SCENARIO_DIR", "/tmp"))
+        # SCENARIO_FSDIRS (kind=dir,...): the sources on the world's first
+        # filesystem, DEST on its second (a directory there, bind-mounted).
+        dirs = dict(x.split("=", 1) for x in os.environ.get("SCENARIO_FSDIRS", "").split(",") if x)
+        fs = [k if k in dirs else sorted(dirs)[0] for k in self.w.get("fs", FSKINDS[:2])] if dirs else []
+        self.ddir = tempfile.mkdtemp(prefix="fcp-scn-d.", dir=dirs[fs[1]]) if fs and fs[0] != fs[1] else None
+        if fs:
+            self.stats["cover"].add(("fs", "%s to %s" % (fs[0], "tmpfs" if self.w.get("dest_tmpfs") else fs[1])))
+        W = tempfile.mkdtemp(prefix="fcp-scn.", dir=dirs[fs[0]] if fs else os.environ.get("SCENARIO_DIR", "/tmp"))
         os.chmod(W, 0o755)
         self.W = W
         try:
-            build_world(W, self.w, self.log)
+            build_world(W, self.w, self.log, self.ddir)
             self.recorded = {}
             self.ever = all_contents(src_state(W, self.w)) | all_contents({"": snap(os.path.join(W, "sent"))})
             self.dest_all = set()  # every content DEST ever held (backups keep old ones)
@@ -995,7 +1287,7 @@ class Run:
         for mp in sorted(mps, key=len, reverse=True):
             subprocess.run(["umount", "-l", mp], stderr=subprocess.DEVNULL)
         subprocess.run(["chmod", "-R", "u+rwx", W], stderr=subprocess.DEVNULL)
-        subprocess.run(["rm", "-rf", W])
+        subprocess.run(["rm", "-rf", W] + ([self.ddir] if self.ddir else []))
 
     def note_dest(self):
         for r, e in snap(os.path.join(self.W, "d")).items():
@@ -1005,7 +1297,7 @@ class Run:
     def state(self):
         W = self.W
         return {"dest": snap(os.path.join(W, "d")), "src": src_state(W, self.w),
-                "mounts": mounts_in_dest(W), "dest_tmpfs": bool(self.w.get("dest_tmpfs")),
+                "mounts": mounts_in_dest(W), "dest_tmpfs": bool(self.w.get("dest_tmpfs") or self.ddir),
                 "user_unreadable": getattr(self, "unreadable", False),
                 "job": JobFiles(), "temps": set(temps(W))}
 
@@ -1015,33 +1307,74 @@ class Run:
         self.stats["cmds"] += 1
         cov = c["mode"] + "".join(" " + m for m in c["mods"] if m != "1") + \
             (" --exclude" if c.get("excl") else "") + (" --max-delete" if "maxdel" in c else "") + \
-            (" --manifest" if c.get("man") else "") + (" 2 sources" if len(c["srcs"]) > 1 else "")
+            (" --manifest" if c.get("man") else "") + (" 2 sources" if len(c["srcs"]) > 1 else "") + \
+            (" answering %r" % c["answer"] if "answer" in c else "") + \
+            (" on %d MPI ranks" % c["mpi"] if c.get("mpi") and fastcp_mpi() else "")
         self.stats["cover"].add(("option", cov))
         self.ctx = cov
         fault = c.get("fault")
-        rc, out, err, delivered = run_fastcp(c, W, self.w, self.log, fault)
+        rc, out, err, delivered, self.faulted, ffs = run_fastcp(c, W, self.w, self.log, fault)
         if delivered:
-            self.stats["cover"].add(("fault", fault["sig"]))
+            self.stats["cover"].add(("fault", delivered + (" (met)" if self.faulted.get("injected") else "")))
         for e in self.events or ["-"]:
-            self.stats["cover"].add(("combo", c["mode"], e, "SIG" + fault["sig"] if delivered else "-"))
+            self.stats["cover"].add(("combo", c["mode"], e, delivered or "-"))
         self.where = "step %d (%s), exit %d" % (i + 1, " ".join(argv(c, W)[1:]), rc)
         self.err = err
         self.out = out
         post = self.state()
+        self.ctx = cov + (" under " + delivered if delivered and "fs" in fault else "")
         self.check(c, pre, post, rc, err)
+        self.faulted = {}
+        if not (delivered and rc != 0 and c.get("again", True)) and ffs:
+            ffs.close()
         if delivered and rc != 0 and c.get("again", True):
-            # Convergence: the same command again, without the fault, reaches the model.
-            rc2, out, err, _ = run_fastcp(dict(c, fault=None), W, self.w, self.log, None)
-            self.where = "step %d again after SIG%s (%s), exit %d" % (
-                i + 1, fault["sig"], " ".join(argv(c, W)[1:]), rc2)
+            # A run killed after its last step (the copy named, its markers
+            # gone) has finished: the same command again is a second run
+            # (cp's placement may put it inside the first copy).
+            done = self.finished(c, pre, post, delivered)
+            # Convergence: the same command again, without the fault (through
+            # the same faultfs mount, disarmed), reaches the model.
+            try:
+                rc2, out, err, _, _, _ = run_fastcp(dict(c, fault=None), W, self.w, self.log, None, ffs)
+            finally:
+                if ffs:
+                    ffs.close()
+            self.where = "step %d again after %s (%s), exit %d" % (
+                i + 1, delivered, " ".join(argv(c, W)[1:]), rc2)
             post2 = self.state()
-            self.ctx = cov + " again after SIG" + fault["sig"]
-            if c["mode"] == "move":
+            self.err = err  # a finding names what the run it is about said
+            self.ctx = cov + " again after " + delivered
+            if done:
+                self.ctx += " (finished)"
+                self.check(c, post, post2, rc2, err)
+            elif c["mode"] == "move":
                 # The model of the re-run: the first run's sources, all moved.
                 self.check(c, pre, post2, rc2, err, converge=True)
             elif c["mode"] != "b":
                 self.check(c, pre, post2, rc2, err, converge=True)
         self.note_dest()
+
+    def finished(self, c, pre, post, delivered):
+        """Did a run stopped by a signal finish first: DEST as the model
+        says, no temporary name, no marker of fastcp's left on it?"""
+        # (A kill at a held read is by construction before the end.)
+        if not delivered.startswith("SIG") or " at a read" in delivered or c["mode"] == "move" \
+                or post["temps"]:
+            return False
+        d = os.path.join(self.W, "d")
+        for dp, dns, _ in os.walk(d):
+            for n in dns:
+                try:
+                    if any(x.startswith("user.fastcp.")
+                           for x in os.listxattr(os.path.join(dp, n), follow_symlinks=False)):
+                        return False
+                except OSError:
+                    return False
+        try:
+            self.check(c, pre, post, 0, b"")
+        except Violation:
+            return False
+        return True
 
     def fail(self, inv, msg):
         raise Violation(inv, "%s: %s\n  stderr: %s" % (self.where, msg,
@@ -1072,6 +1405,20 @@ class Run:
             if lost:
                 self.fail("no-byte-lost", "after --move the content of %s exists nowhere"
                           % ", ".join(map(repr, lost[:4])))
+        # I11 a fault faultfs says it met is reported: a read that fails at a
+        # range and a DEST that is full cannot be copied around, so exit 0
+        # would be a lie; and the failure names the file, or the cause.
+        f = {} if converge else getattr(self, "faulted", {})
+        # (A fault is by name: a file with other names can be read through
+        # them, so its EIO need not fail the copy.)
+        if f.get("injected") and f["kind"] in ("eio", "enospc") and f.get("nl", 1) == 1:
+            if rc == 0:
+                said = [l for l in f["said"].splitlines() if l.startswith("faultfs: E")]
+                self.fail("fault-reported", "faultfs said %r, but exit 0" % said[0])
+            named = f["name"] if f["kind"] == "eio" else "No space left"
+            if re.fullmatch(r"[ -~]+", named) and named + ("'" if f["kind"] == "eio" else "") not in err.decode(errors="replace"):
+                self.fail("failure-named", "faultfs failed %s, and stderr does not say %r"
+                          % (f.get("file", "a write"), named))
         # I4 a refusal changes nothing.
         if rc == 2:
             strip = lambda d: {r: e for r, e in d.items() if r not in pre["job"]}
@@ -1113,7 +1460,9 @@ class Run:
             return
         # I8 no temporary after a successful run: none it made, and after the
         # same command again (convergence) none at all.
-        t = [x for x in temps(W) if converge or x not in pre["temps"]]
+        # (One an earlier command left, of another source, say a faultfs
+        # view, is named and kept by design: the same command owes only its own.)
+        t = [x for x in temps(W) if x not in pre["temps"]]
         if t:
             self.fail("no-temp-after-success", "exit 0 left %s" % ", ".join(map(repr, t[:3])))
         # The job's own files stay.
@@ -1129,8 +1478,18 @@ class Run:
             return
         self.stats["cover"].add(("modelled", c["mode"]))
         diffs = compare(exp, post["dest"], pre["job"])
-        if c["mode"] not in ("n", "u", "b", "attrs", "L", "s", "l"):
+        if c["mode"] not in ("n", "u", "b", "attrs", "L", "s", "l", "dedup_hl") \
+                and not (c["mode"] == "i" and c["answer"] != "y"):  # kept names split groups, as -n
             diffs += link_groups(exp, post["dest"], pre["job"])
+        if c["mode"] == "dedup_hl":
+            # I12 --dedup=hardlink: the copies of one non-empty content share an inode.
+            byh = {}
+            for r, x in exp.items():
+                if x.get("src_ino") and x["t"] == "f" and x.get("h") not in (None, EMPTY) and r in post["dest"]:
+                    byh.setdefault(x["h"], []).append(r)
+            for h, names in sorted(byh.items()):
+                if len({tuple(post["dest"][r]["ino"]) for r in names}) > 1:
+                    self.fail("dedup-links", "copies of one content are separate files: %r" % sorted(names)[:4])
         if srcs is not None:
             for s in c["srcs"]:
                 if post["src"][s]:
@@ -1278,13 +1637,17 @@ def main(args):
         if not ROOT:
             print("scenario: SCENARIO_FS=%s needs root" % fs)
             return 77
-        mp = loop_fs(fs)
-        os.environ["SCENARIO_DIR"] = mp
+        kinds = FSKINDS if fs == "pairs" else fs.split(",")
+        mps = [loop_fs(k) for k in kinds]
+        os.environ["SCENARIO_DIR"] = mps[0]
+        if len(kinds) > 1:  # each world draws the sources' and DEST's from these
+            os.environ["SCENARIO_FSDIRS"] = ",".join("%s=%s" % km for km in zip(kinds, mps))
         try:
             return main2(args)
         finally:
-            subprocess.run(["umount", "-l", mp])
-            os.rmdir(mp)
+            for mp in mps:
+                subprocess.run(["umount", "-l", mp])
+                os.rmdir(mp)
     return main2(args)
 
 
@@ -1407,7 +1770,9 @@ def check_seeds(args):
         with open(os.path.join(here, "regressions", f)) as fh:
             sc = json.load(fh)
         v = Run(sc).go()
+        timed = any((s["cmd"].get("fault") or {}).get("ms") is not None for s in sc["steps"])
         print("pending %s: %s" % (f, "still fails (%s)" % v.inv if v else
+                                  "passes this time (its kill is timed: run it a few times)" if timed else
                                   "PASSES now: its fix is in, rename it to .json"))
     print("scenario: %d seeds (%d..%d) in %.0f s, %d known defects met, %d regressions, %d failures"
           % (ran, first, first + ran - 1, time.time() - t0, nk, len(regs), bad))
@@ -1440,7 +1805,7 @@ def soak(seconds, seed=None):
     dt = time.time() - t0
     print("soak: %d seeds (%d..%d) in %.0f s: %.2f seeds/s, %.2f commands/s"
           % (n, first, seed - 1, dt, n / dt, cmds / dt))
-    for kind in ("option", "event", "fault", "modelled", "unmodelled"):
+    for kind in ("option", "event", "fault", "fs", "modelled", "unmodelled"):
         xs = sorted(x for k, x in ((c[0], c[1]) for c in cover if len(c) == 2) if k == kind)
         print("  %s (%d): %s" % (kind, len(xs), ", ".join(xs)))
     modes = sorted({c[1] for c in cover if c[0] == "combo"})

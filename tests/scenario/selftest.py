@@ -96,6 +96,47 @@ MUTANTS = {
         # command again then leaves a file out and says all is well
         ('if [ ! -e .killed-once ]; then : >.killed-once; exec sleep 5; fi', 'rm -f d/data/sub/c; exit 0'),
         world(), steps(cmd("copy", fault={"sig": "KILL", "ms": 300})), "convergence"),
+    # Faults (faultfs between fastcp and s1 or DEST: its operands are f1/, fd/).
+    "eio-exit-0": (
+        # a read that failed at a range, and the copy says all is well
+        'case " $* " in *" f1/"*) exit 0 ;; esac', world(),
+        steps(cmd("copy", fault={"fs": "eio", "k": 1, "match": "c"})), "fault-reported"),
+    "eio-unnamed": (
+        ('exec 3>&2 2>/dev/null', 'case " $* " in *" f1/"*) [ $rc = 0 ] || echo "fastcp: a copy failed" >&3 ;; esac'),
+        world(), steps(cmd("copy", fault={"fs": "eio", "k": 1, "match": "c"})), "failure-named"),
+    "enospc-exit-0": (
+        'case " $* " in *" fd/"*) exit 0 ;; esac', world(),
+        steps(cmd("copy", fault={"fs": "enospc", "k": 0})), "fault-reported"),
+    "eio-partial-file": (
+        # the failed file's first bytes left under its final name
+        'case " $* " in *" f1/"*) [ $rc = 0 ] || head -c 100 s1/data/sub/c >d/data/sub/c ;; esac', world(),
+        steps(cmd("copy", fault={"fs": "eio", "k": 1, "match": "c"})), "no-partial-file"),
+    "short-read-rerun-lies": (
+        # fails under short reads; the same command without them then drops a file
+        ('[ -e .ran ] && again=1; : >.ran',
+         '[ -n "$again" ] && { rm -f d/data/sub/c; exit 0; }; echo "fastcp: failed" >&2; exit 1'),
+        world(), steps(cmd("copy", fault={"fs": "short", "k": 0})), "convergence"),
+    "norename-rerun-lies": (
+        ('[ -e .ran ] && again=1; : >.ran',
+         '[ -n "$again" ] && { rm -f d/data/sub/c; exit 0; }; echo "fastcp: failed" >&2; exit 1'),
+        world(), steps(cmd("copy", fault={"fs": "norename", "k": 0})), "convergence"),
+    "killed-at-read-rerun-lies": (
+        # SIGKILL once faultfs holds the read of sub/c at 8 KiB; the re-run drops it
+        # (the kill ends this wrapper; the copy under it is let go and ends)
+        ('[ -e .ran ] && again=1; : >.ran', '[ -n "$again" ] && { rm -f d/data/sub/c; exit 0; }'), world(),
+        steps(cmd("copy", fault={"sig": "KILL", "at": 2, "match": "c"})), "convergence"),
+    # Options.
+    "parents-flattens": (
+        'case " $* " in *" --parents "*) [ -d d/s1/data ] && mv d/s1/data d/data && rmdir d/s1 ;; esac',
+        world(), steps(cmd("parents")), "model"),
+    "interactive-ignores-no": (
+        'case " $* " in *" -i "*) cp -p s1/data/a d/data/a ;; esac', world(older=True),
+        steps(cmd("i", answer="n")), "model"),
+    "dedup-hardlink-splits": (
+        'if [ -f d/data/dup ]; then cp -p d/data/dup d/data/dup.x && mv d/data/dup.x d/data/dup; fi',
+        dict(world(), ops=world()["ops"] + [
+            {"op": "file", "p": "s1/data/dup", "tok": "alpha", "sz": 3000, "mt": MT + 9, "m": 0o600}]),
+        steps(cmd("dedup_hl")), "dedup-links"),
     "splits-hard-links": (
         'if [ -f d/data/sub/h ]; then cp -p d/data/sub/h d/data/sub/h.x && mv d/data/sub/h.x d/data/sub/h; fi',
         world(), steps(cmd("copy")), "model"),
@@ -104,6 +145,7 @@ MUTANTS = {
 
 def wrapper(dirname, name, real, snippet):
     pre, post = snippet if isinstance(snippet, tuple) else ("", snippet)
+    pre, post = pre.replace("@REAL@", real), post.replace("@REAL@", real)
     p = os.path.join(dirname, name)
     with open(p, "w") as f:
         f.write("#!/bin/bash\n# fastcp with a planted defect: %s\n%s\n\"%s\" \"$@\"\nrc=$?\n%s\nexit $rc\n"
@@ -115,6 +157,9 @@ def wrapper(dirname, name, real, snippet):
 def main(mod, names):
     real = mod.FASTCP
     bad = 0
+    if not mod.have_faultfs():  # say so: the faults' mutants need it
+        print("skip the faults' mutants: no faultfs here (root, /dev/fuse and build/tests/lib/faultfs)")
+        names = names or [n for n in MUTANTS if "fault': {" not in repr(MUTANTS[n][2])]
     with tempfile.TemporaryDirectory(prefix="fcp-mutants.") as tmp:
         for name, (snippet, w, st, inv) in MUTANTS.items():
             if names and name not in names:
