@@ -454,6 +454,43 @@ static bool attributes_refused(struct fcp_entry *e)
 	return true;
 }
 
+/*
+ * A name in DEST that is the source's own inode (a hard link a -l run
+ * made, a bind mount of the source's directory inside DEST) is no copy of
+ * it: rewritten in place it would be emptied before it is read, and under
+ * --move the source would go with its only data. Unless -l made it (the
+ * link is the copy), the item fails "are the same file", as cp's does,
+ * and nothing is written through that name. As for a file operand (job.c),
+ * cp's --backup and --remove-destination (not in place) copy beside it
+ * and rename over that name: the source's inode keeps its bytes. True
+ * after saying so.
+ */
+static bool same_file(struct fcp_entry *e, const struct statx *dst, enum fcp_action a)
+{
+	const struct fcp_options *o = e->job->o;
+	char *s, *d;
+
+	if (a == FCP_ACT_COPY || a == FCP_ACT_KEEP || o->make != FCP_MAKE_COPY ||
+	    S_ISDIR(e->st.stx_mode) || !fcp_statx_same_inode(&e->st, dst) ||
+	    (a != FCP_ACT_REPLACE && !o->move))
+		return false;
+	if (!o->move && (o->backup != FCP_BACKUP_NONE ||
+			 ((o->force & FCP_FORCE_REMOVE) && !o->in_place)))
+		return false;
+	s = fcp_dir_src_path(e->d, e->name);
+	d = fcp_dir_dst_path(e->d, e->dst_name);
+	fcp_report_errorf(e->job, "'%s' and '%s' are the same file", s ? s : e->name,
+			  d ? d : e->dst_name);
+	free(s);
+	free(d);
+	/* Under --move the kept source is counted where it is named. */
+	if (!e->job->o->move)
+		atomic_fetch_add(&e->job->c.failed, 1);
+	if (e->d->root)
+		atomic_fetch_add(&e->d->root->failed, 1);
+	return true;
+}
+
 bool fcp_plan_settled(struct fcp_entry *e)
 {
 	enum fcp_action a;
@@ -465,6 +502,8 @@ bool fcp_plan_settled(struct fcp_entry *e)
 		return true;
 	}
 	a = plan_entry(e, &dst_st);
+	if (same_file(e, &dst_st, a))
+		return true;
 	if (a == FCP_ACT_REPLACE && attributes_refused(e))
 		return true;
 	if (a != FCP_ACT_KEEP && link_settled(e, a))
