@@ -173,12 +173,15 @@ static int dir_copy_open(struct fcp_entry *e, bool *created, char hidden_name[FC
 	int dfd = -1;
 
 	hidden_name[0] = 0;
+	/* What is in the way goes first (a dry run lists it), or stays (-n). */
+	if (a == FCP_ACT_REPLACE && !fcp_plan_make_room(e))
+		return -ECANCELED;
+	if (a == FCP_ACT_KEEP && fcp_plan_type_kept(e))
+		return -ECANCELED;
 	if (a == FCP_ACT_SKIP || e->job->o->dry_run)
 		dfd = planned_dir(e, a, created);
 	if (e->job->o->dry_run)
 		return dfd;
-	if (a == FCP_ACT_REPLACE && !fcp_plan_make_room(e))
-		return -ECANCELED;
 	if (dfd < 0)
 		dfd = e->d->is_top ? fcp_dest_mkdir_hidden(e->w, e->d->root, e->d->dst_fd,
 							   e->dst_name, created, hidden_name)

@@ -290,11 +290,16 @@ static enum fcp_action guard(struct fcp_entry *e, const struct statx *dst, enum 
 	const struct fcp_options *o = e->job->o;
 	const struct statx_timestamp *s = &e->st.stx_mtime, *t = &dst->stx_mtime;
 
-	if (a != FCP_ACT_REPLACE || S_ISDIR(dst->stx_mode) || S_ISDIR(e->st.stx_mode) ||
-	    taken_up(e->d))
+	if (a != FCP_ACT_REPLACE || taken_up(e->d))
 		return a;
-	if (o->update == FCP_UPDATE_NONE ||
-	    (o->update == FCP_UPDATE_OLDER &&
+	/* -n keeps what is there whatever it is, as rsync's --ignore-existing
+	 * does: a directory in the way of a file, a file in the way of a
+	 * directory (fcp_plan_type_kept() says so), even with --delete. */
+	if (o->update == FCP_UPDATE_NONE)
+		return FCP_ACT_KEEP;
+	if (S_ISDIR(dst->stx_mode) || S_ISDIR(e->st.stx_mode))
+		return a;
+	if ((o->update == FCP_UPDATE_OLDER &&
 	     (t->tv_sec > s->tv_sec || (t->tv_sec == s->tv_sec && t->tv_nsec >= s->tv_nsec))))
 		return FCP_ACT_KEEP;
 	if (o->attributes_only && S_ISREG(dst->stx_mode) && S_ISREG(e->st.stx_mode))
@@ -508,6 +513,11 @@ bool fcp_plan_settled(struct fcp_entry *e)
 		return true;
 	if (a != FCP_ACT_KEEP && link_settled(e, a))
 		return true;
+	/* (A dry run lists what would go.) */
+	if (a == FCP_ACT_REPLACE && !fcp_plan_make_room(e))
+		return true;
+	if (a == FCP_ACT_KEEP && fcp_plan_type_kept(e))
+		return true;
 	if (e->job->o->dry_run) {
 		const char *dd = a == FCP_ACT_COPY || a == FCP_ACT_REPLACE ? fcp_dedup_dry_verb(e)
 									   : NULL;
@@ -521,8 +531,6 @@ bool fcp_plan_settled(struct fcp_entry *e)
 		count(e->job, a);
 		return true;
 	}
-	if (a == FCP_ACT_REPLACE && !fcp_plan_make_room(e))
-		return true;
 	/* What a non-directory replaces is kept first (a directory in
 	 * either place: merged, or refused, as cp does). */
 	if (a == FCP_ACT_REPLACE && e->job->o->backup && !taken_up(e->d) && !S_ISDIR(e->dst_mode) &&
@@ -597,6 +605,29 @@ int fcp_plan_batch(struct fcp_worker *w, struct fcp_dir *d, const char **names, 
 	return left;
 }
 
+bool fcp_plan_type_kept(struct fcp_entry *e)
+{
+	if (S_ISDIR(e->dst_mode) == S_ISDIR(e->st.stx_mode))
+		return false;
+	char *p;
+
+	if (e->job->o->dry_run) {
+		show(e->job, FCP_ACT_KEEP, e->d, e->dst_name);
+		count(e->job, FCP_ACT_KEEP);
+		return true;
+	}
+	/* Its source is not in DEST: exit 1, as cp -n. A choice the user
+	 * made, not an error met: the directory's extras still go. */
+	p = fcp_dir_dst_path(e->d, e->dst_name);
+	fcp_report_failed(e->job, S_ISDIR(e->dst_mode)
+					  ? "not replaced (-n), a directory in the way of a file:"
+					  : "not replaced (-n), a non-directory in the way of a directory:",
+			  p ? p : e->dst_name, 0);
+	free(p);
+	count(e->job, FCP_ACT_KEEP);
+	return true;
+}
+
 bool fcp_plan_make_room(struct fcp_entry *e)
 {
 	char *p;
@@ -604,7 +635,7 @@ bool fcp_plan_make_room(struct fcp_entry *e)
 	/* Not a root copy's own name: "fastcp --delete -T file DIR" must not
 	 * remove DIR, it fails as cp -T does. In a taken-up copy, what is
 	 * in the way is the killed run's, of a source that changed type. */
-	if (!(e->job->o->delete_extra || taken_up(e->d)) || e->job->o->dry_run || !e->dst_mode ||
+	if (!(e->job->o->delete_extra || taken_up(e->d)) || e->job->o->check || !e->dst_mode ||
 	    e->d->is_top || S_ISDIR(e->dst_mode) == S_ISDIR(e->st.stx_mode))
 		return true;
 	if (fcp_delete_entry(e->job, e->d, e->dst_name) == 0)
