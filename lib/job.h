@@ -469,6 +469,9 @@ void fcp_move_found(struct fcp_job *job, uint64_t src_dev, uint64_t src_ino, int
 /* --move: the same identity on a root copy whose source is not all
  * removed yet, so that the same command finds the copy again. */
 #define FCP_MOVE_MARKER "user.fastcp.move"
+/* --in-place: on a file while it is rewritten, taken off once it is
+ * whole; one found says a killed run left it half written (plan.c). */
+#define FCP_INPLACE_MARKER "user.fastcp.inplace"
 
 /* The marker of a root copy that was finished but could not get its name
  * (another run took it meanwhile): the same value as FCP_ROOT_MARKER. */

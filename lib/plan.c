@@ -278,9 +278,22 @@ static bool ask(struct fcp_entry *e)
 	return yes;
 }
 
+/* Did a killed --in-place run leave this file half rewritten (its mark,
+ * file.c)? Its mtime is then the time of its last write, newer than its
+ * source's: -u would keep it, the quick check of --size-only pass it. */
+static bool half_rewritten(const struct fcp_entry *e)
+{
+	void *val = NULL;
+	ssize_t n = fcp_sys_getxattr(-1, e->d->dst_fd, e->dst_name, FCP_INPLACE_MARKER, &val);
+
+	free(val);
+	return n >= 0;
+}
+
 /*
  * cp's options on a non-directory about to be replaced by one (a directory
- * on either side goes the usual way: merged, or an error): -n and
+ * on either side goes the usual way, merged or replaced, except under -n,
+ * which keeps whatever is there): -n and
  * --update=none keep it, --update=older keeps one not older than its
  * source, -i asks. --attributes-only gives a file of the same type the
  * source's metadata and keeps its data.
@@ -299,8 +312,9 @@ static enum fcp_action guard(struct fcp_entry *e, const struct statx *dst, enum 
 		return FCP_ACT_KEEP;
 	if (S_ISDIR(dst->stx_mode) || S_ISDIR(e->st.stx_mode))
 		return a;
-	if ((o->update == FCP_UPDATE_OLDER &&
-	     (t->tv_sec > s->tv_sec || (t->tv_sec == s->tv_sec && t->tv_nsec >= s->tv_nsec))))
+	if (o->update == FCP_UPDATE_OLDER &&
+	    (t->tv_sec > s->tv_sec || (t->tv_sec == s->tv_sec && t->tv_nsec >= s->tv_nsec)) &&
+	    !(S_ISREG(dst->stx_mode) && half_rewritten(e)))
 		return FCP_ACT_KEEP;
 	if (o->attributes_only && S_ISREG(dst->stx_mode) && S_ISREG(e->st.stx_mode))
 		return FCP_ACT_META;
@@ -339,7 +353,7 @@ static enum fcp_action plan_entry(struct fcp_entry *e, struct statx *out)
 		return guard(e, &dst, FCP_ACT_REPLACE);
 	/* --dedup=hardlink: a name of another file's copy, with that one's
 	 * metadata, is up to date when its bytes are (dedup.h). */
-	if (!fcp_plan_data_same(e, &dst))
+	if (!fcp_plan_data_same(e, &dst) || (e->job->o->in_place && half_rewritten(e)))
 		return fcp_dedup_linked_copy(e, &dst) ? FCP_ACT_SKIP
 						      : guard(e, &dst, FCP_ACT_REPLACE);
 	return meta_same(e->job, &e->st, src_at(e), &dst,
