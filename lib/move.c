@@ -260,10 +260,17 @@ static bool guarded(const struct fcp_options *o)
 bool fcp_move_rename(struct fcp_job *job, const char *src, const struct statx *sst, int pfd,
 		     const char *name, const struct statx *dstx)
 {
+	struct statx l;
 	int r;
 
-	/* -L copies what a symlink points to; a rename would move the link. */
-	if (S_ISLNK(sst->stx_mode) && job->o->symlinks == FCP_SYMLINKS_FOLLOW)
+	/* -L copies what every symlink in the tree points to, -H what a
+	 * SOURCE that is one points to (sst is its target's): a rename would
+	 * move the links as links. Copied, as across filesystems, each
+	 * followed link stays in the source, named (prune). */
+	if (job->o->symlinks == FCP_SYMLINKS_FOLLOW ||
+	    (job->o->deref_args &&
+	     (fcp_sys_statx(AT_FDCWD, src, AT_SYMLINK_NOFOLLOW, STATX_TYPE, &l) < 0 ||
+	      S_ISLNK(l.stx_mode))))
 		return false;
 	if (!dstx)
 		r = fcp_sys_renameat(AT_FDCWD, src, pfd, name, RENAME_NOREPLACE);
