@@ -155,7 +155,9 @@ static int planned_dir(struct fcp_entry *e, enum fcp_action a, bool *created)
 		return fcp_sys_openat(e->d->dst_fd, e->dst_name,
 				      O_RDONLY | O_DIRECTORY | O_NOFOLLOW, 0);
 	if (e->job->o->check) {
-		fcp_check_entry(e); /* missing, or another type */
+		/* Missing, or another type; under -m a missing one may have
+		 * been pruned: its source is walked to tell. */
+		e->check_walk = fcp_check_dir_entry(e);
 	} else if (e->job->o->dry_run) {
 		char *p = fcp_dir_dst_path(e->d, e->dst_name);
 		fcp_report_plan(e->job, fcp_plan_verb(a), p);
@@ -216,7 +218,7 @@ static void copy_dir(struct fcp_entry *e)
 	dfd = dir_copy_open(e, &created, hidden_name);
 	/* --check: a directory not there is one difference, not one per
 	 * entry in it. */
-	if (dfd == -ECANCELED || (dfd < 0 && created && e->job->o->check)) {
+	if (dfd == -ECANCELED || (dfd < 0 && created && e->job->o->check && !e->check_walk)) {
 		/* what was in the way could not go: reported */
 		close(sfd);
 		return;

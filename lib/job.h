@@ -99,6 +99,8 @@ struct fcp_dir {
 				     (dist.c): its metadata waits for them all */
 	atomic_bool failed_in;    /* an item in it (or below) failed: its
 				     extras are not deleted (--delete) */
+	atomic_bool missing_said; /* --check -m: this directory, missing in
+				     DEST, was named (check.c) */
 	struct fcp_names *seen;   /* the source names its scan met (--delete) */
 	/* --delete: the mount of its copy (delete.c), and where that lies:
 	 * nothing is deleted on or below a mount point inside DEST. */
