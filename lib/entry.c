@@ -191,6 +191,25 @@ static int dir_copy_open(struct fcp_entry *e, bool *created, char hidden_name[FC
 	return dfd;
 }
 
+/* --move into a directory of DEST that is a mount point (told by mount
+ * id: a bind mount of the same filesystem counts): what is mounted there
+ * lies outside DEST, perhaps the source itself, so its "copies" would let
+ * their sources go. It is not entered, as --delete enters none, and the
+ * source directory stays, named (exit 1). DEST itself may be one. True
+ * after saying so. */
+static bool move_mount_point(struct fcp_entry *e, int dfd)
+{
+	uint64_t up, here;
+
+	if (!e->job->o->move || e->d->is_top || e->d->dst_fd < 0 ||
+	    fcp_sys_mount_id(e->d->dst_fd, "", AT_EMPTY_PATH, &up) < 0 ||
+	    (fcp_sys_mount_id(dfd, "", AT_EMPTY_PATH, &here) == 0 && here == up))
+		return false;
+	fcp_report_failed_in(e->job, "not moved into a mount point inside DEST:", e->d,
+			     e->dst_name, true, 0);
+	return true;
+}
+
 static void copy_dir(struct fcp_entry *e)
 {
 	struct fcp_item *scan;
@@ -216,6 +235,10 @@ static void copy_dir(struct fcp_entry *e)
 		return;
 	}
 	dfd = dir_copy_open(e, &created, hidden_name);
+	if (dfd >= 0 && !created && move_mount_point(e, dfd)) {
+		close(dfd);
+		dfd = -ECANCELED;
+	}
 	/* --check: a directory not there is one difference, not one per
 	 * entry in it. */
 	if (dfd == -ECANCELED || (dfd < 0 && created && e->job->o->check && !e->check_walk)) {

@@ -4,7 +4,8 @@
 # inside DEST) is no copy of it. --in-place emptied it before reading it
 # (both gone to 0 bytes), and --move took the "copy" for done and removed
 # the source: its only data. Now the item fails "are the same file", the
-# source keeps every byte, and nothing outside DEST changes.
+# source keeps every byte, and nothing outside DEST changes; --move does
+# not enter a mount point inside DEST at all.
 . "${TESTLIB:-$(dirname "$0")/../lib}/lib.sh" || exit 1
 t_init
 need_fastcp
@@ -67,7 +68,8 @@ run_fcp --move -v -T src dstfs/d
 umount dstfs/d/sub
 check_eq "$(cat src/sub/f 2>/dev/null)" PRECIOUS "the source's only copy"
 check_rc 1
-check_grep "'src/sub/f' and 'dstfs/d/sub/f' are the same file" "$T/err"
+# --move enters no mount point inside DEST (as --delete does not).
+check_grep "not moved into a mount point inside DEST: 'dstfs/d/sub'" "$T/err"
 check_eq "$(cat dstfs/d/t)" top "the rest is moved"
 check_absent src/t
 rm -rf src
@@ -90,4 +92,6 @@ check_eq "$(cat src/sub/s 2>/dev/null)" SUB "a bind-mounted directory's source"
 check_rc 1
 check_eq "$(cat dst/o)" o "the rest is moved"
 check_eq "$(stat -c %s dst/f)" 0 "the mount point under DEST as it was"
+check_grep "'src/f' and 'dst/f' are the same file" "$T/err"
+check_grep "not moved into a mount point inside DEST: 'dst/sub'" "$T/err"
 echo PASS
