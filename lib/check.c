@@ -276,11 +276,29 @@ int fcp_check_stat(struct fcp_entry *e, struct statx *dst)
 						STATX_BASIC_STATS, dst);
 }
 
+/* -m: d, below a directory missing in DEST, holds a non-directory the
+ * copy would have copied, so that directory would not have been pruned:
+ * the highest missing one is named, once. */
+static void say_missing_dir(struct fcp_job *job, struct fcp_dir *d)
+{
+	char *p;
+
+	while (d->parent && d->parent->made && !d->parent->is_top)
+		d = d->parent;
+	if (atomic_exchange(&d->missing_said, true))
+		return;
+	p = fcp_dir_dst_path(d, NULL);
+	fcp_check_say(job, p, "missing in DEST");
+	free(p);
+}
+
 void fcp_check_found(struct fcp_entry *e, int r, const struct statx *dst, int same)
 {
 	char *p = fcp_dir_dst_path(e->d, e->dst_name);
 
-	if (r == -ENOENT) {
+	if (r == -ENOENT && e->job->o->prune_empty_dirs && e->d->made) {
+		say_missing_dir(e->job, e->d);
+	} else if (r == -ENOENT) {
 		fcp_check_say(e->job, p, "missing in DEST");
 	} else if (r < 0) {
 		fcp_report_failed(e->job, "cannot stat", p, r);
@@ -304,11 +322,27 @@ void fcp_check_entry(struct fcp_entry *e)
 	fcp_check_found(e, fcp_check_stat(e, &dst), &dst, -1);
 }
 
+bool fcp_check_dir_entry(struct fcp_entry *e)
+{
+	struct statx dst;
+	int r = fcp_check_stat(e, &dst);
+
+	if (r == -ENOENT && e->job->o->prune_empty_dirs)
+		return true;
+	fcp_check_found(e, r, &dst, -1);
+	return false;
+}
+
 void fcp_check_dir(struct fcp_job *job, struct fcp_dir *d)
 {
 	struct statx dst;
-	char *p = fcp_dir_dst_path(d, NULL);
-	int r = fcp_sys_fstatx(d->dst_fd, &dst);
+	char *p;
+	int r;
+
+	if (d->made) /* missing in DEST (-m): said, or pruned */
+		return;
+	p = fcp_dir_dst_path(d, NULL);
+	r = fcp_sys_fstatx(d->dst_fd, &dst);
 
 	if (r < 0)
 		fcp_report_failed(job, "cannot stat", p, r);

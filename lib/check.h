@@ -34,6 +34,12 @@
  * when it is finished, fcp_check_dir). */
 void fcp_check_entry(struct fcp_entry *e);
 
+/* --check of directory e: true where it is missing in DEST and -m may
+ * have pruned it: the walk goes on into its source, and it is named only
+ * where something below it would have been copied (fcp_check_found). Else
+ * as fcp_check_entry, and false. */
+bool fcp_check_dir_entry(struct fcp_entry *e);
+
 /* fcp_check_entry in two steps: statx e's destination (0 or -errno), then
  * say every difference given that result r and dst; same is the content's
  * comparison when made already (1 equal, 0 not), or -1 to make it here. */

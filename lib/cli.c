@@ -142,7 +142,8 @@ static const char usage_text[] =
 	"\n"
 	"cp compatibility (and rsync habits; see 'Differences from cp' in fastcp(1)):\n"
 	"  -a, -r, -R, --archive, --recursive  accepted for habit (always on)\n"
-	"  -p, -d, --preserve=context    accepted for habit (archive mode is on)\n"
+	"  -p, -d, --preserve=context    accepted for habit (archive mode is on; -p\n"
+	"                                after --no-preserve keeps mode, owner, times)\n"
 	"  -Z, --context                 the copy gets its place's default SELinux\n"
 	"                                label, not its source's\n"
 	"  -n, --no-clobber              replace no existing file\n"
@@ -519,10 +520,17 @@ static int parse_info(const char *arg, struct fcp_options *o)
 static int parse_habit(int c, const char *arg, struct fcp_options *o)
 {
 	switch (c) {
-	/* cp -p keeps mode, owner and times; rsync -A, -X ACLs and xattrs;
+	/* cp -p keeps mode, owner and times; rsync -A, -X ACLs and xattrs
+	 * (one part here): on by default, and on again after a
+	 * --no-preserve before them, as in cp, where the last one wins.
 	 * rsync -h only changes how numbers are printed. */
-	case 'p': case 'A': case 'X': case 'h':
-	case OPT_ACLS: case OPT_XATTRS: case OPT_HUMAN:
+	case 'p':
+		o->preserve |= FCP_PRESERVE_MODE | FCP_PRESERVE_OWNER | FCP_PRESERVE_TIMES;
+		break;
+	case 'A': case 'X': case OPT_ACLS: case OPT_XATTRS:
+		o->preserve |= FCP_PRESERVE_XATTR;
+		break;
+	case 'h': case OPT_HUMAN:
 		break;
 	/* cp -d: --no-dereference --preserve=links, both the default. */
 	case 'd':

@@ -158,7 +158,9 @@ static int planned_dir(struct fcp_entry *e, enum fcp_action a, bool *created)
 		return fcp_sys_openat(e->d->dst_fd, e->dst_name,
 				      O_RDONLY | O_DIRECTORY | O_NOFOLLOW, 0);
 	if (e->job->o->check) {
-		fcp_check_entry(e); /* missing, or another type */
+		/* Missing, or another type; under -m a missing one may have
+		 * been pruned: its source is walked to tell. */
+		e->check_walk = fcp_check_dir_entry(e);
 	} else if (e->job->o->dry_run) {
 		char *p = fcp_dir_dst_path(e->d, e->dst_name);
 		fcp_report_plan_item(e->job, a == FCP_ACT_COPY ? "mkdir" : fcp_plan_verb(a), S_IFDIR,
@@ -177,17 +179,39 @@ static int dir_copy_open(struct fcp_entry *e, bool *created, char hidden_name[FC
 	int dfd = -1;
 
 	hidden_name[0] = 0;
+	/* What is in the way goes first (a dry run lists it), or stays (-n). */
+	if (a == FCP_ACT_REPLACE && !fcp_plan_make_room(e))
+		return -ECANCELED;
+	if (a == FCP_ACT_KEEP && fcp_plan_type_kept(e))
+		return -ECANCELED;
 	if (a == FCP_ACT_SKIP || e->job->o->dry_run)
 		dfd = planned_dir(e, a, created);
 	if (e->job->o->dry_run)
 		return dfd;
-	if (a == FCP_ACT_REPLACE && !fcp_plan_make_room(e))
-		return -ECANCELED;
 	if (dfd < 0)
 		dfd = e->d->is_top ? fcp_dest_mkdir_hidden(e->w, e->d->root, e->d->dst_fd,
 							   e->dst_name, created, hidden_name)
 				   : fcp_dest_mkdir(e->d->dst_fd, e->dst_name, created);
 	return dfd;
+}
+
+/* --move into a directory of DEST that is a mount point (told by mount
+ * id: a bind mount of the same filesystem counts): what is mounted there
+ * lies outside DEST, perhaps the source itself, so its "copies" would let
+ * their sources go. It is not entered, as --delete enters none, and the
+ * source directory stays, named (exit 1). DEST itself may be one. True
+ * after saying so. */
+static bool move_mount_point(struct fcp_entry *e, int dfd)
+{
+	uint64_t up, here;
+
+	if (!e->job->o->move || e->d->is_top || e->d->dst_fd < 0 ||
+	    fcp_sys_mount_id(e->d->dst_fd, "", AT_EMPTY_PATH, &up) < 0 ||
+	    (fcp_sys_mount_id(dfd, "", AT_EMPTY_PATH, &here) == 0 && here == up))
+		return false;
+	fcp_report_failed_in(e->job, "not moved into a mount point inside DEST:", e->d,
+			     e->dst_name, true, 0);
+	return true;
 }
 
 static void copy_dir(struct fcp_entry *e)
@@ -215,9 +239,13 @@ static void copy_dir(struct fcp_entry *e)
 		return;
 	}
 	dfd = dir_copy_open(e, &created, hidden_name);
+	if (dfd >= 0 && !created && move_mount_point(e, dfd)) {
+		close(dfd);
+		dfd = -ECANCELED;
+	}
 	/* --check: a directory not there is one difference, not one per
 	 * entry in it. */
-	if (dfd == -ECANCELED || (dfd < 0 && created && e->job->o->check)) {
+	if (dfd == -ECANCELED || (dfd < 0 && created && e->job->o->check && !e->check_walk)) {
 		/* what was in the way could not go: reported */
 		close(sfd);
 		return;

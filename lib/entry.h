@@ -37,6 +37,8 @@ struct fcp_entry {
 				   not yet */
 	const struct statx *dst_st; /* and the destination's statx it was
 				   compared by, or NULL */
+	bool check_walk;        /* --check -m: a directory missing in DEST,
+				   walked to tell whether it was pruned */
 };
 
 /* file.c: copy a regular file; e->src_fd is open (and closed here). */

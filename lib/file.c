@@ -130,6 +130,9 @@ void fcp_file_finish(struct fcp_entry *e, struct fcp_hl_entry *hl, int out,
 	what = "cannot sync copy of";
 	if (e->job->o->fsync && (err = fcp_sys_fsync(out)) < 0)
 		goto fail;
+	/* Whole, with its metadata: no longer a rewrite half done. */
+	if (tmp->in_place)
+		fcp_sys_removexattr(out, -1, NULL, FCP_INPLACE_MARKER);
 	err = fcp_dest_commit_file(e->w, e->d, tmp, out, e->dst_name, &what);
 	if (err < 0) {
 		fcp_entry_fail(e, what, err);
@@ -172,6 +175,12 @@ out:
  */
 static int open_in_place(struct fcp_entry *e, struct fcp_tmp *t)
 {
+	/* Emptied, it is marked unfinished (an xattr, taken off once it is
+	 * whole) and gets an mtime no finished copy has (the epoch) until
+	 * the source's is set last: a copy killed half way, whose writes
+	 * gave it a newer mtime than its source's, is then copied again by
+	 * -u and --sync instead of being kept for good (plan.c). */
+	static const struct timespec unfinished[2] = { { 0, UTIME_OMIT }, { 0, 0 } };
 	struct statx st;
 	int fd, r;
 
@@ -187,10 +196,13 @@ static int open_in_place(struct fcp_entry *e, struct fcp_tmp *t)
 	 * links kept, one with other names is replaced, as cp -a does. */
 	if ((r = fcp_sys_fstatx(fd, &st)) < 0 || !S_ISREG(st.stx_mode) || st.stx_ino != e->dst_ino ||
 	    (st.stx_nlink > 1 && (e->job->o->preserve & FCP_PRESERVE_LINKS)) ||
-	    (r = fcp_sys_ftruncate(fd, 0)) < 0) {
+	    (r = fcp_sys_ftruncate(fd, 0)) < 0 || (r = fcp_sys_futimens(fd, unfinished)) < 0) {
 		close(fd);
 		return r < 0 ? r : -ENOENT;
 	}
+	/* Where xattrs cannot be set, the epoch mtime alone tells until the
+	 * first write. */
+	fcp_sys_fsetxattr(fd, FCP_INPLACE_MARKER, "", 0);
 	memset(t, 0, sizeof(*t));
 	t->in_place = true;
 	e->create_mode = 0;

@@ -106,6 +106,8 @@ struct fcp_dir {
 				     (dist.c): its metadata waits for them all */
 	atomic_bool failed_in;    /* an item in it (or below) failed: its
 				     extras are not deleted (--delete) */
+	atomic_bool missing_said; /* --check -m: this directory, missing in
+				     DEST, was named (check.c) */
 	struct fcp_names *seen;   /* the source names its scan met (--delete) */
 	/* --delete: the mount of its copy (delete.c), and where that lies:
 	 * nothing is deleted on or below a mount point inside DEST. */
@@ -480,6 +482,9 @@ void fcp_move_found(struct fcp_job *job, uint64_t src_dev, uint64_t src_ino, int
 /* --move: the same identity on a root copy whose source is not all
  * removed yet, so that the same command finds the copy again. */
 #define FCP_MOVE_MARKER "user.fastcp.move"
+/* --in-place: on a file while it is rewritten, taken off once it is
+ * whole; one found says a killed run left it half written (plan.c). */
+#define FCP_INPLACE_MARKER "user.fastcp.inplace"
 
 /* The marker of a root copy that was finished but could not get its name
  * (another run took it meanwhile): the same value as FCP_ROOT_MARKER. */

@@ -260,10 +260,17 @@ static bool guarded(const struct fcp_options *o)
 bool fcp_move_rename(struct fcp_job *job, const char *src, const struct statx *sst, int pfd,
 		     const char *name, const struct statx *dstx)
 {
+	struct statx l;
 	int r;
 
-	/* -L copies what a symlink points to; a rename would move the link. */
-	if (S_ISLNK(sst->stx_mode) && job->o->symlinks == FCP_SYMLINKS_FOLLOW)
+	/* -L copies what every symlink in the tree points to, -H what a
+	 * SOURCE that is one points to (sst is its target's): a rename would
+	 * move the links as links. Copied, as across filesystems, each
+	 * followed link stays in the source, named (prune). */
+	if (job->o->symlinks == FCP_SYMLINKS_FOLLOW ||
+	    (job->o->deref_args &&
+	     (fcp_sys_statx(AT_FDCWD, src, AT_SYMLINK_NOFOLLOW, STATX_TYPE, &l) < 0 ||
+	      S_ISLNK(l.stx_mode))))
 		return false;
 	if (!dstx)
 		r = fcp_sys_renameat(AT_FDCWD, src, pfd, name, RENAME_NOREPLACE);
@@ -352,12 +359,12 @@ static void kept(struct fcp_job *job, const char *path, const char *why, int err
 }
 
 static bool prune(struct fcp_job *job, int sdir, const char *sname, int ddir, const char *dname,
-		  const char *path, uint64_t dev);
+		  const char *path, uint64_t dev, uint64_t mnt);
 
 /* Empty source directory sfd into its copy dfd (durable first), entry by
- * entry. */
+ * entry. dev and mnt: sfd's filesystem and mount. */
 static void prune_children(struct fcp_job *job, int sfd, int dfd, const char *path,
-			   uint64_t dev)
+			   uint64_t dev, uint64_t mnt)
 {
 	int fd = fcp_sys_openat(sfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0), r;
 	DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
@@ -382,7 +389,7 @@ static void prune_children(struct fcp_job *job, int sfd, int dfd, const char *pa
 			continue;
 		if (asprintf(&child, "%s/%s", path, de->d_name) < 0)
 			child = NULL;
-		prune(job, sfd, de->d_name, dfd, de->d_name, child ? child : de->d_name, dev);
+		prune(job, sfd, de->d_name, dfd, de->d_name, child ? child : de->d_name, dev, mnt);
 		free(child);
 	}
 	closedir(dir);
@@ -393,6 +400,7 @@ static bool prune_dir(struct fcp_job *job, int sdir, const char *sname, int ddir
 {
 	int sfd = fcp_sys_openat(sdir, sname, NOFOLLOW_DIR, 0), dfd, r;
 	struct statx now;
+	uint64_t mnt;
 
 	if (sfd < 0) {
 		kept(job, path, "cannot open directory", sfd);
@@ -411,7 +419,14 @@ static bool prune_dir(struct fcp_job *job, int sdir, const char *sname, int ddir
 		kept(job, path, "cannot open the copy of", dfd);
 		return false;
 	}
-	prune_children(job, sfd, dfd, path, fcp_statx_dev(s));
+	/* Its mount, to know a bind mount below it by (mount_of()). */
+	if (fcp_sys_mount_id(sfd, "", AT_EMPTY_PATH, &mnt) < 0) {
+		close(sfd);
+		close(dfd);
+		kept(job, path, "cannot tell the mount of", -EOPNOTSUPP);
+		return false;
+	}
+	prune_children(job, sfd, dfd, path, fcp_statx_dev(s), mnt);
 	close(dfd);
 	close(sfd);
 	/* Whatever stayed inside was named already. */
@@ -425,22 +440,38 @@ static bool prune_dir(struct fcp_job *job, int sdir, const char *sname, int ddir
 	return r == 0;
 }
 
+/* Is s (sname in sdir) on another mount than its parent's (mnt)? Told
+ * by mount id, not st_dev: a bind mount of the same filesystem below a
+ * SOURCE (another directory of the disk, a container's volume) has its
+ * parent's st_dev, and emptying it would remove what lies outside SOURCE.
+ * Where the mount id cannot be told, it counts as another mount. */
+static bool mount_point(const struct statx *s, int sdir, const char *sname, uint64_t mnt)
+{
+	uint64_t id;
+
+	if (s->stx_mask & STATX_MNT_ID)
+		return s->stx_mnt_id != mnt;
+	return fcp_sys_mount_id(sdir, sname, AT_SYMLINK_NOFOLLOW, &id) < 0 || id != mnt;
+}
+
 /* Remove source sname of sdir (path, for messages) where its copy dname
  * of ddir is whole and durable; a directory once emptied. Never below a
- * mount point of the source (dev: the parent's filesystem). */
+ * mount point of the source (dev and mnt: the parent's filesystem and
+ * mount; 0 for a SOURCE itself). */
 static bool prune(struct fcp_job *job, int sdir, const char *sname, int ddir, const char *dname,
-		  const char *path, uint64_t dev)
+		  const char *path, uint64_t dev, uint64_t mnt)
 {
 	struct statx s, d;
 	enum made_by by;
 	int r;
 
-	if (fcp_sys_statx(sdir, sname, AT_SYMLINK_NOFOLLOW, STATX_BASIC_STATS, &s) < 0)
+	if (fcp_sys_statx(sdir, sname, AT_SYMLINK_NOFOLLOW, STATX_BASIC_STATS | STATX_MNT_ID,
+			  &s) < 0)
 		return false; /* gone: nothing to remove */
 	/* Not chosen by the filters: it stays where it is, unnamed. */
 	if (left_out(job, &s))
 		return false;
-	if (dev && fcp_statx_dev(&s) != dev) {
+	if (dev && (fcp_statx_dev(&s) != dev || mount_point(&s, sdir, sname, mnt))) {
 		kept(job, path, "a mount point is not moved across", 0);
 		return false;
 	}
@@ -523,7 +554,7 @@ void fcp_move_prune(struct fcp_job *job, const char *src, int ddir, const char *
 	if ((r = fcp_sys_fsync(ddir)) < 0)
 		kept(job, src, "cannot sync the destination of", r);
 	else
-		prune(job, sdir, basename(b), ddir, dname, src, 0);
+		prune(job, sdir, basename(b), ddir, dname, src, 0, 0);
 	close(sdir);
 out:
 	free(a);

@@ -280,9 +280,22 @@ static bool ask(struct fcp_entry *e)
 	return yes;
 }
 
+/* Did a killed --in-place run leave this file half rewritten (its mark,
+ * file.c)? Its mtime is then the time of its last write, newer than its
+ * source's: -u would keep it, the quick check of --size-only pass it. */
+static bool half_rewritten(const struct fcp_entry *e)
+{
+	void *val = NULL;
+	ssize_t n = fcp_sys_getxattr(-1, e->d->dst_fd, e->dst_name, FCP_INPLACE_MARKER, &val);
+
+	free(val);
+	return n >= 0;
+}
+
 /*
  * cp's options on a non-directory about to be replaced by one (a directory
- * on either side goes the usual way: merged, or an error): -n and
+ * on either side goes the usual way, merged or replaced, except under -n,
+ * which keeps whatever is there): -n and
  * --update=none keep it, --update=older keeps one not older than its
  * source, -i asks. --attributes-only gives a file of the same type the
  * source's metadata and keeps its data.
@@ -292,12 +305,18 @@ static enum fcp_action guard(struct fcp_entry *e, const struct statx *dst, enum 
 	const struct fcp_options *o = e->job->o;
 	const struct statx_timestamp *s = &e->st.stx_mtime, *t = &dst->stx_mtime;
 
-	if (a != FCP_ACT_REPLACE || S_ISDIR(dst->stx_mode) || S_ISDIR(e->st.stx_mode) ||
-	    taken_up(e->d))
+	if (a != FCP_ACT_REPLACE || taken_up(e->d))
 		return a;
-	if (o->update == FCP_UPDATE_NONE ||
-	    (o->update == FCP_UPDATE_OLDER &&
-	     (t->tv_sec > s->tv_sec || (t->tv_sec == s->tv_sec && t->tv_nsec >= s->tv_nsec))))
+	/* -n keeps what is there whatever it is, as rsync's --ignore-existing
+	 * does: a directory in the way of a file, a file in the way of a
+	 * directory (fcp_plan_type_kept() says so), even with --delete. */
+	if (o->update == FCP_UPDATE_NONE)
+		return FCP_ACT_KEEP;
+	if (S_ISDIR(dst->stx_mode) || S_ISDIR(e->st.stx_mode))
+		return a;
+	if (o->update == FCP_UPDATE_OLDER &&
+	    (t->tv_sec > s->tv_sec || (t->tv_sec == s->tv_sec && t->tv_nsec >= s->tv_nsec)) &&
+	    !(S_ISREG(dst->stx_mode) && half_rewritten(e)))
 		return FCP_ACT_KEEP;
 	/* The source itself there (made by -l): its metadata is already
 	 * the source's, and a change would be one of the source. */
@@ -367,7 +386,7 @@ static enum fcp_action plan_entry(struct fcp_entry *e, struct statx *out)
 		return guard(e, &dst, FCP_ACT_REPLACE);
 	/* --dedup=hardlink: a name of another file's copy, with that one's
 	 * metadata, is up to date when its bytes are (dedup.h). */
-	if (!fcp_plan_data_same(e, &dst))
+	if (!fcp_plan_data_same(e, &dst) || (e->job->o->in_place && half_rewritten(e)))
 		return fcp_dedup_linked_copy(e, &dst) ? FCP_ACT_SKIP
 						      : guard(e, &dst, FCP_ACT_REPLACE);
 	if (meta_same(e->job, &e->st, src_at(e), &dst, FCP_AT_NAME(e->d->dst_fd, e->dst_name)) ||
@@ -511,6 +530,43 @@ static bool shared_refused(struct fcp_entry *e, const struct statx *dst)
 	return true;
 }
 
+/*
+ * A name in DEST that is the source's own inode (a hard link a -l run
+ * made, a bind mount of the source's directory inside DEST) is no copy of
+ * it: rewritten in place it would be emptied before it is read, and under
+ * --move the source would go with its only data. Unless -l made it (the
+ * link is the copy), the item fails "are the same file", as cp's does,
+ * and nothing is written through that name. As for a file operand (job.c),
+ * cp's --backup and --remove-destination (not in place) copy beside it
+ * and rename over that name: the source's inode keeps its bytes. True
+ * after saying so.
+ */
+static bool same_file(struct fcp_entry *e, const struct statx *dst, enum fcp_action a)
+{
+	const struct fcp_options *o = e->job->o;
+	char *s, *d;
+
+	if (a == FCP_ACT_COPY || a == FCP_ACT_KEEP || o->make != FCP_MAKE_COPY ||
+	    S_ISDIR(e->st.stx_mode) || !fcp_statx_same_inode(&e->st, dst) ||
+	    (a != FCP_ACT_REPLACE && !o->move))
+		return false;
+	if (!o->move && (o->backup != FCP_BACKUP_NONE ||
+			 ((o->force & FCP_FORCE_REMOVE) && !o->in_place)))
+		return false;
+	s = fcp_dir_src_path(e->d, e->name);
+	d = fcp_dir_dst_path(e->d, e->dst_name);
+	fcp_report_errorf(e->job, "'%s' and '%s' are the same file", s ? s : e->name,
+			  d ? d : e->dst_name);
+	free(s);
+	free(d);
+	/* Under --move the kept source is counted where it is named. */
+	if (!e->job->o->move)
+		atomic_fetch_add(&e->job->c.failed, 1);
+	if (e->d->root)
+		atomic_fetch_add(&e->d->root->failed, 1);
+	return true;
+}
+
 bool fcp_plan_settled(struct fcp_entry *e)
 {
 	enum fcp_action a;
@@ -522,11 +578,18 @@ bool fcp_plan_settled(struct fcp_entry *e)
 		return true;
 	}
 	a = plan_entry(e, &dst_st);
+	if (same_file(e, &dst_st, a))
+		return true;
 	if (a == FCP_ACT_REPLACE && attributes_refused(e))
 		return true;
 	if (a == FCP_ACT_META && shared_refused(e, &dst_st))
 		return true;
 	if (a != FCP_ACT_KEEP && link_settled(e, a))
+		return true;
+	/* (A dry run lists what would go.) */
+	if (a == FCP_ACT_REPLACE && !fcp_plan_make_room(e))
+		return true;
+	if (a == FCP_ACT_KEEP && fcp_plan_type_kept(e))
 		return true;
 	if (e->job->o->dry_run) {
 		const char *dd = a == FCP_ACT_COPY || a == FCP_ACT_REPLACE ? fcp_dedup_dry_verb(e)
@@ -542,8 +605,6 @@ bool fcp_plan_settled(struct fcp_entry *e)
 		count(e->job, a, false);
 		return true;
 	}
-	if (a == FCP_ACT_REPLACE && !fcp_plan_make_room(e))
-		return true;
 	/* What a non-directory replaces is kept first (a directory in
 	 * either place: merged, or refused, as cp does). */
 	if (a == FCP_ACT_REPLACE && e->job->o->backup && !taken_up(e->d) && !S_ISDIR(e->dst_mode) &&
@@ -625,6 +686,29 @@ int fcp_plan_batch(struct fcp_worker *w, struct fcp_dir *d, const char **names, 
 	return left;
 }
 
+bool fcp_plan_type_kept(struct fcp_entry *e)
+{
+	if (S_ISDIR(e->dst_mode) == S_ISDIR(e->st.stx_mode))
+		return false;
+	char *p;
+
+	if (e->job->o->dry_run) {
+		show(e->job, FCP_ACT_KEEP, e->d, e->dst_name, e->st.stx_mode, 0, 0);
+		count(e->job, FCP_ACT_KEEP, false);
+		return true;
+	}
+	/* Its source is not in DEST: exit 1, as cp -n. A choice the user
+	 * made, not an error met: the directory's extras still go. */
+	p = fcp_dir_dst_path(e->d, e->dst_name);
+	fcp_report_failed(e->job, S_ISDIR(e->dst_mode)
+					  ? "not replaced (-n), a directory in the way of a file:"
+					  : "not replaced (-n), a non-directory in the way of a directory:",
+			  p ? p : e->dst_name, 0);
+	free(p);
+	count(e->job, FCP_ACT_KEEP, false);
+	return true;
+}
+
 bool fcp_plan_make_room(struct fcp_entry *e)
 {
 	char *p;
@@ -632,7 +716,7 @@ bool fcp_plan_make_room(struct fcp_entry *e)
 	/* Not a root copy's own name: "fastcp --delete -T file DIR" must not
 	 * remove DIR, it fails as cp -T does. In a taken-up copy, what is
 	 * in the way is the killed run's, of a source that changed type. */
-	if (!(e->job->o->delete_extra || taken_up(e->d)) || e->job->o->dry_run || !e->dst_mode ||
+	if (!(e->job->o->delete_extra || taken_up(e->d)) || e->job->o->check || !e->dst_mode ||
 	    e->d->is_top || S_ISDIR(e->dst_mode) == S_ISDIR(e->st.stx_mode))
 		return true;
 	if (fcp_delete_entry(e->job, e->d, e->dst_name) == 0)

@@ -69,6 +69,12 @@ int fcp_plan_batch(struct fcp_worker *w, struct fcp_dir *d, const char **names, 
  * as rsync --delete does. False when that failed (reported). */
 bool fcp_plan_make_room(struct fcp_entry *e);
 
+/* e, kept by -n, is of another kind than what is in its way (a directory
+ * against a non-directory): nothing there is replaced, also with
+ * --delete, and the item fails, named (a dry run says "keep"). False
+ * where the kinds agree: an ordinary keep. */
+bool fcp_plan_type_kept(struct fcp_entry *e);
+
 /* Should the finished directory d get its source's metadata (at dst)? Yes
  * for a new one; for one that existed, only where it differs (--dry-run
  * says so instead), and then its xattrs the source lacks go. */
