@@ -157,7 +157,7 @@ static int planned_dir(struct fcp_entry *e, enum fcp_action a, bool *created)
 				      O_RDONLY | O_DIRECTORY | O_NOFOLLOW, 0);
 	if (e->job->o->check) {
 		fcp_check_entry(e); /* missing, or another type */
-	} else if (e->job->o->dry_run) {
+	} else if (e->job->o->dry_run && !e->job->o->prune_empty_dirs) {
 		char *p = fcp_dir_dst_path(e->d, e->dst_name);
 		fcp_report_plan_item(e->job, a == FCP_ACT_COPY ? "mkdir" : fcp_plan_verb(a), S_IFDIR,
 				     p, 0, e->changes);
@@ -175,6 +175,9 @@ static int dir_copy_open(struct fcp_entry *e, bool *created, char hidden_name[FC
 	int dfd = -1;
 
 	hidden_name[0] = 0;
+	/* A dry run names what would go to make room, before the mkdir. */
+	if (a == FCP_ACT_REPLACE && e->job->o->dry_run)
+		fcp_plan_make_room(e);
 	if (a == FCP_ACT_SKIP || e->job->o->dry_run)
 		dfd = planned_dir(e, a, created);
 	if (e->job->o->dry_run)
@@ -251,10 +254,14 @@ static void copy_dir(struct fcp_entry *e)
 		fcp_dist_root_made(e->job, nd);
 	/* One that was there and is planned counts as unchanged or
 	 * updated when it is finished (plan.c). */
-	if (!e->job->o->dry_run && (created || !fcp_plan_decides(e->job, e->d))) {
-		atomic_fetch_add(&e->job->c.dirs, 1);
-		fcp_obs_item(e->job, FCP_OBS_MKDIR, S_IFDIR, e->d, e->name, e->dst_name, 0, NULL,
-			     0);
+	if (created || !fcp_plan_decides(e->job, e->d)) {
+		unsigned char how = !created ? FCP_SAY_META
+				    : e->dst_mode ? FCP_SAY_REPLACED : FCP_SAY_MKDIR;
+		/* -m may yet take it away: said when it is finished. */
+		if (e->job->o->prune_empty_dirs && (!e->job->o->dry_run || created))
+			nd->said_at_end = how;
+		else if (!e->job->o->dry_run)
+			fcp_dir_said(e->job, nd, how);
 	}
 	/* The parent's count for this entry passes to the new directory: it
 	 * is released when the directory finishes, not now. */

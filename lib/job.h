@@ -102,6 +102,11 @@ struct fcp_dir {
 				     (dist.c): its metadata waits for them all */
 	atomic_bool failed_in;    /* an item in it (or below) failed: its
 				     extras are not deleted (--delete) */
+	/* -m: its line waits for its finish, where it is known to stay
+	 * (FCP_SAY_*, 0: said already or nothing to say); a dry run marks
+	 * holds when something would be in its copy then (delete.c). */
+	unsigned char said_at_end;
+	atomic_bool holds;
 	struct fcp_names *seen;   /* the source names its scan met (--delete) */
 	/* --delete: the mount of its copy (delete.c), and where that lies:
 	 * nothing is deleted on or below a mount point inside DEST. */
@@ -122,6 +127,7 @@ struct fcp_dir {
 };
 
 enum { FCP_MOUNT_SAME = 1, FCP_MOUNT_ROOT, FCP_MOUNT_BELOW };
+enum { FCP_SAY_MKDIR = 1, FCP_SAY_REPLACED, FCP_SAY_META };
 
 /* A directory that was there before this job: neither made by it nor a
  * top pseudo-directory. */
@@ -325,6 +331,9 @@ struct fcp_item *fcp_item_new(enum fcp_item_kind kind, struct fcp_dir *d, const 
 			      const char *dst_name, unsigned char d_type);
 /* Release one pending count of d; finishes d (and maybe ancestors) at zero. */
 void fcp_dir_release(struct fcp_worker *w, struct fcp_dir *d);
+/* Say and count directory d as made, or (one that was there, not
+ * compared) as given its metadata, by FCP_SAY_*. */
+void fcp_dir_said(struct fcp_job *job, struct fcp_dir *d, unsigned char how);
 /* "dir/name" for messages and lookups: a trailing slash of dir is not
  * doubled ("out/" + "d" is "out/d", "out//" is "out/"); "" + name is
  * name, dir + "" is dir. malloc'd. */

@@ -501,10 +501,17 @@ bool fcp_plan_settled(struct fcp_entry *e)
 		return true;
 	}
 	a = plan_entry(e, &dst_st);
+	/* Something would be in its directory: -m keeps it (delete.c). */
+	if (e->job->o->dry_run)
+		atomic_store(&e->d->holds, true);
 	if (a == FCP_ACT_REPLACE && attributes_refused(e))
 		return true;
 	if (a != FCP_ACT_KEEP && link_settled(e, a))
 		return true;
+	/* A dry run says what would go to make room (its delete lines)
+	 * before the item's own line, as the run removes it first. */
+	if (e->job->o->dry_run && a == FCP_ACT_REPLACE)
+		fcp_plan_make_room(e);
 	if (e->job->o->dry_run) {
 		const char *dd = a == FCP_ACT_COPY || a == FCP_ACT_REPLACE ? fcp_dedup_dry_verb(e)
 									   : NULL;
@@ -609,8 +616,8 @@ bool fcp_plan_make_room(struct fcp_entry *e)
 	/* Not a root copy's own name: "fastcp --delete -T file DIR" must not
 	 * remove DIR, it fails as cp -T does. In a taken-up copy, what is
 	 * in the way is the killed run's, of a source that changed type. */
-	if (!(e->job->o->delete_extra || taken_up(e->d)) || e->job->o->dry_run || !e->dst_mode ||
-	    e->d->is_top || S_ISDIR(e->dst_mode) == S_ISDIR(e->st.stx_mode))
+	if (!(e->job->o->delete_extra || taken_up(e->d)) || !e->dst_mode || e->d->is_top ||
+	    e->d->dst_fd < 0 || S_ISDIR(e->dst_mode) == S_ISDIR(e->st.stx_mode))
 		return true;
 	if (fcp_delete_entry(e->job, e->d, e->dst_name) == 0)
 		return true;
