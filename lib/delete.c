@@ -225,6 +225,35 @@ static bool take(struct fcp_job *job, const char *path)
 	return false;
 }
 
+/* A dry run where SOURCEs merge into one copy: each of them finds the
+ * same extras there, which the run deletes once (the first to finish
+ * takes them; the others find them gone). Has path been said already? */
+/* (delete.h) */
+bool fcp_dry_said_before(struct fcp_job *job, const char *path)
+{
+	bool said = false;
+
+	if (!job->merge)
+		return false;
+	pthread_mutex_lock(&job->err_lock);
+	if (!job->dry_deleted)
+		job->dry_deleted = calloc(1, sizeof(*job->dry_deleted));
+	for (size_t i = 0; job->dry_deleted && i < job->dry_deleted->n && !said; i++)
+		said = !strcmp(job->dry_deleted->v[i], path);
+	if (!said && job->dry_deleted)
+		names_push(job->dry_deleted, path);
+	pthread_mutex_unlock(&job->err_lock);
+	return said;
+}
+
+void fcp_delete_free(struct fcp_job *job)
+{
+	if (job->dry_deleted)
+		names_clear(job->dry_deleted);
+	free(job->dry_deleted);
+	job->dry_deleted = NULL;
+}
+
 /* Levels of a tree being deleted that keep their descriptor: below, a
  * directory gives its parent's back and finds it again through "..", so
  * that a tree deeper than the descriptor limit can go. */
@@ -379,6 +408,8 @@ static int remove_at(struct sweep *x, int *dirfd, const struct statx *dir_st, bo
 						"deletes them)");
 	if (r == -ENOTEMPTY || r == 1)
 		return 1;
+	if (r == 0 && x->dry && fcp_dry_said_before(x->job, path))
+		return 0;
 	if (r == 0 && !take(x->job, path))
 		return -ECANCELED;
 	if (r == 0 && x->dry)

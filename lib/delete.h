@@ -46,4 +46,13 @@ int fcp_delete_entry(struct fcp_job *job, struct fcp_dir *d, const char *name);
  * d then takes no metadata. */
 bool fcp_delete_pruned(struct fcp_job *job, struct fcp_dir *d);
 
+/* A dry run where SOURCEs merge into one copy: has the line key (a
+ * deletion's path, or a word and a path) been said already? Each is said
+ * once, as the run does it once (the first SOURCE to finish does it; the
+ * others find it done). Always false where no SOURCEs merge. */
+bool fcp_dry_said_before(struct fcp_job *job, const char *key);
+
+/* The job is over: what the deletions kept goes. */
+void fcp_delete_free(struct fcp_job *job);
+
 #endif

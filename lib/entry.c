@@ -128,6 +128,7 @@ static struct fcp_dir *dir_node(struct fcp_entry *e, int sfd, int dfd, bool crea
 		dst_st.stx_mode = S_ISGID; /* unknown: assume inheritance */
 	}
 	nd->dst_dev = fcp_statx_dev(&dst_st);
+	nd->said_chg = created ? 0 : (unsigned char)fcp_plan_changes(e->job->o, &e->st, &dst_st);
 	nd->dst_ino = dst_st.stx_ino;
 	nd->dst_mtime0 = dst_st.stx_mtime;
 	/* New inodes get our euid/egid only if nothing is inherited: a

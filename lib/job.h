@@ -106,6 +106,7 @@ struct fcp_dir {
 	 * (FCP_SAY_*, 0: said already or nothing to say); a dry run marks
 	 * holds when something would be in its copy then (delete.c). */
 	unsigned char said_at_end;
+	unsigned char said_chg;   /* what differed in the one DEST had (FCP_CHG_*) */
 	atomic_bool holds;
 	struct fcp_names *seen;   /* the source names its scan met (--delete) */
 	/* --delete: the mount of its copy (delete.c), and where that lies:
@@ -193,6 +194,8 @@ struct fcp_job {
 	const struct fcp_options *o;
 	FILE *err;
 	pthread_mutex_t err_lock;
+	struct fcp_names *dry_deleted; /* a dry run's deletions said where
+					  SOURCEs merge: each once (delete.c) */
 	struct fcp_counters c;
 	atomic_bool stop;            /* destination full: start nothing new */
 	atomic_int stop_errno;

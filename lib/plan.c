@@ -337,6 +337,12 @@ static unsigned changes_of(const struct fcp_options *o, const struct statx *s,
 	return c;
 }
 
+unsigned fcp_plan_changes(const struct fcp_options *o, const struct statx *s,
+			  const struct statx *d)
+{
+	return changes_of(o, s, d, false);
+}
+
 /* fcp_plan_entry; *out the statx of what is in DEST, for a file up to
  * date (SKIP, META) at least. */
 static enum fcp_action plan_entry(struct fcp_entry *e, struct statx *out)
@@ -633,6 +639,17 @@ bool fcp_plan_make_room(struct fcp_entry *e)
 	return false;
 }
 
+static bool meta_said_before(struct fcp_job *job, struct fcp_dir *d)
+{
+	char *p = job->merge ? fcp_dir_dst_path(d->parent, d->dst_name) : NULL;
+	char *key = p ? fcp_path_join("update metadata\t", p) : NULL;
+	bool said = key && fcp_dry_said_before(job, key);
+
+	free(key);
+	free(p);
+	return said;
+}
+
 bool fcp_plan_dir_meta(struct fcp_job *job, struct fcp_dir *d, struct fcp_at *dat)
 {
 	struct statx dst;
@@ -660,6 +677,8 @@ bool fcp_plan_dir_meta(struct fcp_job *job, struct fcp_dir *d, struct fcp_at *da
 	before.stx_mtime = d->dst_mtime0;
 	if (chg == FCP_CHG_TIME && !changes_of(job->o, &d->st, &before, false))
 		same = true;
+	if (job->o->dry_run && !same && meta_said_before(job, d))
+		same = true; /* another SOURCE's finish sets it first (delete.h) */
 	if (job->o->dry_run)
 		show(job, same ? FCP_ACT_SKIP : FCP_ACT_META, d->parent, d->dst_name, S_IFDIR, 0,
 		     chg);

@@ -90,6 +90,11 @@ bool fcp_plan_data_same(struct fcp_entry *e, const struct statx *dst);
  * or -errno reading either (reported under --check). */
 int fcp_plan_content(struct fcp_entry *e, const struct statx *dst);
 
+/* What --itemize-changes says differed (FCP_CHG_*) between a source's
+ * st s and what DEST holds, d, its data aside. */
+unsigned fcp_plan_changes(const struct fcp_options *o, const struct statx *s,
+			  const struct statx *d);
+
 /* What the dry-run line of each action says of an entry. */
 const char *fcp_plan_verb(enum fcp_action a);
 

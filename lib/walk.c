@@ -328,7 +328,9 @@ void fcp_dir_said(struct fcp_job *job, struct fcp_dir *d, unsigned char how)
 	fcp_obs_item(job, how == FCP_SAY_META ? FCP_OBS_META
 			  : how == FCP_SAY_REPLACED ? FCP_OBS_UPDATE : FCP_OBS_MKDIR,
 		     S_IFDIR, d->parent, d->name, d->dst_name, 0, NULL,
-		     how == FCP_SAY_REPLACED ? FCP_CHG_TYPE : 0);
+		     how == FCP_SAY_REPLACED ? FCP_CHG_TYPE
+		     : how == FCP_SAY_META  ? (d->said_chg ? d->said_chg : FCP_CHG_XATTR)
+					    : 0);
 }
 
 static void dir_finish(struct fcp_worker *w, struct fcp_dir *d)
