@@ -67,6 +67,7 @@ kept() {
 }
 for opt in -n -u --ignore-existing; do
 	dry_equals_real "kept$opt" kept dst "$opt" -a -T src dst
+	[ -z "${DR_ONLY:-}" ] || [ "$DR_ONLY" = "kept$opt" ] || continue
 	cd "$T/kept$opt.v" && rm -rf src dst && kept
 	run_fcp --dry-run -vv "$opt" -a -T src dst
 	check_grep "^keep 'dst/a'$" "$T/out"
@@ -84,7 +85,6 @@ there() {
 	chmod 700 src/sub
 }
 dry_equals_real there there dst -a -T src dst
-check_nogrep "^fastcp: copied .* 1 director" "$T/there.real_err"
 
 # 7. Metadata alone: --size-only beside another mtime, an xattr alone.
 meta() {
@@ -96,5 +96,6 @@ meta() {
 }
 dry_equals_real meta meta dst --sync --size-only -a -T src dst
 for f in a b; do
+	[ -z "${DR_ONLY:-}" ] || [ "$DR_ONLY" = meta ] || break
 	check_grep "^update metadata 'dst/$f'$" "$T/meta.dry"
 done

@@ -68,6 +68,8 @@ dr_setup_() {
 dry_equals_real() {
 	local name=$1 setup=$2 dest=$3 dir
 	shift 3
+	# DR_ONLY=NAME runs that case alone (to show which one fails).
+	[ -z "${DR_ONLY:-}" ] || [ "$DR_ONLY" = "$name" ] || return 0
 	dir=$T/$name.v
 	mkdir "$dir" && cd "$dir" || fail "$name: cannot make $dir"
 	dr_setup_ "$setup" "$dest"
@@ -113,10 +115,19 @@ dry_equals_real() {
 	grep $'^delete\t' "$T/$name.want" | cut -f2 | sort >"$T/$name.w_removed"
 	diff "$T/$name.w_removed" "$T/$name.v_removed" ||
 		fail "$name: -v's removed lines (>) are not what the run deleted (<)"
-	if [ "$k" != 0 ] || grep -q ' deleted$' "$T/$name.real_err"; then
+	if [ "$k" != 0 ] || grep -q ', [0-9]* deleted$' "$T/$name.real_err"; then
 		grep -q ", $k deleted\$" "$T/$name.real_err" ||
 			fail "$name: the summary's deletions, want $k"
 	fi
+
+	# The summary's directories copied: those made (new, or in place of
+	# another type), not those that were there.
+	local dirs
+	dirs=$(awk -F'\t' 'NR == FNR { t[$1] = $2; next }
+		$2 == "d" && t[$1] != "d" { n++ } END { print n + 0 }' \
+		"$T/$name.before" "$T/$name.after")
+	grep -q "^fastcp: copied .* files\{0,1\} ([^)]*), $dirs director" "$T/$name.real_err" ||
+		fail "$name: the summary's directories copied, want $dirs"
 
 	# --itemize-changes: the dry run's listing is the run's.
 	dir=$T/$name.i
