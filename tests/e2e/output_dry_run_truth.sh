@@ -99,3 +99,15 @@ for f in a b; do
 	[ -z "${DR_ONLY:-}" ] || [ "$DR_ONLY" = meta ] || break
 	check_grep "^update metadata 'dst/$f'$" "$T/meta.dry"
 done
+
+# 8. All of it at once: nested directories -m prunes, some DEST had, a
+# hard link, a symlink, a FIFO, excluded files, under --mirror and not.
+mixed() {
+	mkdir -p src/a/b/c src/e1/e2 src/l src/f src/h1 src/h2 src/x dst/a/b/c/old dst/e1 dst/z/y
+	echo 1 >src/h1/f; ln src/h1/f src/h2/g; ln -s nowhere src/l/s; mkfifo src/f/p
+	echo 2 >src/x/only.log; echo 3 >dst/z/y/q; echo 4 >dst/a/b/c/old/o.log; echo 5 >dst/e1/k
+}
+dry_equals_real mixed mixed dst --mirror -m -H --exclude '*.log' -T src dst
+dry_equals_real mixed_delete mixed dst --delete -a -m -T src dst
+dry_equals_real mixed_new mixed dst -a -m -T src dst
+dry_equals_real mixed_sync mixed dst --sync -a -m --exclude '*.log' -T src dst
