@@ -225,11 +225,11 @@ static bool take(struct fcp_job *job, const char *path)
 	return false;
 }
 
-/* A dry run where SOURCEs merge into one copy: each of them finds the
- * same extras there, which the run deletes once (the first to finish
- * takes them; the others find them gone). Has path been said already? */
-/* (delete.h) */
-bool fcp_dry_said_before(struct fcp_job *job, const char *path)
+/* Each SOURCE merging into one copy finds the same extras there, which
+ * the run deletes once (the first to finish takes them; the others find
+ * them gone): a dry run says them once too. Under err_lock: few lines
+ * are said, and only where SOURCEs merge. */
+bool fcp_dry_said_before(struct fcp_job *job, const char *key)
 {
 	bool said = false;
 
@@ -239,9 +239,9 @@ bool fcp_dry_said_before(struct fcp_job *job, const char *path)
 	if (!job->dry_deleted)
 		job->dry_deleted = calloc(1, sizeof(*job->dry_deleted));
 	for (size_t i = 0; job->dry_deleted && i < job->dry_deleted->n && !said; i++)
-		said = !strcmp(job->dry_deleted->v[i], path);
+		said = !strcmp(job->dry_deleted->v[i], key);
 	if (!said && job->dry_deleted)
-		names_push(job->dry_deleted, path);
+		names_push(job->dry_deleted, key);
 	pthread_mutex_unlock(&job->err_lock);
 	return said;
 }

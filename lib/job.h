@@ -194,8 +194,9 @@ struct fcp_job {
 	const struct fcp_options *o;
 	FILE *err;
 	pthread_mutex_t err_lock;
-	struct fcp_names *dry_deleted; /* a dry run's deletions said where
-					  SOURCEs merge: each once (delete.c) */
+	struct fcp_names *dry_deleted; /* a dry run's deletions (and metadata
+					  lines) said where SOURCEs merge:
+					  each once (delete.c) */
 	struct fcp_counters c;
 	atomic_bool stop;            /* destination full: start nothing new */
 	atomic_int stop_errno;

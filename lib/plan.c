@@ -622,8 +622,8 @@ bool fcp_plan_make_room(struct fcp_entry *e)
 	/* Not a root copy's own name: "fastcp --delete -T file DIR" must not
 	 * remove DIR, it fails as cp -T does. In a taken-up copy, what is
 	 * in the way is the killed run's, of a source that changed type. */
-	if (!(e->job->o->delete_extra || taken_up(e->d)) || !e->dst_mode || e->d->is_top ||
-	    e->d->dst_fd < 0 || S_ISDIR(e->dst_mode) == S_ISDIR(e->st.stx_mode))
+	if (!(e->job->o->delete_extra || taken_up(e->d)) || !e->dst_mode ||
+	    e->d->is_top || S_ISDIR(e->dst_mode) == S_ISDIR(e->st.stx_mode))
 		return true;
 	if (fcp_delete_entry(e->job, e->d, e->dst_name) == 0)
 		return true;
@@ -639,6 +639,8 @@ bool fcp_plan_make_room(struct fcp_entry *e)
 	return false;
 }
 
+/* A dry run where SOURCEs merge: the first of them to finish d's copy
+ * gives it its metadata; the others find it given (delete.h). */
 static bool meta_said_before(struct fcp_job *job, struct fcp_dir *d)
 {
 	char *p = job->merge ? fcp_dir_dst_path(d->parent, d->dst_name) : NULL;

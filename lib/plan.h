@@ -66,7 +66,8 @@ int fcp_plan_batch(struct fcp_worker *w, struct fcp_dir *d, const char **names, 
 
 /* Make room for e where the copy would need it (--delete): a directory
  * where e is none, or a non-directory where e is a directory, is removed
- * as rsync --delete does. False when that failed (reported). */
+ * as rsync --delete does (--dry-run: said, delete lines). False when that
+ * failed (reported). */
 bool fcp_plan_make_room(struct fcp_entry *e);
 
 /* Should the finished directory d get its source's metadata (at dst)? Yes
