@@ -227,6 +227,35 @@ static bool take(struct fcp_job *job, const char *path)
 	return false;
 }
 
+/* Each SOURCE merging into one copy finds the same extras there, which
+ * the run deletes once (the first to finish takes them; the others find
+ * them gone): a dry run says them once too. Under err_lock: few lines
+ * are said, and only where SOURCEs merge. */
+bool fcp_dry_said_before(struct fcp_job *job, const char *key)
+{
+	bool said = false;
+
+	if (!job->merge)
+		return false;
+	pthread_mutex_lock(&job->err_lock);
+	if (!job->dry_deleted)
+		job->dry_deleted = calloc(1, sizeof(*job->dry_deleted));
+	for (size_t i = 0; job->dry_deleted && i < job->dry_deleted->n && !said; i++)
+		said = !strcmp(job->dry_deleted->v[i], key);
+	if (!said && job->dry_deleted)
+		names_push(job->dry_deleted, key);
+	pthread_mutex_unlock(&job->err_lock);
+	return said;
+}
+
+void fcp_delete_free(struct fcp_job *job)
+{
+	if (job->dry_deleted)
+		names_clear(job->dry_deleted);
+	free(job->dry_deleted);
+	job->dry_deleted = NULL;
+}
+
 /* Levels of a tree being deleted that keep their descriptor: below, a
  * directory gives its parent's back and finds it again through "..", so
  * that a tree deeper than the descriptor limit can go. */
@@ -381,6 +410,8 @@ static int remove_at(struct sweep *x, int *dirfd, const struct statx *dir_st, bo
 						"deletes them)");
 	if (r == -ENOTEMPTY || r == 1)
 		return 1;
+	if (r == 0 && x->dry && fcp_dry_said_before(x->job, path))
+		return 0;
 	if (r == 0 && !take(x->job, path))
 		return -ECANCELED;
 	if (r == 0 && x->dry)
@@ -509,7 +540,7 @@ static bool temp_name(const struct fcp_job *job, const char *name)
  * SOURCE merging into it met (temporary names: temp_name); the files the
  * job writes are not the copy's. */
 static int extras(struct fcp_job *job, struct fcp_dir *d, const char *dpath,
-		  struct fcp_names *extra)
+		  struct fcp_names *extra, bool *stays)
 {
 	struct fcp_names all = { 0 };
 	struct fcp_others o;
@@ -524,13 +555,18 @@ static int extras(struct fcp_job *job, struct fcp_dir *d, const char *dpath,
 	}
 	if ((r = list_names(d->dst_fd, &all)) < 0)
 		fcp_report_failed(job, "cannot read directory", dpath, r);
-	for (size_t i = 0; r >= 0 && i < all.n; i++)
-		if (!temp_name(job, all.v[i]) && !seen(d->seen, all.v[i]) &&
-		    !own(job, d, here, all.v[i]) &&
-		    !(keep && fcp_backup_name_like(job->o, all.v[i])) &&
-		    !fcp_plan_keeps_extra(job, d, all.v[i], d->dst_fd, all.v[i]) &&
-		    !fcp_others_have(&o, all.v[i]) && (r = names_push(extra, all.v[i])) < 0)
+	for (size_t i = 0; r >= 0 && i < all.n; i++) {
+		if (seen(d->seen, all.v[i]))
+			continue;
+		/* What stays is something -m finds in the directory. */
+		if (temp_name(job, all.v[i]) || own(job, d, here, all.v[i]) ||
+		    (keep && fcp_backup_name_like(job->o, all.v[i])) ||
+		    fcp_plan_keeps_extra(job, d, all.v[i], d->dst_fd, all.v[i]) ||
+		    fcp_others_have(&o, all.v[i]))
+			*stays = true;
+		else if ((r = names_push(extra, all.v[i])) < 0)
 			fcp_report_failed(job, "out of memory in", dpath, r);
+	}
 	names_clear(&all);
 	fcp_others_close(&o);
 	return r;
@@ -556,7 +592,10 @@ void fcp_delete_extras(struct fcp_worker *w, struct fcp_dir *d)
 	}
 	dpath = fcp_dir_dst_path(d, NULL);
 	x.skip = strlen(dpath ? dpath : "?") + 1;
-	if (extras(job, d, dpath, &extra) >= 0 && extra.n) {
+	bool stays = false;
+	if (extras(job, d, dpath, &extra, &stays) < 0)
+		stays = true;
+	else if (extra.n) {
 		/* --check says every extra: it deletes nothing. */
 		why = job->o->check ? NULL : held(job, d, &fails);
 		/* Unasked (a taken-up copy): said only by the copy keeping
@@ -565,18 +604,39 @@ void fcp_delete_extras(struct fcp_worker *w, struct fcp_dir *d)
 			atomic_store(&d->root->stale, true);
 		if (why && job->o->delete_extra)
 			hold(job, dpath, why, fails, extra.n);
+		if (why)
+			stays = true;
 		for (size_t i = 0; !why && i < extra.n; i++) {
 			char *p = join(dpath ? dpath : "?", extra.v[i]);
 			int k = p ? remove_at(&x, &dfd, NULL, false, extra.v[i], p) : -ENOMEM;
 			free(p);
+			if (k != 0)
+				stays = true;
 			if (k < 0 && taken_up(d))
 				atomic_store(&d->root->stale, true);
 			if (k == -ECANCELED)
 				break;
 		}
 	}
+	/* (A dry run's -m asks: the run would find them there.) */
+	if (stays)
+		atomic_store(&d->holds, true);
 	names_clear(&extra);
 	free(dpath);
+}
+
+/* A directory that was there, taken by -m: a deletion, said as one. */
+static void pruned_existing(struct fcp_job *job, struct fcp_dir *d)
+{
+	char *p = fcp_dir_dst_path(d->parent, d->dst_name);
+
+	if (job->o->dry_run)
+		fcp_report_plan_item(job, "delete", S_IFDIR, p ? p : d->dst_name, 0, 0);
+	atomic_fetch_add(&job->c.deleted, 1);
+	atomic_fetch_add(&job->c.deleted_dirs, 1);
+	if (job->obs_items)
+		fcp_obs_record(job, FCP_OBS_DELETE, S_IFDIR, p ? p : d->dst_name, 0, NULL, NULL);
+	free(p);
 }
 
 bool fcp_delete_pruned(struct fcp_job *job, struct fcp_dir *d)
@@ -586,7 +646,7 @@ bool fcp_delete_pruned(struct fcp_job *job, struct fcp_dir *d)
 	struct statx st;
 	int r;
 
-	if (!o->prune_empty_dirs || o->dry_run || o->check || d->depth <= 0 || d->is_top ||
+	if (!o->prune_empty_dirs || o->check || d->depth <= 0 || d->is_top ||
 	    atomic_load(&d->failed_in) || atomic_load(&job->stop))
 		return false;
 	/* One that was there before goes only as --delete takes what the
@@ -594,6 +654,15 @@ bool fcp_delete_pruned(struct fcp_job *job, struct fcp_dir *d)
 	 * past a --max-delete. */
 	if (!d->made && !(o->delete_extra && o->max_delete < 0))
 		return false;
+	/* A dry run says what the run would find: nothing would be left in
+	 * it (plan.c and fcp_delete_extras mark what would). */
+	if (o->dry_run) {
+		if (atomic_load(&d->holds))
+			return false;
+		if (!d->made)
+			pruned_existing(job, d);
+		return true;
+	}
 	if (fcp_dir_pin(job, p) < 0)
 		return false;
 	/* Still the directory made or met under its name: rmdir takes it
@@ -605,10 +674,9 @@ bool fcp_delete_pruned(struct fcp_job *job, struct fcp_dir *d)
 	else if (r == 0)
 		r = -ESTALE;
 	fcp_dir_unpin(job, p);
-	/* Made and taken back: not a directory copied. */
-	if (r == 0 && d->made)
-		atomic_fetch_sub(&job->c.dirs, 1);
-	else if (r == 0)
-		atomic_fetch_add(&job->c.deleted, 1);
+	/* Made and taken back: not a directory copied, and not said as one
+	 * (its line waited for this: said_at_end). */
+	if (r == 0 && !d->made)
+		pruned_existing(job, d);
 	return r == 0;
 }

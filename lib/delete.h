@@ -52,4 +52,13 @@ bool fcp_delete_pruned(struct fcp_job *job, struct fcp_dir *d);
  * or -errno after reporting it. */
 int fcp_delete_leftover(struct fcp_job *job, int dirfd, const char *name, const char *path);
 
+/* A dry run where SOURCEs merge into one copy: has the line key (a
+ * deletion's path, or a word and a path) been said already? Each is said
+ * once, as the run does it once (the first SOURCE to finish does it; the
+ * others find it done). Always false where no SOURCEs merge. */
+bool fcp_dry_said_before(struct fcp_job *job, const char *key);
+
+/* The job is over: what the deletions kept goes. */
+void fcp_delete_free(struct fcp_job *job);
+
 #endif

@@ -130,6 +130,7 @@ static struct fcp_dir *dir_node(struct fcp_entry *e, int sfd, int dfd, bool crea
 		dst_st.stx_mode = S_ISGID; /* unknown: assume inheritance */
 	}
 	nd->dst_dev = fcp_statx_dev(&dst_st);
+	nd->said_chg = created ? 0 : (unsigned char)fcp_plan_changes(e->job->o, &e->st, &dst_st);
 	nd->dst_ino = dst_st.stx_ino;
 	nd->dst_mtime0 = dst_st.stx_mtime;
 	/* New inodes get our euid/egid only if nothing is inherited: a
@@ -161,7 +162,7 @@ static int planned_dir(struct fcp_entry *e, enum fcp_action a, bool *created)
 		/* Missing, or another type; under -m a missing one may have
 		 * been pruned: its source is walked to tell. */
 		e->check_walk = fcp_check_dir_entry(e);
-	} else if (e->job->o->dry_run) {
+	} else if (e->job->o->dry_run && !e->job->o->prune_empty_dirs) {
 		char *p = fcp_dir_dst_path(e->d, e->dst_name);
 		fcp_report_plan_item(e->job, a == FCP_ACT_COPY ? "mkdir" : fcp_plan_verb(a), S_IFDIR,
 				     p, 0, e->changes);
@@ -179,15 +180,18 @@ static int dir_copy_open(struct fcp_entry *e, bool *created, char hidden_name[FC
 	int dfd = -1;
 
 	hidden_name[0] = 0;
-	/* What is in the way goes first (a dry run lists it), or stays (-n). */
-	if (a == FCP_ACT_REPLACE && !fcp_plan_make_room(e))
-		return -ECANCELED;
+	/* A dry run names what would go to make room, before the mkdir. */
+	if (a == FCP_ACT_REPLACE && e->job->o->dry_run)
+		fcp_plan_make_room(e);
+	/* What is in the way stays under -n (said, as the run says it). */
 	if (a == FCP_ACT_KEEP && fcp_plan_type_kept(e))
 		return -ECANCELED;
 	if (a == FCP_ACT_SKIP || e->job->o->dry_run)
 		dfd = planned_dir(e, a, created);
 	if (e->job->o->dry_run)
 		return dfd;
+	if (a == FCP_ACT_REPLACE && !fcp_plan_make_room(e))
+		return -ECANCELED;
 	if (dfd < 0)
 		dfd = e->d->is_top ? fcp_dest_mkdir_hidden(e->w, e->d->root, e->d->dst_fd,
 							   e->dst_name, created, hidden_name)
@@ -281,10 +285,14 @@ static void copy_dir(struct fcp_entry *e)
 		fcp_dist_root_made(e->job, nd);
 	/* One that was there and is planned counts as unchanged or
 	 * updated when it is finished (plan.c). */
-	if (!e->job->o->dry_run && (created || !fcp_plan_decides(e->job, e->d))) {
-		atomic_fetch_add(&e->job->c.dirs, 1);
-		fcp_obs_item(e->job, FCP_OBS_MKDIR, S_IFDIR, e->d, e->name, e->dst_name, 0, NULL,
-			     0);
+	if (created || !fcp_plan_decides(e->job, e->d)) {
+		unsigned char how = !created ? FCP_SAY_META
+				    : e->dst_mode ? FCP_SAY_REPLACED : FCP_SAY_MKDIR;
+		/* -m may yet take it away: said when it is finished. */
+		if (e->job->o->prune_empty_dirs && (!e->job->o->dry_run || created))
+			nd->said_at_end = how;
+		else if (!e->job->o->dry_run)
+			fcp_dir_said(e->job, nd, how);
 	}
 	/* The parent's count for this entry passes to the new directory: it
 	 * is released when the directory finishes, not now. */

@@ -9,6 +9,7 @@
  */
 #include "check.h"
 #include "dedup.h"
+#include "delete.h"
 #include "dest.h"
 #include "dist.h"
 #include "engine.h"
@@ -1048,6 +1049,7 @@ static int run(const struct fcp_options *o, char *const *srcs, int nsrc, const c
 	free(tops);
 	fcp_own_free(&job);
 	fcp_merge_free(&job);
+	fcp_delete_free(&job);
 	fcp_check_links_free(&job);
 	collect(&job, stats);
 	stats->io_path = atomic_load(&job.uring_used) ? "io_uring" : "sync";

@@ -108,6 +108,12 @@ struct fcp_dir {
 				     extras are not deleted (--delete) */
 	atomic_bool missing_said; /* --check -m: this directory, missing in
 				     DEST, was named (check.c) */
+	/* -m: its line waits for its finish, where it is known to stay
+	 * (FCP_SAY_*, 0: said already or nothing to say); a dry run marks
+	 * holds when something would be in its copy then (delete.c). */
+	unsigned char said_at_end;
+	unsigned char said_chg;   /* what differed in the one DEST had (FCP_CHG_*) */
+	atomic_bool holds;
 	struct fcp_names *seen;   /* the source names its scan met (--delete) */
 	/* --delete: the mount of its copy (delete.c), and where that lies:
 	 * nothing is deleted on or below a mount point inside DEST. */
@@ -128,6 +134,7 @@ struct fcp_dir {
 };
 
 enum { FCP_MOUNT_SAME = 1, FCP_MOUNT_ROOT, FCP_MOUNT_BELOW };
+enum { FCP_SAY_MKDIR = 1, FCP_SAY_REPLACED, FCP_SAY_META };
 
 /* A directory that was there before this job: neither made by it nor a
  * top pseudo-directory. */
@@ -194,6 +201,9 @@ struct fcp_job {
 	const struct fcp_options *o;
 	FILE *err;
 	pthread_mutex_t err_lock;
+	struct fcp_names *dry_deleted; /* a dry run's deletions (and metadata
+					  lines) said where SOURCEs merge:
+					  each once (delete.c) */
 	struct fcp_counters c;
 	atomic_bool stop;            /* destination full: start nothing new */
 	atomic_int stop_errno;
@@ -321,6 +331,9 @@ struct fcp_worker *fcp_sched_worker(struct fcp_job *job, int i);
 void fcp_walk_item(struct fcp_worker *w, struct fcp_item *it);
 /* Release one pending count of d; finishes d (and maybe ancestors) at zero. */
 void fcp_dir_release(struct fcp_worker *w, struct fcp_dir *d);
+/* Say and count directory d as made, or (one that was there, not
+ * compared) as given its metadata, by FCP_SAY_*. */
+void fcp_dir_said(struct fcp_job *job, struct fcp_dir *d, unsigned char how);
 
 /* dirfds.c: the descriptors of a directory node, open or given back. */
 void fcp_dir_fds_init(struct fcp_job *job, struct fcp_dir *d);

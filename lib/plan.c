@@ -360,6 +360,12 @@ static unsigned changes_of(const struct fcp_options *o, const struct statx *s,
 	return c;
 }
 
+unsigned fcp_plan_changes(const struct fcp_options *o, const struct statx *s,
+			  const struct statx *d)
+{
+	return changes_of(o, s, d, false);
+}
+
 /* fcp_plan_entry; *out the statx of what is in DEST, for a file up to
  * date (SKIP, META) at least. */
 static enum fcp_action plan_entry(struct fcp_entry *e, struct statx *out)
@@ -580,15 +586,20 @@ bool fcp_plan_settled(struct fcp_entry *e)
 	a = plan_entry(e, &dst_st);
 	if (same_file(e, &dst_st, a))
 		return true;
+	/* Something would be in its directory: -m keeps it (delete.c). */
+	if (e->job->o->dry_run)
+		atomic_store(&e->d->holds, true);
 	if (a == FCP_ACT_REPLACE && attributes_refused(e))
 		return true;
 	if (a == FCP_ACT_META && shared_refused(e, &dst_st))
 		return true;
 	if (a != FCP_ACT_KEEP && link_settled(e, a))
 		return true;
-	/* (A dry run lists what would go.) */
-	if (a == FCP_ACT_REPLACE && !fcp_plan_make_room(e))
-		return true;
+	/* A dry run says what would go to make room (its delete lines)
+	 * before the item's own line, as the run removes it first. */
+	if (e->job->o->dry_run && a == FCP_ACT_REPLACE)
+		fcp_plan_make_room(e);
+	/* What is in the way stays under -n (said, as the run says it). */
 	if (a == FCP_ACT_KEEP && fcp_plan_type_kept(e))
 		return true;
 	if (e->job->o->dry_run) {
@@ -605,6 +616,8 @@ bool fcp_plan_settled(struct fcp_entry *e)
 		count(e->job, a, false);
 		return true;
 	}
+	if (a == FCP_ACT_REPLACE && !fcp_plan_make_room(e))
+		return true;
 	/* What a non-directory replaces is kept first (a directory in
 	 * either place: merged, or refused, as cp does). */
 	if (a == FCP_ACT_REPLACE && e->job->o->backup && !taken_up(e->d) && !S_ISDIR(e->dst_mode) &&
@@ -733,6 +746,19 @@ bool fcp_plan_make_room(struct fcp_entry *e)
 	return false;
 }
 
+/* A dry run where SOURCEs merge: the first of them to finish d's copy
+ * gives it its metadata; the others find it given (delete.h). */
+static bool meta_said_before(struct fcp_job *job, struct fcp_dir *d)
+{
+	char *p = job->merge ? fcp_dir_dst_path(d->parent, d->dst_name) : NULL;
+	char *key = p ? fcp_path_join("update metadata\t", p) : NULL;
+	bool said = key && fcp_dry_said_before(job, key);
+
+	free(key);
+	free(p);
+	return said;
+}
+
 bool fcp_plan_dir_meta(struct fcp_job *job, struct fcp_dir *d, struct fcp_at *dat)
 {
 	struct statx dst;
@@ -760,6 +786,8 @@ bool fcp_plan_dir_meta(struct fcp_job *job, struct fcp_dir *d, struct fcp_at *da
 	before.stx_mtime = d->dst_mtime0;
 	if (chg == FCP_CHG_TIME && !changes_of(job->o, &d->st, &before, false))
 		same = true;
+	if (job->o->dry_run && !same && meta_said_before(job, d))
+		same = true; /* another SOURCE's finish sets it first (delete.h) */
 	if (job->o->dry_run)
 		show(job, same ? FCP_ACT_SKIP : FCP_ACT_META, d->parent, d->dst_name, S_IFDIR, 0,
 		     chg);

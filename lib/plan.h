@@ -66,7 +66,8 @@ int fcp_plan_batch(struct fcp_worker *w, struct fcp_dir *d, const char **names, 
 
 /* Make room for e where the copy would need it (--delete): a directory
  * where e is none, or a non-directory where e is a directory, is removed
- * as rsync --delete does. False when that failed (reported). */
+ * as rsync --delete does (--dry-run: said, delete lines). False when that
+ * failed (reported). */
 bool fcp_plan_make_room(struct fcp_entry *e);
 
 /* e, kept by -n, is of another kind than what is in its way (a directory
@@ -95,6 +96,11 @@ bool fcp_plan_data_same(struct fcp_entry *e, const struct statx *dst);
  * (XXH3-128, or the manifest's hash of an unchanged file)? 1 yes, 0 no,
  * or -errno reading either (reported under --check). */
 int fcp_plan_content(struct fcp_entry *e, const struct statx *dst);
+
+/* What --itemize-changes says differed (FCP_CHG_*) between a source's
+ * st s and what DEST holds, d, its data aside. */
+unsigned fcp_plan_changes(const struct fcp_options *o, const struct statx *s,
+			  const struct statx *d);
 
 /* What the dry-run line of each action says of an entry. */
 const char *fcp_plan_verb(enum fcp_action a);

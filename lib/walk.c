@@ -14,6 +14,7 @@
 #include "grow.h"
 #include "meta.h"
 #include "node.h"
+#include "observe.h"
 #include "own.h"
 #include "plan.h"
 #include "sys.h"
@@ -288,9 +289,41 @@ void fcp_walk_item(struct fcp_worker *w, struct fcp_item *it)
 	free(it);
 }
 
+void fcp_dir_said(struct fcp_job *job, struct fcp_dir *d, unsigned char how)
+{
+	static const char *const verbs[] = { [FCP_SAY_MKDIR] = "mkdir",
+					     [FCP_SAY_REPLACED] = "update",
+					     [FCP_SAY_META] = "update metadata" };
+	char *p;
+
+	/* --check -m walks a missing directory to judge it: nothing is made. */
+	if (job->o->check)
+		return;
+	if (job->o->dry_run) {
+		p = fcp_dir_dst_path(d->parent, d->dst_name);
+		fcp_report_plan_item(job, verbs[how], S_IFDIR, p, 0,
+				     how == FCP_SAY_REPLACED ? FCP_CHG_TYPE : 0);
+		free(p);
+		return;
+	}
+	if (how == FCP_SAY_META) {
+		atomic_fetch_add(&job->c.updated, 1);
+		atomic_fetch_add(&job->c.updated_dirs, 1);
+	} else {
+		atomic_fetch_add(&job->c.dirs, 1);
+	}
+	fcp_obs_item(job, how == FCP_SAY_META ? FCP_OBS_META
+			  : how == FCP_SAY_REPLACED ? FCP_OBS_UPDATE : FCP_OBS_MKDIR,
+		     S_IFDIR, d->parent, d->name, d->dst_name, 0, NULL,
+		     how == FCP_SAY_REPLACED ? FCP_CHG_TYPE
+		     : how == FCP_SAY_META  ? (d->said_chg ? d->said_chg : FCP_CHG_XATTR)
+					    : 0);
+}
+
 static void dir_finish(struct fcp_worker *w, struct fcp_dir *d)
 {
 	struct fcp_job *job = fcp_worker_job(w);
+	bool pruned = false;
 
 	/* A top pseudo-dir's fds belong to the job (hard links may still
 	 * need its destination fd), so only real directories close here. */
@@ -307,7 +340,7 @@ static void dir_finish(struct fcp_worker *w, struct fcp_dir *d)
 		/* Extras go first: removing them moves the directory's mtime. */
 		fcp_delete_extras(w, d);
 		/* Pruned (--prune-empty-dirs), it has no metadata to take. */
-		bool pruned = !later && fcp_delete_pruned(job, d);
+		pruned = !later && fcp_delete_pruned(job, d);
 		bool apply = !pruned && fcp_plan_dir_meta(job, d, &dst);
 		/* (Set later even where the plan found it up to date: the
 		 * other ranks' files may yet move its times.) */
@@ -322,6 +355,13 @@ static void dir_finish(struct fcp_worker *w, struct fcp_dir *d)
 		if (d->hidden_name)
 			fcp_dest_unhide(job, d);
 	}
+	/* A dry run's new directory: would -m take it? */
+	else if (job->o->dry_run && !d->elsewhere)
+		pruned = fcp_delete_pruned(job, d);
+	if (d->said_at_end && !pruned)
+		fcp_dir_said(job, d, d->said_at_end);
+	if (!pruned)
+		atomic_store(&d->parent->holds, true);
 	/* A failure below holds back the deletions above (--delete), as
 	 * rsync does on an I/O error. */
 	if (atomic_load(&d->failed_in))
