@@ -204,12 +204,13 @@ def ratio(a, b):
     return a / b if a is not None and b else None
 
 
-def markdown(rs, commit):
+def markdown(rs, commit, source):
     lines = [BEGIN, "",
              "One run at commit **%s**: each row is one `fastcp-bench compare` table (cold cache,"
              " a fresh XFS destination per run, every copy verified); the ratio is fastcp's median"
-             " time over the other command's, so below 1 fastcp is faster. Chart:"
-             " [docs/benchmarks/summary.svg](docs/benchmarks/summary.svg)." % commit, "",
+             " time over the other command's, so below 1 fastcp is faster. The source was read"
+             " from %s. Chart:"
+             " [docs/benchmarks/summary.svg](docs/benchmarks/summary.svg)." % (commit, source), "",
              "| workload | source | fastcp | fastest other | ratio | every other command (ratio) |",
              "|---|---|---|---|---|---|"]
     for r in rs:
@@ -295,7 +296,11 @@ def main():
     i, j = doc.find(BEGIN), doc.find(END)
     if i < 0 or j < i:
         fail("%s lacks the markers of the generated part:\n  %s\n  %s" % (a.doc, BEGIN, END))
-    new = doc[:i] + markdown(rs, commit) + "\n" + doc[j + len(END):].lstrip("\n")
+    sf = os.path.join(a.results, "source")
+    if not os.path.exists(sf):
+        fail("no %s: how the source was mounted is part of the result" % sf)
+    source = open(sf, encoding="utf-8").read().strip()
+    new = doc[:i] + markdown(rs, commit, source) + "\n" + doc[j + len(END):].lstrip("\n")
     for path, text in ((a.doc, new), (a.svg, svg(rs, commit))):
         tmp = path + ".tmp"
         with open(tmp, "w", encoding="utf-8") as f:

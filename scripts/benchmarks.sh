@@ -49,6 +49,14 @@ if ! mountpoint -q "$base/src"; then
 	mkfs.xfs -q -f -m reflink=1 "$base/src.img"
 	mount_image "$base/src.img" "$base/src" "$source_loop"
 fi
+# How the source was read, for the report: a loop device with direct I/O
+# (as a disk) or a buffered one, found from the mount, not assumed.
+dev=$(findmnt -n -o SOURCE --mountpoint "$base/src")
+case $(losetup -n -O DIO "$dev" 2>/dev/null | tr -d ' ') in
+1) echo "a loop device with direct I/O, as a disk" ;;
+0) echo "a buffered loop device (a second page cache no disk has)" ;;
+*) echo "$dev" ;;
+esac >"$out/source"
 cd "$base/src"
 # Scales: small and large at full size; folders at half (1.5 GB) and mixed
 # at a tenth (1.1 GB) of the seeds' sizes, to fit the machine's time; all

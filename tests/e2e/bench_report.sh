@@ -51,6 +51,7 @@ Source: `/tmp/fcp-bench/src/small`: 50000 files, 2525 directories, 451.3 MB
 | 2 | `mkdir {dst} && tar -C {src} -cf - . \| tar -C {dst} -xf -` | 3/3 | 5.000 | 3.3 | 6.3 | 0.6 | 90.0 | 9970 | 0.21 | 2.29 | 2.6 | 3.33x |
 MD
 echo 'abc1234' >"$r/commit"
+echo 'a loop device with direct I/O, as a disk' >"$r/source"
 
 doc=$T/BENCHMARKS.md svg=$T/summary.svg
 cat >"$doc" <<'DOC'
@@ -75,6 +76,7 @@ check_nogrep 'a stale row' "$doc" "the old generated part stayed"
 cmp -s <(sed -n '1,3p' "$doc") "$T/head.want" || fail "the text before the markers changed"
 cmp -s <(sed -n '/^## History/,$p' "$doc") "$T/tail.want" || fail "the history changed"
 check_grep 'commit \*\*abc1234\*\*' "$doc" "the commit is not named"
+check_grep 'The source was read from a loop device with direct I/O, as a disk\.' "$doc" "how the source was read is not said"
 # the reader's order: small before mixed, scale 1 before 2, new copies first
 check_eq "$(sed -n '/^|---/,/^$/p' "$doc" | grep -oE '^\| [^|]+ \|' | tr -d '|' | sed 's/^ //; s/ $//' | tr '\n' ';')" \
 	"new copy, small ×1;new copy, small ×2;new copy, mixed ×1;slow source, 1 ms a round trip ×1;--verify, large ×1;" "row order"
@@ -122,7 +124,11 @@ for g in series:
     assert (end < x1) == (ratio < 1), (g.get("data-name"), end, x1, ratio)
 PY
 
-# refused: no commit; no markers. Nothing is written then.
+# refused: no source; no commit; no markers. Nothing is written then.
+mv "$r/source" "$r/source.kept"
+python3 "$gen" "$r" --doc "$doc" --svg "$svg" >"$T/out" 2>&1; check_eq "$?" 2 "no source"
+check_grep "how the source was mounted" "$T/out"
+mv "$r/source.kept" "$r/source"
 rm "$r/commit"
 python3 "$gen" "$r" --doc "$doc" --svg "$svg" >"$T/out" 2>&1; check_eq "$?" 2 "no commit"
 check_grep "no commit" "$T/out"
