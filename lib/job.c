@@ -682,12 +682,16 @@ static bool whole(struct fcp_job *job, const struct fcp_root *root)
 
 /* The copy loses the marker by which the same command found it again
  * (move_resumed): --move once its source is all gone, a copy once its run
- * ended unstopped. Last of all: a run stopped before has the copy found. */
+ * ended unstopped and whole. Last of all: a run stopped before has the
+ * copy found. A copy named with failed items keeps it: the same command
+ * again finishes it in place, not inside itself (cp's placement, now that
+ * the name is a directory). */
 static void move_unmark(const struct fcp_job *job, const struct fcp_root *root)
 {
 	struct statx st;
 
 	if (root->dst_fd >= 0 && !root->left && !atomic_load(&job->stop) && !job->o->dry_run &&
+	    !atomic_load(&root->failed) &&
 	    (!job->o->move || fcp_sys_statx(AT_FDCWD, root->src_arg, AT_SYMLINK_NOFOLLOW,
 					    STATX_TYPE, &st) == -ENOENT)) {
 		fcp_sys_removexattr(root->dst_fd, -1, NULL, FCP_MOVE_MARKER);
