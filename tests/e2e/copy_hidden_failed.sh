@@ -63,6 +63,10 @@ if [ "$(id -u)" = 0 ] && [ -c /dev/fuse ] && [ -x "$TOOLS/faultfs" ]; then
 	check_absent d1/sub/bad "the failed file"
 	check_eq "$(hidden_in . | wc -l)" 0 "hidden copies after a failed item"
 	rm -rf fb/t/sub/bad
+	# The copy keeps the marker by which the same command finishes it in
+	# place (copy_failed_rerun.sh); nothing else differs.
+	getfattr --absolute-names -n user.fastcp.move d1 >/dev/null 2>&1 ||
+		fail "the copy with a failed item lost its marker"
 	check_tree fb/t d1 --no-times
 
 	# --atomic: all or nothing. The same command without it then takes
