@@ -81,6 +81,7 @@ struct fcp_manifest {
 	bool closing;
 	bool failed;   /* a write failed: said once, the rest dropped */
 	bool must_exist; /* --check --manifest FILE DEST: never made */
+	int rc;        /* the primary code of setup's failed step (db_why) */
 };
 
 bool fcp_manifest_available(void)
@@ -130,6 +131,34 @@ static struct known *slot(struct fcp_manifest *m, uint64_t k, int side, const ch
 		if (!m->v[i].key || (m->v[i].key == k && m->v[i].side == side &&
 				     !strcmp(m->v[i].path, path)))
 			return &m->v[i];
+}
+
+/* Why rc, the code of the SQLite call on m that just failed, in words
+ * that name the cause: SQLite's "database or disk is full" and "disk I/O
+ * error" leave the user to guess; its unix VFS says SQLITE_FULL for
+ * ENOSPC (and short writes) alone. Written to text[len]. */
+static const char *db_why(struct fcp_manifest *m, int rc, char *text, size_t len)
+{
+	int e = sqlite3_system_errno(m->db);
+
+	m->rc = rc & 0xff;
+	if (m->rc == SQLITE_FULL)
+		snprintf(text, len, "%s", strerror(ENOSPC));
+	else if ((m->rc == SQLITE_IOERR || m->rc == SQLITE_CANTOPEN) && e)
+		snprintf(text, len, "%s", strerror(e));
+	else
+		snprintf(text, len, "%s", sqlite3_errcode(m->db) == rc ? sqlite3_errmsg(m->db)
+								   : sqlite3_errstr(rc));
+	return text;
+}
+
+/* Undo the open transaction, if one is: SQLite ends one itself on some
+ * errors (a full disk), and a ROLLBACK then would only fail. Called after
+ * the first error was put in words: it resets what SQLite says. */
+static void rollback(sqlite3 *db)
+{
+	if (!sqlite3_get_autocommit(db))
+		sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
 }
 
 /* Read every recorded hash into memory (only --check and --checksum ask). */
@@ -317,9 +346,11 @@ static void write_batch(struct fcp_job *job, struct fcp_manifest *m, struct rec 
 	if (rc == SQLITE_OK)
 		rc = sqlite3_exec(m->db, "COMMIT", NULL, NULL, NULL);
 	if (rc != SQLITE_OK && !m->failed) {
+		char why[160];
+
 		fcp_report_errorf(job, "cannot write manifest '%s': %s", m->path,
-				  sqlite3_errmsg(m->db));
-		sqlite3_exec(m->db, "ROLLBACK", NULL, NULL, NULL);
+				  db_why(m, rc, why, sizeof(why)));
+		rollback(m->db);
 		atomic_fetch_add(&job->c.failed, 1);
 		m->failed = true;
 	}
@@ -416,16 +447,17 @@ static const char *identify(struct fcp_manifest *m, char *why, size_t len)
 	if ((rc = one_int(m->db, "PRAGMA application_id", &app)) == SQLITE_OK &&
 	    (rc = one_int(m->db, "SELECT count(*) FROM sqlite_master", &tables)) == SQLITE_OK &&
 	    !app && !tables && !m->must_exist &&
-	    (rc = sqlite3_exec(m->db, init, NULL, NULL, NULL)) != SQLITE_OK)
-		sqlite3_exec(m->db, "ROLLBACK", NULL, NULL, NULL);
+	    (rc = sqlite3_exec(m->db, init, NULL, NULL, NULL)) != SQLITE_OK) {
+		db_why(m, rc, why, len);
+		rollback(m->db);
+		return why;
+	}
 	if (rc == SQLITE_OK)
 		rc = one_int(m->db, "PRAGMA application_id", &app);
 	if (rc == SQLITE_OK)
 		rc = one_int(m->db, "PRAGMA user_version", &ver);
-	if (rc != SQLITE_OK) {
-		snprintf(why, len, "%s", sqlite3_errmsg(m->db));
-		return why;
-	}
+	if (rc != SQLITE_OK)
+		return db_why(m, rc, why, len);
 	if (!app && !tables)
 		return "an empty database: it records no files";
 	if (app != APP_ID)
@@ -447,15 +479,15 @@ static const char *migrate(struct fcp_manifest *m, char *why, size_t len)
 		"UPDATE files SET xxh128 = NULL, verified = NULL WHERE size > 33554432;"
 		"PRAGMA user_version = 2;"
 		"COMMIT;";
-	int ver = 0;
+	int ver = 0, rc;
 
 	_Static_assert(FCP_HASH_WINDOW == 33554432, "sql[] spells it out");
 	if (one_int(m->db, "PRAGMA user_version", &ver) == SQLITE_OK && ver >= SCHEMA)
 		return NULL;
-	if (sqlite3_exec(m->db, sql, NULL, NULL, NULL) == SQLITE_OK)
+	if ((rc = sqlite3_exec(m->db, sql, NULL, NULL, NULL)) == SQLITE_OK)
 		return NULL;
-	snprintf(why, len, "%s", sqlite3_errmsg(m->db));
-	sqlite3_exec(m->db, "ROLLBACK", NULL, NULL, NULL);
+	db_why(m, rc, why, len);
+	rollback(m->db);
 	return why;
 }
 
@@ -476,7 +508,7 @@ static const char *damaged(struct fcp_manifest *m, char *why, size_t len)
 			why = NULL;
 		}
 	} else {
-		snprintf(why, len, "%s", sqlite3_errstr(rc));
+		db_why(m, rc, why, len);
 	}
 	sqlite3_finalize(q);
 	return why;
@@ -516,29 +548,74 @@ static void manifest_free(struct fcp_manifest *m)
  * (in why[len], or a constant). */
 static const char *setup(struct fcp_manifest *m, bool want_known, char *text, size_t len)
 {
-	const char *why = identify(m, text, len);
+	const char *why;
 	int rc;
 
+	m->rc = SQLITE_OK;
+	why = identify(m, text, len);
 	/* Opened read-only after all (a read-only filesystem or file):
 	 * nothing could be recorded. */
 	if (!why && sqlite3_db_readonly(m->db, "main") == 1)
 		why = strerror(EROFS);
-	if (!why && sqlite3_exec(m->db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL",
-				 NULL, NULL, NULL) != SQLITE_OK) {
-		snprintf(text, len, "%s", sqlite3_errmsg(m->db));
-		why = text;
-	}
+	if (!why && (rc = sqlite3_exec(m->db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL",
+				       NULL, NULL, NULL)) != SQLITE_OK)
+		why = db_why(m, rc, text, len);
 	/* A damaged file is not written into (that could spread the damage)
 	 * nor trusted: one read of it all, before anything is copied. */
 	if (!why)
 		why = damaged(m, text, len);
 	if (!why)
 		why = migrate(m, text, len);
-	if (!why && want_known && (rc = load(m)) != SQLITE_OK) {
-		snprintf(text, len, "%s", sqlite3_errstr(rc));
-		why = text;
-	}
+	if (!why && want_known && (rc = load(m)) != SQLITE_OK)
+		why = db_why(m, rc, text, len);
 	return why;
+}
+
+/* Is name+suffix in dfd (a journal of another process making it too)? */
+static bool beside(int dfd, const char *name, const char *suffix)
+{
+	char *p = malloc(strlen(name) + strlen(suffix) + 1);
+	struct statx st;
+	bool there = !p || fcp_sys_statx(dfd, strcat(strcpy(p, name), suffix),
+					 AT_SYMLINK_NOFOLLOW, STATX_TYPE, &st) != -ENOENT;
+
+	free(p);
+	return there;
+}
+
+/* The directory of path, a manifest about to be made, open (or < 0), and
+ * its times in st: a manifest refused after all goes again (drop_made). */
+static int made_dir(const char *path, struct statx *st)
+{
+	char *copy = strdup(path), *slash = copy ? strrchr(copy, '/') : NULL;
+	int fd;
+
+	if (slash)
+		slash[slash == copy] = 0;
+	fd = copy ? fcp_sys_openat(AT_FDCWD, slash ? copy : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0)
+		  : -ENOMEM;
+	free(copy);
+	if (fd >= 0 && fcp_sys_statx(fd, "", AT_EMPTY_PATH, STATX_ATIME | STATX_MTIME, st) < 0) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+/* A manifest this run made (name in dfd, whose times were st) and could
+ * not use is removed and its directory's times put back: a refused run
+ * changes nothing. Only while it is empty, without a journal beside it:
+ * another fastcp may have begun to make the same one. */
+static void drop_made(int dfd, const char *name, const struct statx *st)
+{
+	struct timespec ts[2] = { { st->stx_atime.tv_sec, st->stx_atime.tv_nsec },
+				  { st->stx_mtime.tv_sec, st->stx_mtime.tv_nsec } };
+	struct statx now;
+
+	if (fcp_sys_statx(dfd, name, AT_SYMLINK_NOFOLLOW, STATX_TYPE | STATX_SIZE, &now) == 0 &&
+	    S_ISREG(now.stx_mode) && now.stx_size == 0 && !beside(dfd, name, "-journal") &&
+	    !beside(dfd, name, "-wal") && fcp_sys_unlinkat(dfd, name, 0) == 0)
+		fcp_sys_futimens(dfd, ts);
 }
 
 /* Open and check; the hashes read in when want_known. NULL after saying
@@ -549,7 +626,8 @@ static struct fcp_manifest *manifest_open(struct fcp_job *job, const char *path,
 	struct fcp_manifest *m = calloc(1, sizeof(*m));
 	const char *why = !m ? "out of memory" : unwritable(path);
 	char text[160];
-	int rc;
+	struct statx dst;
+	int rc, dfd = -1;
 
 	if (m) {
 		pthread_mutex_init(&m->lock, NULL);
@@ -560,6 +638,8 @@ static struct fcp_manifest *manifest_open(struct fcp_job *job, const char *path,
 	}
 	if (!why)
 		why = not_sqlite(path);
+	if (!why && !must_exist && fcp_sys_access(path, F_OK) == -ENOENT)
+		dfd = made_dir(path, &dst);
 	if (!why && (rc = sqlite3_open_v2(path, &m->db, SQLITE_OPEN_READWRITE |
 					  (must_exist ? 0 : SQLITE_OPEN_CREATE) |
 					  SQLITE_OPEN_FULLMUTEX, NULL)) != SQLITE_OK) {
@@ -578,8 +658,7 @@ static struct fcp_manifest *manifest_open(struct fcp_job *job, const char *path,
 	 * for as long as the busy timeout would wait. */
 	for (int tries = 0; !why; tries++) {
 		why = setup(m, want_known, text, sizeof(text));
-		if (!why || tries >= 600 || (sqlite3_errcode(m->db) != SQLITE_BUSY &&
-					     sqlite3_errcode(m->db) != SQLITE_LOCKED))
+		if (!why || tries >= 600 || (m->rc != SQLITE_BUSY && m->rc != SQLITE_LOCKED))
 			break;
 		why = NULL;
 		usleep(50000);
@@ -589,9 +668,12 @@ static struct fcp_manifest *manifest_open(struct fcp_job *job, const char *path,
 				  why);
 		if (m)
 			manifest_free(m);
-		return NULL;
+		if (dfd >= 0)
+			drop_made(dfd, strrchr(path, '/') ? strrchr(path, '/') + 1 : path, &dst);
 	}
-	return m;
+	if (dfd >= 0)
+		close(dfd);
+	return why ? NULL : m;
 }
 
 /* Open the manifest for job, with its writer; must_exist: never made. */
@@ -678,9 +760,11 @@ static int bind_dest(struct fcp_job *job, const char *dest)
 	if (rc == SQLITE_OK && (rc = dest_recorded(m->db, root, &was)) == SQLITE_OK)
 		rc = sqlite3_exec(m->db, "COMMIT", NULL, NULL, NULL);
 	if (rc != SQLITE_OK) {
+		char why[160];
+
 		fcp_report_errorf(job, "cannot use manifest '%s': %s; not used, nothing done",
-				  m->path, root ? sqlite3_errmsg(m->db) : "out of memory");
-		sqlite3_exec(m->db, "ROLLBACK", NULL, NULL, NULL);
+				  m->path, root ? db_why(m, rc, why, sizeof(why)) : "out of memory");
+		rollback(m->db);
 	} else if (was && strcmp(was, root)) {
 		fcp_report_errorf(job, "cannot use manifest '%s': it records the files of '%s', not "
 				  "'%s' (a manifest serves one DEST: give this one its own); not "

@@ -193,6 +193,22 @@ int fcp_plan_content(struct fcp_entry *e, const struct statx *dst)
 	return fcp_hash_equal(&a, &b);
 }
 
+/* The source's hash recorded as what the copy at key (st) should hold. A
+ * source that cannot be read leaves the copy recorded without a hash (a
+ * check counts it as not compared), not with an older record's, and is a
+ * failed item: a manifest that misses a file must say so. */
+static void record_expected(struct fcp_entry *e, const char *key, const struct statx *st)
+{
+	struct fcp_hash h;
+	bool read;
+	int r = side_hash(e, true, &e->st, &h, &read);
+
+	fcp_manifest_expected(e->job, key, st, r == 0 ? &h : NULL);
+	if (r < 0 && !e->job->o->check) /* --check's said it (side_hash) */
+		fcp_report_failed_in(e->job, "cannot read (to record it in the manifest)", e->d,
+				     e->name, false, r);
+}
+
 /* --manifest: a file found up to date is recorded too, so that the
  * manifest names every file of DEST (a check of DEST alone reads them
  * all). Its record stays while the file is as it was when recorded; else
@@ -202,8 +218,6 @@ int fcp_plan_content(struct fcp_entry *e, const struct statx *dst)
 static void record_settled(struct fcp_entry *e, const struct statx *dst, bool changed)
 {
 	struct statx st = *dst;
-	struct fcp_hash h;
-	bool read;
 	char *key;
 
 	/* Its metadata just updated: the ctime the record keeps is now's. */
@@ -212,8 +226,8 @@ static void record_settled(struct fcp_entry *e, const struct statx *dst, bool ch
 				      STATX_BASIC_STATS, &st) < 0) ||
 	    !S_ISREG(st.stx_mode) || !(key = fcp_manifest_key(e->d, e->dst_name, false)))
 		return;
-	if (!fcp_manifest_has(e->job, key, &st) && side_hash(e, true, &e->st, &h, &read) == 0)
-		fcp_manifest_expected(e->job, key, &st, &h);
+	if (!fcp_manifest_has(e->job, key, &st))
+		record_expected(e, key, &st);
 	free(key);
 }
 
