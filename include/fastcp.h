@@ -218,6 +218,7 @@ struct fcp_stats {
 	uint64_t dedup_files, dedup_bytes; /* --dedup: duplicates cloned or
 				    linked, and the data they did not write */
 	uint64_t dedup_uncloned; /* duplicates copied: the destination cannot clone */
+	uint64_t in_place_shared; /* --in-place: files with other names replaced, not rewritten */
 	enum fcp_dedup dedup;    /* the job's --dedup */
 	bool dry_run;            /* the counts say what would have been done */
 	uint64_t left_hidden;    /* unfinished new root copies (and, with

@@ -165,11 +165,22 @@ out:
 	fcp_hl_done(e->w, hl, err == 0);
 }
 
+/* Has the file to rewrite (st) other names? Counted where links are not
+ * kept: the user asked for them to see the new data. */
+static bool shared(struct fcp_entry *e, const struct statx *st)
+{
+	if (st->stx_nlink < 2)
+		return false;
+	if (!(e->job->o->preserve & FCP_PRESERVE_LINKS))
+		atomic_fetch_add(&e->job->c.in_place_shared, 1);
+	return true;
+}
+
 /*
  * --in-place: a regular file that the plan found there (never a symlink's
  * target) is opened and emptied, to be rewritten as cp does: the same
- * inode, so its other hard links (where links are not kept) and those who
- * hold it open see the new data. A reader may see it
+ * inode, so those who hold it open see the new data (one with other
+ * names is replaced instead: shared()). A reader may see it
  * half written, and a copy that fails leaves it so (reported). -ENOENT
  * when there is no such file: the copy is made the usual way.
  */
@@ -192,11 +203,15 @@ static int open_in_place(struct fcp_entry *e, struct fcp_tmp *t)
 						       O_CLOEXEC), 0);
 	if (fd < 0)
 		return fd == -ELOOP || fd == -ENXIO ? -ENOENT : fd;
-	/* Swapped since the plan looked: not the file to rewrite. Hard
-	 * links kept, one with other names is replaced, as cp -a does. */
+	/* Swapped since the plan looked: not the file to rewrite. One with
+	 * other names is replaced whole, never rewritten: another name may
+	 * be a source (a copy made by -l, another SOURCE) or an older
+	 * snapshot made by cp -al or rsync --link-dest, whose data the
+	 * rewrite would destroy. Where links are not kept that is said at
+	 * the end (counted); where they are, cp -a replaces it too. */
 	if ((r = fcp_sys_fstatx(fd, &st)) < 0 || !S_ISREG(st.stx_mode) || st.stx_ino != e->dst_ino ||
-	    (st.stx_nlink > 1 && (e->job->o->preserve & FCP_PRESERVE_LINKS)) ||
-	    (r = fcp_sys_ftruncate(fd, 0)) < 0 || (r = fcp_sys_futimens(fd, unfinished)) < 0) {
+	    shared(e, &st) || (r = fcp_sys_ftruncate(fd, 0)) < 0 ||
+	    (r = fcp_sys_futimens(fd, unfinished)) < 0) {
 		close(fd);
 		return r < 0 ? r : -ENOENT;
 	}

@@ -538,6 +538,7 @@ static void collect(struct fcp_job *job, struct fcp_stats *s)
 	s->dedup_files = c->dedup_files;
 	s->dedup_bytes = c->dedup_bytes;
 	s->dedup_uncloned = c->dedup_uncloned;
+	s->in_place_shared = c->in_place_shared;
 	s->dedup = job->o->dedup;
 	s->dry_run = job->o->dry_run;
 	for (int k = 0; k < FCP_WARN_KINDS; k++)

@@ -190,6 +190,7 @@ struct fcp_counters {
 	atomic_ullong verified, verified_bytes, verified_cloned; /* --verify (verify.c) */
 	atomic_ullong verified_memory; /* of them, read back from tmpfs or ramfs */
 	atomic_ullong dedup_files, dedup_bytes, dedup_uncloned; /* --dedup (dedup.c) */
+	atomic_ullong in_place_shared; /* --in-place: replaced, not rewritten (file.c) */
 	/* For the summary and the status line (observe.h): */
 	atomic_ullong cloned_bytes, holes; /* file.c, chunk.c */
 	atomic_ullong io_ops;        /* the engines' read/write/copy calls */

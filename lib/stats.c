@@ -260,6 +260,10 @@ void fcp_stats_print_problems(const struct fcp_stats *s, FILE *f)
 		fprintf(f, "fastcp: note: --dedup=reflink: the destination cannot clone; %llu "
 			   "duplicate file%s copied in full\n", (unsigned long long)s->dedup_uncloned,
 			s_(s->dedup_uncloned));
+	if (s->in_place_shared)
+		fprintf(f, "fastcp: note: --in-place: %llu file%s with other names replaced, not "
+			   "rewritten: their other names keep their data\n",
+			(unsigned long long)s->in_place_shared, s_(s->in_place_shared));
 	if (s->not_copied)
 		fprintf(f, "fastcp: %llu item%s not copied (a directory not started counts as one)\n",
 			(unsigned long long)s->not_copied, s_(s->not_copied));
