@@ -124,6 +124,22 @@ int fcp_backup_make(struct fcp_worker *w, int dirfd, const char *name)
 	return r;
 }
 
+int fcp_backup_rename(const struct fcp_options *o, int dirfd, const char *name, char **backup)
+{
+	char *b = backup_name(o, dirfd, name);
+	int r;
+
+	if (!b)
+		return -ENOMEM;
+	/* One rename: the data never lacks a name. */
+	r = fcp_sys_renameat(dirfd, name, dirfd, b, 0);
+	if (r == 0 && backup)
+		*backup = b;
+	else
+		free(b);
+	return r;
+}
+
 bool fcp_backup_is_source(struct fcp_worker *w, int dirfd, const char *name,
 			  const struct statx *src)
 {

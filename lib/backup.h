@@ -11,6 +11,11 @@
  * can. Returns 0 or -errno. */
 int fcp_backup_make(struct fcp_worker *w, int dirfd, const char *name);
 
+/* --delete under -b: rename the non-directory name in dirfd to its backup
+ * name instead of removing it, as rsync -b --delete does. *backup (if
+ * asked): that name, to free, on success. Returns 0 or -errno. */
+int fcp_backup_rename(const struct fcp_options *o, int dirfd, const char *name, char **backup);
+
 /* Would the backup of name in dirfd replace the source being copied over
  * it (src: its statx)? "fastcp --backup=simple a~ a": cp refuses that. */
 bool fcp_backup_is_source(struct fcp_worker *w, int dirfd, const char *name,

@@ -15,6 +15,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -206,7 +207,8 @@ struct sweep {
 	 * when an entry must go whole (a type change). */
 	struct fcp_dir *d;
 	size_t skip;
-	bool backups;   /* backup names stay (keeps_backups) */
+	bool backups;   /* backup names stay (keeps_backups), and a
+			   non-directory gets one instead of going */
 };
 
 /* One deletion from the --max-delete budget; false once it is spent. */
@@ -350,6 +352,11 @@ static int remove_children(struct sweep *x, int *dirfd, const struct statx *dir_
 			below = true;
 			continue;
 		}
+		if (k == 2) { /* renamed to its backup name, here */
+			keep_backup(x, path, &told);
+			below = true;
+			continue;
+		}
 		/* A failure is reported where it happened; the budget spent
 		 * stops everything. */
 		if (k == -ECANCELED || (k < 0 && r >= 0))
@@ -372,15 +379,37 @@ static int remove_children(struct sweep *x, int *dirfd, const struct statx *dir_
 	return r;
 }
 
+/* -b: the non-directory name of dirfd (path) is renamed to its backup
+ * name, as rsync -b --delete does: a file --delete takes, or one a
+ * directory of the source replaces, keeps its bytes. */
+static int back_up(struct sweep *x, int dirfd, const char *name, const char *path, mode_t mode)
+{
+	char *b = NULL, *bp;
+	int r = fcp_backup_rename(x->job->o, dirfd, name, &b);
+
+	if (r == 0 && x->job->obs_items) {
+		const char *slash = strrchr(path, '/');
+		int n = slash ? (int)(slash - path + 1) : 0;
+
+		if (asprintf(&bp, "%.*s%s", n, path, b) >= 0) {
+			fcp_obs_backup(x->job, mode, path, bp);
+			free(bp);
+		}
+	}
+	free(b);
+	return r;
+}
+
 /* Remove name of *dirfd (path for messages), a directory with everything
  * in it. Returns 0, 1 when excluded entries in it were kept (said), and
- * it with them, -ECANCELED when the budget is spent, or another -errno
- * after reporting it; *dirfd may be -1 then (not found again). */
+ * it with them, 2 when a non-directory got its backup name instead (-b),
+ * -ECANCELED when the budget is spent, or another -errno after reporting
+ * it; *dirfd may be -1 then (not found again). */
 static int remove_at(struct sweep *x, int *dirfd, const struct statx *dir_st, bool owned,
 		     const char *name, const char *path)
 {
 	struct statx st;
-	bool dir;
+	bool dir, kept;
 	int r = fcp_sys_statx(*dirfd, name, AT_SYMLINK_NOFOLLOW, STATX_BASIC_STATS | STATX_MNT_ID,
 			      &st);
 
@@ -414,20 +443,24 @@ static int remove_at(struct sweep *x, int *dirfd, const struct statx *dir_st, bo
 		return 0;
 	if (r == 0 && !take(x->job, path))
 		return -ECANCELED;
+	kept = r == 0 && !dir && x->backups;
 	if (r == 0 && x->dry)
-		fcp_report_plan_item(x->job, "delete", dir ? S_IFDIR : 0, path, 0, 0);
+		fcp_report_plan_item(x->job, kept ? "backup" : "delete", dir ? S_IFDIR : 0, path, 0, 0);
+	else if (kept)
+		r = back_up(x, *dirfd, name, path, st.stx_mode & S_IFMT);
 	else if (r == 0)
 		r = fcp_sys_unlinkat(*dirfd, name, dir ? AT_REMOVEDIR : 0);
 	if (r < 0) {
-		fcp_report_failed(x->job, "cannot delete", path, r);
+		fcp_report_failed(x->job, kept ? "cannot back up" : "cannot delete", path, r);
 		return r;
 	}
+	/* Gone from its name (a backup is no part of the copy). */
 	atomic_fetch_add(&x->job->c.deleted, 1);
 	if (dir)
 		atomic_fetch_add(&x->job->c.deleted_dirs, 1);
-	if (x->job->obs_items)
+	if (x->job->obs_items && !(kept && !x->dry))
 		fcp_obs_record(x->job, FCP_OBS_DELETE, dir ? S_IFDIR : 0, path, 0, NULL, NULL);
-	return 0;
+	return kept ? 2 : 0;
 }
 
 /* Why nothing is deleted in d's copy for its mount, or NULL. */
@@ -463,6 +496,7 @@ int fcp_delete_entry(struct fcp_job *job, struct fcp_dir *d, const char *name)
 			r = 1;
 		} else {
 			r = remove_at(&x, &dfd, NULL, false, name, p ? p : name);
+			r = r == 2 ? 0 : r; /* its backup name taken: the name is free */
 		}
 		fcp_others_close(&o);
 	}

@@ -400,8 +400,10 @@ static char *cp_line(int verbose, enum fcp_obs_action a, mode_t mode, const char
 	case FCP_OBS_LINK:
 		r = qs && qd ? asprintf(&line, "%s -> %s\n", qs, qd) : 0;
 		break;
-	case FCP_OBS_DELETE: /* its path is the destination's */
-		r = qs ? asprintf(&line, "removed %s%s\n", S_ISDIR(mode) ? "directory " : "", qs) : 0;
+	case FCP_OBS_DELETE: /* its path is the destination's; dst: its backup (-b), as mv -v */
+		r = qs && qd  ? asprintf(&line, "renamed %s -> %s (backup)\n", qs, qd)
+		    : qs ? asprintf(&line, "removed %s%s\n", S_ISDIR(mode) ? "directory " : "", qs)
+			 : 0;
 		break;
 	case FCP_OBS_MOVE:
 		r = qs ? asprintf(&line, "removed %s\n", qs) : 0;
@@ -425,7 +427,7 @@ static const struct {
 	{ "copy", FCP_OBS_COPY }, { "update", FCP_OBS_UPDATE }, { "update metadata", FCP_OBS_META },
 	{ "unchanged", FCP_OBS_UNCHANGED }, { "keep", FCP_OBS_KEEP }, { "link", FCP_OBS_LINK },
 	{ "mkdir", FCP_OBS_MKDIR }, { "delete", FCP_OBS_DELETE }, { "clone", FCP_OBS_COPY },
-	{ "move", FCP_OBS_MOVE }, { "skip", FCP_OBS_SKIP },
+	{ "move", FCP_OBS_MOVE }, { "skip", FCP_OBS_SKIP }, { "backup", FCP_OBS_DELETE },
 };
 
 static char type_letter(mode_t mode)
@@ -508,7 +510,8 @@ static void text_lines(struct fcp_job *job, struct fcp_obs *obs, enum fcp_obs_ac
 	if (!p)
 		return;
 	line = !obs->verbose ? NULL
-	       : obs->itemize ? itemized(a, mode, dst ? dst : path, changes, obs->verbose)
+	       : obs->itemize ? itemized(a, mode, dst && a != FCP_OBS_DELETE ? dst : path, changes,
+					 obs->verbose)
 			      : cp_line(obs->verbose, a, mode, path, dst);
 	if (line) {
 		write_line(job, obs, &obs->vout, line, strlen(line));
@@ -553,6 +556,11 @@ void fcp_obs_record(struct fcp_job *job, enum fcp_obs_action a, mode_t mode, con
 		    uint64_t bytes, const char *engine, const char *reason)
 {
 	record(job, a, mode, path, NULL, bytes, engine, reason, 0);
+}
+
+void fcp_obs_backup(struct fcp_job *job, mode_t mode, const char *path, const char *backup)
+{
+	record(job, FCP_OBS_DELETE, mode, path, backup, 0, NULL, "kept under its backup name (-b)", 0);
 }
 
 void fcp_obs_entry_(struct fcp_job *job, enum fcp_obs_action a, mode_t mode,

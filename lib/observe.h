@@ -46,6 +46,8 @@ int fcp_obs_close(struct fcp_job *job, const struct fcp_stats *s, int status);
 /* One item is done, skipped or failed. mode: its type (0: not known). */
 void fcp_obs_record(struct fcp_job *job, enum fcp_obs_action a, mode_t mode, const char *path,
 		    uint64_t bytes, const char *engine, const char *reason);
+/* --delete under -b: path was renamed to its backup name, backup. */
+void fcp_obs_backup(struct fcp_job *job, mode_t mode, const char *path, const char *backup);
 void fcp_obs_entry_(struct fcp_job *job, enum fcp_obs_action a, mode_t mode,
 		    const struct fcp_dir *d, const char *name, const char *dst_name,
 		    uint64_t bytes, const char *engine, unsigned changes);

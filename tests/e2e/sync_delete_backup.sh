@@ -2,9 +2,11 @@
 # --delete/--mirror with -b: the backup a run makes of a replaced file,
 # and older backups (NAME + SUFFIX, NAME.~N~), are never extras, at any
 # depth, as rsync's protect rule for *SUFFIX; a name that is no backup
-# under the job's -b and -S still goes. The dry run lists exactly the
-# deletions the real run makes. --move --mirror -b across filesystems
-# alike. Each replaced file's old bytes survive under its backup name.
+# under the job's -b and -S is an extra, and as with rsync -b --delete it
+# is renamed to its backup name, not deleted (sync_delete_backup_files.sh).
+# The dry run lists exactly the deletions and backups the real run makes.
+# --move --mirror -b across filesystems alike. Each replaced or extra
+# file's old bytes survive under its backup name.
 . "${TESTLIB:-$(dirname "$0")/../lib}/lib.sh" || exit 1
 t_init
 need_fastcp
@@ -29,13 +31,23 @@ setup() {
 	echo notbackup >"$1/f.~0~"
 }
 
-# deletes FILE: the sorted "delete" lines of FILE (a dry run's).
-deletes() { grep "^delete '" "$1" | sort; }
+# deletes FILE: the sorted "delete" and "backup" lines of FILE (a dry run's).
+deletes() { grep -E "^(delete|backup) '" "$1" | sort; }
 # removed FILE: the same of -v's lines, which are rm -v's ("removed 'x'",
-# "removed directory 'x'").
-removed() { sed -nE "s/^removed (directory )?'/delete '/p" "$1" | sort; }
+# "removed directory 'x'") and mv -v's ("renamed 'x' -> 'x~' (backup)").
+removed() {
+	sed -nE -e "s/^removed (directory )?'/delete '/p" \
+		-e "s/^renamed ('[^']*') -> '[^']*' \(backup\)$/backup \1/p" "$1" | sort
+}
+# was NAME: what setup put in extra NAME.
+was() {
+	case $1 in
+	h~) echo tilde ;; h.bak) echo dotbak ;; gone) echo extra ;; olddir/x) echo oldx ;;
+	olddir/x~) echo oldxb ;; f.~0~) echo notbackup ;; *) echo "?" ;;
+	esac
+}
 
-# run_case NAME SRC-PARENT DST BACKUP-OF-f BACKUP-OF-sub/g GONE... -- OPTIONS
+# run_case NAME SRC-PARENT DST BACKUP-OF-f BACKUP-OF-sub/g EXTRA=ITS-BACKUP... -- OPTIONS
 run_case() {
 	local name=$1 sp=$2 dst=$3 bf=$4 bg=$5 gone=() dry
 	shift 5
@@ -59,9 +71,11 @@ run_case() {
 	check_eq "$(cat "$dst/$bf")" OLDDEST "$name: the backup of f"
 	check_eq "$(cat "$dst/$bg")" OLDG "$name: the backup of sub/g"
 	check_nogrep "delete '$dst/($bf|$bg)'" "$T/real" "$name: a backup listed for deletion"
-	for g in "${gone[@]}"; do
+	for gb in "${gone[@]}"; do
+		g=${gb%%=*} b=${gb#*=}
 		check_absent "$dst/$g" "$name: an extra kept"
-		check_grep "^delete '$dst/$g'$" "$T/real" "$name: $g deleted unlisted"
+		check_grep "^backup '$dst/$g'$" "$T/real" "$name: $g backed up unlisted"
+		check_eq "$(cat "$dst/$b")" "$(was "$g")" "$name: the extra $g under its backup name"
 	done
 	check_absent "$dst/gone" "$name: an extra kept"
 	check_absent "$dst/olddir/x" "$name: an extra beside backups kept"
@@ -69,7 +83,9 @@ run_case() {
 }
 
 # -b: every NAME~ (f.~0~ too) and NAME.~N~ are backups; h.bak is not.
-run_case "-b" "$T" "$T/dst" "f~" "sub/g~" gone olddir/x h.bak -- --mirror -b
+# (-b is --backup=existing: x has a numbered backup, its new one is x.~2~.)
+run_case "-b" "$T" "$T/dst" "f~" "sub/g~" gone=gone~ olddir/x=olddir/x.~2~ h.bak=h.bak~ -- \
+	--mirror -b
 check_eq "$(cat dst/h~ dst/h.~3~ dst/olddir/x~ dst/olddir/x.~1~)" \
 	"$(printf 'tilde\nnumbered\noldxb\noldxn')" "-b: older backups"
 # --check -b names the backups as extras: they are no part of the copy.
@@ -78,8 +94,8 @@ check_rc 1 "--check -b with backups in DEST"
 check_grep "extra in DEST: 'dst/f~'" "$T/out" "--check -b: a backup not named"
 
 # --backup=numbered: the new backups take .~1~ (h has .~3~: not f's).
-run_case "numbered" "$T" "$T/dst" "f.~1~" "sub/g.~1~" gone olddir/x h.bak -- \
-	--delete --backup=numbered
+run_case "numbered" "$T" "$T/dst" "f.~1~" "sub/g.~1~" gone=gone.~1~ olddir/x=olddir/x.~2~ \
+	h.bak=h.bak.~1~ -- --delete --backup=numbered
 check_eq "$(cat dst/h~ dst/h.~3~ dst/olddir/x~)" "$(printf 'tilde\nnumbered\noldxb')" \
 	"numbered: older backups"
 # A second run backs f up again as f.~2~: f.~1~ stays.
@@ -89,25 +105,27 @@ check_rc 0 "numbered, second run"
 check_eq "$(cat dst/f dst/f.~1~ dst/f.~2~)" "$(printf 'v2\nOLDDEST\nnew2')" "numbered, second run"
 
 # -S .bak: NAME.bak and NAME.~N~ are backups; h~ is then no backup.
-run_case "-S .bak" "$T" "$T/dst" "f.bak" "sub/g.bak" gone olddir/x olddir/x~ h~ f.~0~ -- \
-	--mirror -S .bak
+run_case "-S .bak" "$T" "$T/dst" "f.bak" "sub/g.bak" gone=gone.bak olddir/x=olddir/x.~2~ \
+	olddir/x~=olddir/x~.bak h~=h~.bak f.~0~=f.~0~.bak -- --mirror -S .bak
 check_eq "$(cat dst/h.bak dst/h.~3~ dst/olddir/x.~1~)" "$(printf 'dotbak\nnumbered\noldxn')" \
 	"-S .bak: older backups"
 
 # --move --mirror -b from another filesystem: the source goes, the old
 # destination bytes stay as backups.
 t_mount_fs tmpfs 16M "$T/card"
-run_case "--move --mirror -b" "$T/card" "$T/dst" "f~" "sub/g~" gone olddir/x -- --move --mirror -b
+run_case "--move --mirror -b" "$T/card" "$T/dst" "f~" "sub/g~" gone=gone~ olddir/x=olddir/x.~2~ \
+	-- --move --mirror -b
 check_absent card/src/f "--move: the source file stays"
 check_eq "$(cat dst/h~ dst/olddir/x~)" "$(printf 'tilde\noldxb')" "--move: older backups"
 
 # A directory that must give way to a file of the source's but holds a
-# backup stays, with the backup; the item fails.
-rm -rf src dst && mkdir -p src dst/t && echo new >src/t && echo keep >dst/t/y~ && echo y >dst/t/y
+# backup stays, with the backup (and its files get theirs, as with rsync);
+# the item fails.
+rm -rf src dst && mkdir -p src dst/t && echo new >src/t && echo keep >dst/t/y~ && echo z >dst/t/z
 run_fcp --mirror -b -T src dst
 check_rc 1 "a directory holding backups in a file's way"
 check_grep "not replaced, a directory holding backups \(-b keeps them\): 'dst/t'" "$T/err"
-check_eq "$(cat dst/t/y~)" keep "the backup in the directory given way"
+check_eq "$(cat dst/t/y~ dst/t/z~)" "$(printf 'keep\nz')" "the backups in the directory given way"
 
 # Without -b nothing is protected: backup-shaped extras go.
 setup "$T/dst" "$T"
