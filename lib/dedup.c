@@ -30,6 +30,7 @@
 #include "links.h"
 #include "manifest.h"
 #include "node.h"
+#include "observe.h"
 #include "plan.h"
 #include "resume.h"
 #include "sys.h"
@@ -269,6 +270,9 @@ static bool duplicate(struct fcp_entry *e, struct fcp_hl_entry *hl, const struct
 	if (r < 0)
 		return false; /* EMLINK and the like: a copy of its own */
 	saved(e->job, size);
+	/* A hard link made: counted and said as one, as links.c's are. */
+	atomic_fetch_add(&e->job->c.hardlinks, 1);
+	fcp_obs_item(e->job, FCP_OBS_LINK, S_IFREG, e->d, e->name, e->dst_name, 0, NULL, 0);
 	/* Its bytes were compared equal to the source's, whose hash is h. */
 	fcp_manifest_copied(e->job, e->d, e->dst_name, h);
 	if (hl)

@@ -285,7 +285,7 @@ static void copy_dir(struct fcp_entry *e)
 		fcp_dist_root_made(e->job, nd);
 	/* One that was there and is planned counts as unchanged or
 	 * updated when it is finished (plan.c). */
-	if (created || !fcp_plan_decides(e->job, e->d)) {
+	if (created || !(fcp_plan_decides(e->job, e->d) || fcp_plan_dir_compared(e->job))) {
 		unsigned char how = !created ? FCP_SAY_META
 				    : e->dst_mode ? FCP_SAY_REPLACED : FCP_SAY_MKDIR;
 		/* -m may yet take it away: said when it is finished. */

@@ -386,7 +386,8 @@ char *fcp_obs_quote(const char *path)
 	return buf;
 }
 
-/* The -v line, as cp's, rm's and mv's: what was made from what; NULL
+/* The -v line, as cp's, rm's and mv's: what was made from what (a
+ * metadata-only update in its own words, the copy named); NULL
  * where -v says nothing (failures are on stderr; what was left as it was
  * is listed from -vv). */
 static char *cp_line(int verbose, enum fcp_obs_action a, mode_t mode, const char *src,
@@ -396,9 +397,11 @@ static char *cp_line(int verbose, enum fcp_obs_action a, mode_t mode, const char
 	int r = 0;
 
 	switch (a) {
-	case FCP_OBS_COPY: case FCP_OBS_UPDATE: case FCP_OBS_META: case FCP_OBS_MKDIR:
-	case FCP_OBS_LINK:
+	case FCP_OBS_COPY: case FCP_OBS_UPDATE: case FCP_OBS_MKDIR: case FCP_OBS_LINK:
 		r = qs && qd ? asprintf(&line, "%s -> %s\n", qs, qd) : 0;
+		break;
+	case FCP_OBS_META: /* no data copied: cp's arrow would say there was */
+		r = qd || qs ? asprintf(&line, "%s %s\n", action_name[a], qd ? qd : qs) : 0;
 		break;
 	case FCP_OBS_DELETE: /* its path is the destination's; dst: its backup (-b), as mv -v */
 		r = qs && qd  ? asprintf(&line, "renamed %s -> %s (backup)\n", qs, qd)

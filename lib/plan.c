@@ -48,6 +48,19 @@ static bool guarding(const struct fcp_options *o)
 	       o->attributes_only || o->in_place;
 }
 
+/* -n, -u and -i keep what DEST holds: a directory that is there gets its
+ * metadata only where it differs from its source's, as under --sync, so
+ * the same command again changes nothing (no ctime moved either). */
+static bool dirs_compared(const struct fcp_options *o)
+{
+	return deciding(o) || o->update != FCP_UPDATE_ALL || o->interactive;
+}
+
+bool fcp_plan_dir_compared(const struct fcp_job *job)
+{
+	return dirs_compared(job->o);
+}
+
 bool fcp_plan_once(const struct fcp_job *job)
 {
 	return job->o->interactive || job->o->backup != FCP_BACKUP_NONE || job->o->in_place;
@@ -784,13 +797,14 @@ bool fcp_plan_dir_meta(struct fcp_job *job, struct fcp_dir *d, struct fcp_at *da
 	}
 	if (!fcp_dir_existed(d) || !fcp_plan_looks(job, d))
 		return !job->o->dry_run;
-	if (!deciding(job->o) && !job->o->dry_run)
+	if (!dirs_compared(job->o) && !job->o->dry_run)
 		return true;
 	dat->exact_xattrs = true;
 	same = fcp_sys_fstatx(d->dst_fd, &dst) == 0 &&
 	       meta_same(job, &d->st, FCP_AT_FD(d->src_fd), &dst, *dat);
-	/* A dry run without --sync would set every directory's metadata. */
-	if (!deciding(job->o))
+	/* A dry run without --sync, -n, -u or -i would set every directory's
+	 * metadata. */
+	if (!dirs_compared(job->o))
 		same = false;
 	unsigned chg = same ? 0 : changes_of(job->o, &d->st, &dst, false);
 	struct statx before = dst;

@@ -76,6 +76,10 @@ bool fcp_plan_make_room(struct fcp_entry *e);
  * where the kinds agree: an ordinary keep. */
 bool fcp_plan_type_kept(struct fcp_entry *e);
 
+/* Is a directory that is there compared with its source before it gets
+ * its metadata (said at its finish, by fcp_plan_dir_meta)? */
+bool fcp_plan_dir_compared(const struct fcp_job *job);
+
 /* Should the finished directory d get its source's metadata (at dst)? Yes
  * for a new one; for one that existed, only where it differs (--dry-run
  * says so instead), and then its xattrs the source lacks go. */

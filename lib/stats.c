@@ -214,7 +214,9 @@ void fcp_stats_print_table(const struct fcp_stats *s, FILE *f)
 
 	fprintf(f, "fastcp: %-11s%10s%10s%10s%10s%10s%10s\n", "", "total", "copied", "skipped",
 		"failed", "extras", "deleted");
-	row(f, "files", files, false);
+	/* Every item but directories: files, symlinks, hard links, special
+	 * files, the first line's counts added up ("files" said less). */
+	row(f, "entries", files, false);
 	row(f, "directories", dirs, false);
 	row(f, "bytes", bytes, true);
 }

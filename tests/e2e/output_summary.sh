@@ -1,5 +1,5 @@
 #!/bin/bash
-# The summary as a table a robocopy user reads (issue 35): rows files,
+# The summary as a table a robocopy user reads (issue 35): rows entries,
 # directories, bytes; columns total, copied, skipped, failed, extras,
 # deleted; with --stats or -v, not otherwise when stderr is no terminal.
 # "changed" in --json's object and in the end event says whether DEST was
@@ -15,14 +15,14 @@ printf '12345' >s/b               # 5
 printf '123' >s/sub/c             # 3
 printf '12' >s/sub/d              # 2
 # table FILE: the table's lines, spaces squeezed.
-table() { grep -E '^fastcp: (  +total|files|directories|bytes) ' "$1" | tr -s ' '; }
+table() { grep -E '^fastcp: (  +total|entries|directories|bytes) ' "$1" | tr -s ' '; }
 
 run_fcp --stats -T s d
 check_rc 0 "the first copy"
 table "$T/err" >got
 cat >want <<'W'
 fastcp: total copied skipped failed extras deleted
-fastcp: files 4 4 0 0 - 0
+fastcp: entries 4 4 0 0 - 0
 fastcp: directories 2 2 0 - - 0
 fastcp: bytes 20 B 20 B 0 B - - -
 W
@@ -36,7 +36,7 @@ check_rc 0 "the re-run"
 table "$T/err" >got
 cat >want <<'W'
 fastcp: total copied skipped failed extras deleted
-fastcp: files 4 1 3 0 2 2
+fastcp: entries 4 1 3 0 2 2
 fastcp: directories 2 0 2 - 0 0
 fastcp: bytes 35 B 25 B 10 B - - -
 W

@@ -108,13 +108,18 @@ dry_equals_real() {
 	grep -q "^fastcp: dry run, nothing changed: would copy $c ([^)]*), update $u ([^)]*), update metadata of $m, delete $k\$" "$T/$name.dry" ||
 		fail "$name: the dry run's totals, want copy $c, update $u, update metadata of $m, delete $k"
 
-	# -v: cp's arrow for every item changed, rm's line for every deletion
+	# -v: cp's arrow for every item whose data was copied, its own line
+	# for one that got its metadata alone, rm's line for every deletion
 	# (a directory that several SOURCEs merge into may be given the
 	# metadata of each in turn: one item).
 	sed -n "s/^'.*' -> '\(.*\)'\$/\1/p" "$T/$name.real" | sort -u >"$T/$name.v_changed"
-	grep -v $'^delete\t' "$T/$name.want" | cut -f2 | sort >"$T/$name.w_changed"
+	grep -v $'^delete\t\|^update metadata\t' "$T/$name.want" | cut -f2 | sort >"$T/$name.w_changed"
 	diff "$T/$name.w_changed" "$T/$name.v_changed" ||
 		fail "$name: -v's changed items (>) are not what the run did (<)"
+	sed -n "s/^update metadata '\(.*\)'\$/\1/p" "$T/$name.real" | sort -u >"$T/$name.v_meta"
+	grep $'^update metadata\t' "$T/$name.want" | cut -f2 | sort >"$T/$name.w_meta"
+	diff "$T/$name.w_meta" "$T/$name.v_meta" ||
+		fail "$name: -v's metadata lines (>) are not what the run updated (<)"
 	sed -n "s/^removed \(directory \)\{0,1\}'\(.*\)'\$/\2/p" "$T/$name.real" | sort >"$T/$name.v_removed"
 	grep $'^delete\t' "$T/$name.want" | cut -f2 | sort >"$T/$name.w_removed"
 	diff "$T/$name.w_removed" "$T/$name.v_removed" ||
