@@ -1056,7 +1056,9 @@ bool fcp_plan_keeps_extra(struct fcp_job *job, struct fcp_dir *d, const char *be
 	struct statx st;
 	bool is_dir;
 
-	if (o->delete_excluded || (!rules_of(o) && !o->gitignore))
+	/* A taken-up copy is fastcp's own unfinished work: nothing in it is
+	 * the user's to keep for a rule. */
+	if (o->delete_excluded || (!rules_of(o) && !o->gitignore) || taken_up(d))
 		return false;
 	/* Not stat'ed: it is no directory to the rules, which then keep it
 	 * only if a rule for all kinds matches. */
