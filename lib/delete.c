@@ -15,6 +15,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -606,6 +607,22 @@ static int extras(struct fcp_job *job, struct fcp_dir *d, const char *dpath,
 	return r;
 }
 
+/* An extra of a taken-up copy whose source is there was left out by the
+ * filters now: its removal is said, a copy of a file the source has. */
+static void say_left_out(struct fcp_job *job, const struct fcp_dir *d, const char *name,
+			 const char *path)
+{
+	struct statx st;
+
+	if (fcp_sys_statx(d->src_fd, name, AT_SYMLINK_NOFOLLOW, STATX_TYPE, &st) < 0)
+		return;
+	pthread_mutex_lock(&job->err_lock);
+	fcp_progress_clear(job);
+	fprintf(job->err, "fastcp: removed '%s', left by an interrupted run, left out by the "
+			  "filters now\n", path ? path : name);
+	pthread_mutex_unlock(&job->err_lock);
+}
+
 void fcp_delete_extras(struct fcp_worker *w, struct fcp_dir *d)
 {
 	struct fcp_job *job = fcp_worker_job(w);
@@ -643,10 +660,14 @@ void fcp_delete_extras(struct fcp_worker *w, struct fcp_dir *d)
 		for (size_t i = 0; !why && i < extra.n; i++) {
 			char *p = join(dpath ? dpath : "?", extra.v[i]);
 			int k = p ? remove_at(&x, &dfd, NULL, false, extra.v[i], p) : -ENOMEM;
+			if (k == 0 && taken_up(d))
+				say_left_out(job, d, extra.v[i], p);
 			free(p);
 			if (k != 0)
 				stays = true;
-			if (k < 0 && taken_up(d))
+			/* A taken-up copy with a partial file or a mount point
+			 * left in it keeps its hidden name. */
+			if (k != 0 && taken_up(d))
 				atomic_store(&d->root->stale, true);
 			if (k == -ECANCELED)
 				break;

@@ -271,8 +271,11 @@ bool fcp_plan_data_same(struct fcp_entry *e, const struct statx *dst)
 		 * numbering started again) would let its source go. */
 		if (e->job->o->checksum)
 			return fcp_plan_content(e, dst) == 1;
-		/* --size-only: the size alone, as rsync's. */
-		return (e->job->o->size_only || same_time(&st->stx_mtime, &dst->stx_mtime)) &&
+		/* --size-only: the size alone, as rsync's; never inside a
+		 * copy taken up, whose file cut short has its full size
+		 * (made so first) and only its mtime not set yet. */
+		return ((e->job->o->size_only && !taken_up(e->d)) ||
+			same_time(&st->stx_mtime, &dst->stx_mtime)) &&
 		       (!e->job->o->move || fcp_plan_content(e, dst) == 1);
 	case S_IFLNK:
 		return same_target(e);
@@ -1067,7 +1070,9 @@ bool fcp_plan_keeps_extra(struct fcp_job *job, struct fcp_dir *d, const char *be
 	struct statx st;
 	bool is_dir;
 
-	if (o->delete_excluded || (!rules_of(o) && !o->gitignore))
+	/* A taken-up copy is fastcp's own unfinished work: nothing in it is
+	 * the user's to keep for a rule. */
+	if (o->delete_excluded || (!rules_of(o) && !o->gitignore) || taken_up(d))
 		return false;
 	/* Not stat'ed: it is no directory to the rules, which then keep it
 	 * only if a rule for all kinds matches. */

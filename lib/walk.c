@@ -119,13 +119,16 @@ static void emit(struct fcp_worker *w, struct fcp_dir *d, struct batch *b, const
 	if ((b->own_src || b->own_dst) && own_entry(job, d, b, name))
 		return;
 	/* Left out here, so that an excluded directory is never read. Its
-	 * copy stays under --delete unless --delete-excluded says otherwise. */
+	 * copy stays under --delete unless --delete-excluded says otherwise;
+	 * in a taken-up copy it is the killed run's, perhaps cut short, and
+	 * goes (delete.c), as a new copy would lack it. */
 	if (fcp_options_filter(job->o) &&
 	    (pick = fcp_plan_pick(job, d, name, &type)) != FCP_PICK_COPY) {
 		atomic_fetch_add(&job->c.excluded, 1);
 		if (job->o->move)
 			fcp_move_left_out(job, d->src_fd, name);
-		if (d->seen && !(pick == FCP_PICK_RULE && job->o->delete_excluded))
+		if (d->seen && !(pick == FCP_PICK_RULE && job->o->delete_excluded) &&
+		    !(d->root && d->root->adopted))
 			fcp_names_add(job, d, name);
 		return;
 	}
