@@ -364,11 +364,19 @@ static bool prune(struct fcp_job *job, int sdir, const char *sname, int ddir, co
 
 #define NOT_ITS_COPY "what is at its destination is not its copy (kept there, or its copy failed)"
 
-void fcp_move_dry_kept(struct fcp_job *job, const struct fcp_dir *d, const char *name)
-{
-	char *p = fcp_dir_src_path(d, name);
+#define COPY_DIFFERS "its copy differs (it failed, or the source changed)"
 
-	kept(job, p ? p : name, NOT_ITS_COPY, 0);
+void fcp_move_dry_kept(struct fcp_job *job, const struct fcp_dir *d, const char *name,
+		       mode_t mode)
+{
+	char *p;
+
+	if (!job->o->move)
+		return;
+	/* The prune's words: a file's copy is looked up among those made,
+	 * anything else is compared with what is there. */
+	p = fcp_dir_src_path(d, name);
+	kept(job, p ? p : name, S_ISREG(mode) ? NOT_ITS_COPY : COPY_DIFFERS, 0);
 	free(p);
 }
 
@@ -511,7 +519,7 @@ static bool prune(struct fcp_job *job, int sdir, const char *sname, int ddir, co
 		return false;
 	}
 	if (!copy_same(&s, &d, sdir, sname, ddir, dname)) {
-		kept(job, path, "its copy differs (it failed, or the source changed)", 0);
+		kept(job, path, COPY_DIFFERS, 0);
 		return false;
 	}
 	if ((r = sync_copy(ddir, dname, &d)) < 0) {

@@ -617,8 +617,8 @@ bool fcp_plan_settled(struct fcp_entry *e)
 	/* What is in the way stays under -n (said, as the run says it). */
 	if (a == FCP_ACT_KEEP && fcp_plan_type_kept(e))
 		return true;
-	if (e->job->o->dry_run && a == FCP_ACT_KEEP && e->job->o->move && S_ISREG(e->st.stx_mode))
-		fcp_move_dry_kept(e->job, e->d, e->name);
+	if (e->job->o->dry_run && a == FCP_ACT_KEEP && S_ISREG(e->st.stx_mode))
+		fcp_move_dry_kept(e->job, e->d, e->name, e->st.stx_mode);
 	if (e->job->o->dry_run) {
 		const char *dd = a == FCP_ACT_COPY || a == FCP_ACT_REPLACE ? fcp_dedup_dry_verb(e)
 									   : NULL;
@@ -723,8 +723,10 @@ bool fcp_plan_type_kept(struct fcp_entry *e)
 	char *p;
 
 	/* A dry run lists it kept, and fails it as the run does. */
-	if (e->job->o->dry_run)
+	if (e->job->o->dry_run) {
 		show(e->job, FCP_ACT_KEEP, e->d, e->dst_name, e->st.stx_mode, 0, 0);
+		fcp_move_dry_kept(e->job, e->d, e->name, e->st.stx_mode);
+	}
 	/* Its source is not in DEST: exit 1, as cp -n. A choice the user
 	 * made, not an error met: the directory's extras still go. */
 	p = fcp_dir_dst_path(e->d, e->dst_name);
@@ -747,6 +749,7 @@ static bool dry_in_way(struct fcp_entry *e)
 	else
 		fcp_report_failed_in(e->job, "cannot overwrite directory with", e->d, e->name, false,
 				     -EISDIR);
+	fcp_move_dry_kept(e->job, e->d, e->name, e->st.stx_mode);
 	return false;
 }
 

@@ -188,3 +188,35 @@ if [ -z "${DR_ONLY:-}" ] || [ "$DR_ONLY" = move_kept ]; then
 	check_eq "$(cat src/a dst/a dst/b)" "$(printf 'new\nnewer\nb')" "move_kept: the run"
 	cd "$T" || fail "cd $T"
 fi
+
+# 13. --move where another type is in the way (without --delete, and
+# kept by --ignore-existing): the items fail and their sources stay; the
+# dry run says the same messages (the sources left too) and exits 1.
+move_in_way() {
+	mkdir -p src/a dst/b
+	echo A >src/a/x; echo srcb >src/b; echo new >src/new
+	echo FILE >dst/a; echo KEEP >dst/b/y
+}
+for opts in "--move" "--move --ignore-existing --delete"; do
+	name="move_in_way ${opts}"
+	[ -z "${DR_ONLY:-}" ] || [ "$DR_ONLY" = "$name" ] || continue
+	rm -rf "$T/mw" && mkdir "$T/mw" && cd "$T/mw" || fail "cannot make $T/mw"
+	move_in_way
+	find src dst -printf '%p %y %s\n' | sort >"$T/mw.before"
+	# shellcheck disable=SC2086
+	run_fcp --dry-run $opts -T src dst
+	drc=$RC
+	dr_failures_ "$T/err" >"$T/mw.dry_fails"
+	find src dst -printf '%p %y %s\n' | sort | diff "$T/mw.before" - ||
+		fail "$name: the dry run changed something"
+	# shellcheck disable=SC2086
+	run_fcp $opts -T src dst
+	check_rc 1 "$name: the run"
+	check_eq "$drc" 1 "$name: the dry run's exit status"
+	dr_failures_ "$T/err" | diff - "$T/mw.dry_fails" ||
+		fail "$name: the dry run's messages (>) are not the run's (<)"
+	check_grep "^fastcp: not removing 'src/a'" "$T/err"
+	check_grep "^fastcp: not removing 'src/b'" "$T/err"
+	check_eq "$(cat src/a/x src/b dst/a dst/b/y)" "$(printf 'A\nsrcb\nFILE\nKEEP')" "$name: the sources and what was in the way"
+	cd "$T" || fail "cd $T"
+done
