@@ -123,6 +123,12 @@ filtered() {
 	echo t >src/x/t.txt; echo "dest-only data" >dst/x/t.txt
 }
 dry_equals_real filtered filtered dst -m --mirror --include '*/' --include '*.c' --exclude '*' -T src dst
+# The same where the file is left out by its size.
+sized() {
+	mkdir -p src/x dst/x
+	head -c 5000 /dev/zero >src/x/big; echo "dest-only data" >dst/x/big
+}
+dry_equals_real sized sized dst -m --delete --max-size 100 -T src dst
 if [ -z "${DR_ONLY:-}" ] || [ "$DR_ONLY" = filtered ]; then
 	check_nogrep "^delete " "$T/filtered.dry"
 	check_eq "$(cat "$T/filtered.v/dst/x/t.txt")" "dest-only data" "the excluded file"
