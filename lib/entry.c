@@ -180,9 +180,10 @@ static int dir_copy_open(struct fcp_entry *e, bool *created, char hidden_name[FC
 	int dfd = -1;
 
 	hidden_name[0] = 0;
-	/* A dry run names what would go to make room, before the mkdir. */
-	if (a == FCP_ACT_REPLACE && e->job->o->dry_run)
-		fcp_plan_make_room(e);
+	/* A dry run names what would go to make room, before the mkdir,
+	 * or the item's failure where the run could not make it. */
+	if (a == FCP_ACT_REPLACE && e->job->o->dry_run && !fcp_plan_make_room(e))
+		return -ECANCELED;
 	/* What is in the way stays under -n (said, as the run says it). */
 	if (a == FCP_ACT_KEEP && fcp_plan_type_kept(e))
 		return -ECANCELED;

@@ -470,6 +470,11 @@ bool fcp_move_rename(struct fcp_job *job, const char *src, const struct statx *s
 /* After the copy: remove what of src has its whole copy at dname in
  * ddir, each copy made durable first; name what stays. */
 void fcp_move_prune(struct fcp_job *job, const char *src, int ddir, const char *dname);
+/* A dry run under --move: the source name of d (of type mode), whose
+ * copy would not be made (kept by -n, -u or -i, or failed), would stay
+ * where it is: said as the run says it. */
+void fcp_move_dry_kept(struct fcp_job *job, const struct fcp_dir *d, const char *name,
+		       mode_t mode);
 /* The option that cannot go with --move (it makes no copy of the data
  * before the source would go), or NULL. */
 const char *fcp_move_conflict(const struct fcp_options *o);

@@ -19,6 +19,7 @@
  * finished files are compared) and removes what is left of the source.
  */
 #include "job.h"
+#include "node.h"
 #include "sys.h"
 #include "observe.h"
 
@@ -361,6 +362,24 @@ static void kept(struct fcp_job *job, const char *path, const char *why, int err
 static bool prune(struct fcp_job *job, int sdir, const char *sname, int ddir, const char *dname,
 		  const char *path, uint64_t dev, uint64_t mnt);
 
+#define NOT_ITS_COPY "what is at its destination is not its copy (kept there, or its copy failed)"
+
+#define COPY_DIFFERS "its copy differs (it failed, or the source changed)"
+
+void fcp_move_dry_kept(struct fcp_job *job, const struct fcp_dir *d, const char *name,
+		       mode_t mode)
+{
+	char *p;
+
+	if (!job->o->move)
+		return;
+	/* The prune's words: a file's copy is looked up among those made,
+	 * anything else is compared with what is there. */
+	p = fcp_dir_src_path(d, name);
+	kept(job, p ? p : name, S_ISREG(mode) ? NOT_ITS_COPY : COPY_DIFFERS, 0);
+	free(p);
+}
+
 /* Empty source directory sfd into its copy dfd (durable first), entry by
  * entry. dev and mnt: sfd's filesystem and mount. */
 static void prune_children(struct fcp_job *job, int sfd, int dfd, const char *path,
@@ -488,8 +507,7 @@ static bool prune(struct fcp_job *job, int sdir, const char *sname, int ddir, co
 	 * check, and the message must not blame the source. */
 	if (S_ISREG(s.stx_mode) && (by = made(job, &s, &d)) != MADE) {
 		kept(job, path, by == REPLACED ? "what is at its destination is another SOURCE's "
-		     "file of the same name" : "what is at its destination is not its copy (kept "
-		     "there, or its copy failed)", 0);
+		     "file of the same name" : NOT_ITS_COPY, 0);
 		return false;
 	}
 	if (S_ISLNK(s.stx_mode) && !S_ISLNK(d.stx_mode) && followed(job, dev)) {
@@ -501,7 +519,7 @@ static bool prune(struct fcp_job *job, int sdir, const char *sname, int ddir, co
 		return false;
 	}
 	if (!copy_same(&s, &d, sdir, sname, ddir, dname)) {
-		kept(job, path, "its copy differs (it failed, or the source changed)", 0);
+		kept(job, path, COPY_DIFFERS, 0);
 		return false;
 	}
 	if ((r = sync_copy(ddir, dname, &d)) < 0) {

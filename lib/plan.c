@@ -626,12 +626,15 @@ bool fcp_plan_settled(struct fcp_entry *e)
 	if (a != FCP_ACT_KEEP && link_settled(e, a))
 		return true;
 	/* A dry run says what would go to make room (its delete lines)
-	 * before the item's own line, as the run removes it first. */
-	if (e->job->o->dry_run && a == FCP_ACT_REPLACE)
-		fcp_plan_make_room(e);
+	 * before the item's own line, as the run removes it first; where
+	 * the run would fail the item, it says that instead of its line. */
+	if (e->job->o->dry_run && a == FCP_ACT_REPLACE && !fcp_plan_make_room(e))
+		return true;
 	/* What is in the way stays under -n (said, as the run says it). */
 	if (a == FCP_ACT_KEEP && fcp_plan_type_kept(e))
 		return true;
+	if (e->job->o->dry_run && a == FCP_ACT_KEEP && S_ISREG(e->st.stx_mode))
+		fcp_move_dry_kept(e->job, e->d, e->name, e->st.stx_mode);
 	if (e->job->o->dry_run) {
 		const char *dd = a == FCP_ACT_COPY || a == FCP_ACT_REPLACE ? fcp_dedup_dry_verb(e)
 									   : NULL;
@@ -735,10 +738,10 @@ bool fcp_plan_type_kept(struct fcp_entry *e)
 		return false;
 	char *p;
 
+	/* A dry run lists it kept, and fails it as the run does. */
 	if (e->job->o->dry_run) {
 		show(e->job, FCP_ACT_KEEP, e->d, e->dst_name, e->st.stx_mode, 0, 0);
-		count(e->job, FCP_ACT_KEEP, false);
-		return true;
+		fcp_move_dry_kept(e->job, e->d, e->name, e->st.stx_mode);
 	}
 	/* Its source is not in DEST: exit 1, as cp -n. A choice the user
 	 * made, not an error met: the directory's extras still go. */
@@ -752,16 +755,31 @@ bool fcp_plan_type_kept(struct fcp_entry *e)
 	return true;
 }
 
+/* A dry run: what is in e's way stays (no --delete), so the run's mkdir
+ * or rename would fail there. Said with the run's words; false. */
+static bool dry_in_way(struct fcp_entry *e)
+{
+	if (S_ISDIR(e->st.stx_mode))
+		fcp_report_failed_in(e->job, "cannot replace non-directory", e->d, e->dst_name, true,
+				     -ENOTDIR);
+	else
+		fcp_report_failed_in(e->job, "cannot overwrite directory with", e->d, e->name, false,
+				     -EISDIR);
+	fcp_move_dry_kept(e->job, e->d, e->name, e->st.stx_mode);
+	return false;
+}
+
 bool fcp_plan_make_room(struct fcp_entry *e)
 {
 	char *p;
 
+	if (e->job->o->check || !e->dst_mode || S_ISDIR(e->dst_mode) == S_ISDIR(e->st.stx_mode))
+		return true;
 	/* Not a root copy's own name: "fastcp --delete -T file DIR" must not
 	 * remove DIR, it fails as cp -T does. In a taken-up copy, what is
 	 * in the way is the killed run's, of a source that changed type. */
-	if (!(e->job->o->delete_extra || taken_up(e->d)) || e->job->o->check || !e->dst_mode ||
-	    e->d->is_top || S_ISDIR(e->dst_mode) == S_ISDIR(e->st.stx_mode))
-		return true;
+	if (!(e->job->o->delete_extra || taken_up(e->d)) || e->d->is_top)
+		return !e->job->o->dry_run || dry_in_way(e);
 	if (fcp_delete_entry(e->job, e->d, e->dst_name) == 0)
 		return true;
 	/* What stayed was said with its own path; the item that cannot be

@@ -108,6 +108,17 @@ static bool own_entry(struct fcp_job *job, struct fcp_dir *d, struct batch *b, c
 	return true;
 }
 
+/* A dry run: name, left out, stays in d's copy if it is there, and -m
+ * would then find the directory not empty (fcp_delete_pruned). */
+static void dry_kept(struct fcp_job *job, struct fcp_dir *d, const char *name)
+{
+	struct statx st;
+
+	if (job->o->dry_run && job->o->prune_empty_dirs && d->dst_fd >= 0 &&
+	    fcp_sys_statx(d->dst_fd, name, AT_SYMLINK_NOFOLLOW, STATX_TYPE, &st) == 0)
+		atomic_store(&d->holds, true);
+}
+
 static void emit(struct fcp_worker *w, struct fcp_dir *d, struct batch *b, const char *name,
 		 unsigned char type)
 {
@@ -128,8 +139,10 @@ static void emit(struct fcp_worker *w, struct fcp_dir *d, struct batch *b, const
 		if (job->o->move)
 			fcp_move_left_out(job, d->src_fd, name);
 		if (d->seen && !(pick == FCP_PICK_RULE && job->o->delete_excluded) &&
-		    !(d->root && d->root->adopted))
+		    !(d->root && d->root->adopted)) {
 			fcp_names_add(job, d, name);
+			dry_kept(job, d, name);
+		}
 		return;
 	}
 	if (d->seen)

@@ -45,11 +45,14 @@ for opts in "--ignore-existing --delete" "--move --ignore-existing --delete" \
 	esac
 done
 
-# --dry-run: nothing deleted, and no line says so; -vv lists what is kept.
+# --dry-run: nothing deleted, and no line says so; -vv lists what is kept;
+# the run's failures are said, and it exits 1 as the run does.
 setup
 run_fcp --ignore-existing --delete --dry-run -vv -T src dst
 check_tree ref dst
-check_rc 0
+check_rc 1
+check_grep "not replaced \(-n\), a non-directory in the way of a directory: 'dst/a'" "$T/err"
+check_grep "not replaced \(-n\), a directory in the way of a file: 'dst/b'" "$T/err"
 check_nogrep "delete 'dst/(a|b)" "$T/out"
 check_grep "^keep 'dst/a'" "$T/out"
 check_grep "^keep 'dst/b'" "$T/out"

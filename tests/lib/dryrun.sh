@@ -18,6 +18,8 @@
 # (cp's arrows and rm's "removed") and the summary's "N deleted", and the
 # two --itemize-changes listings must all say exactly that; the dry runs
 # must leave DEST as it was, and both real runs must leave the same tree.
+# The dry runs exit as the real runs do, and say on standard error the
+# same messages that name a path (each failure, each thing kept).
 
 # One line per path of DEST: path, type, inode, mode, owner, mtime, link
 # target, xattrs (their dump's checksum).
@@ -66,6 +68,9 @@ dr_setup_() {
 	return 0
 }
 
+# The messages of standard error that name a path, sorted.
+dr_failures_() { grep "^fastcp: .*'" "$1" | sort; }
+
 # Which name of a hard-linked file is copied first is the workers' race.
 dr_unlinked_() { sed 's/^hf/>f/' | sort; }
 
@@ -80,18 +85,25 @@ dry_equals_real() {
 	dr_snap_ "$dest" >"$T/$name.before"
 
 	run_fcp --dry-run "$@"
-	check_rc 0 "$name: the dry run"
+	local rc=$RC
 	cp "$T/out" "$T/$name.dry"
+	cp "$T/err" "$T/$name.dry_err"
 	run_fcp --dry-run --itemize-changes "$@"
-	check_rc 0 "$name: the dry run with --itemize-changes"
+	check_rc "$rc" "$name: the dry run with --itemize-changes (the dry run's: $rc)"
 	grep -v '^fastcp: ' "$T/out" | dr_unlinked_ >"$T/$name.dry_i"
 	dr_snap_ "$dest" >"$T/$name.still"
 	diff "$T/$name.before" "$T/$name.still" || fail "$name: the dry run changed DEST"
 
 	run_fcp -v --stats "$@"
-	check_rc 0 "$name: the real run"
+	check_rc "$rc" "$name: the real run (the dry run's: $rc)"
 	cp "$T/out" "$T/$name.real"
 	cp "$T/err" "$T/$name.real_err"
+	# Each failure, and each thing kept, is said by the dry run as by
+	# the run: the lines that name a path.
+	dr_failures_ "$T/$name.dry_err" >"$T/$name.dry_fails"
+	dr_failures_ "$T/$name.real_err" >"$T/$name.real_fails"
+	diff "$T/$name.real_fails" "$T/$name.dry_fails" ||
+		fail "$name: the dry run's messages (>) are not the run's (<)"
 	dr_snap_ "$dest" >"$T/$name.after"
 	dr_expect_ "$T/$name.before" "$T/$name.after" >"$T/$name.want"
 
@@ -143,7 +155,7 @@ dry_equals_real() {
 	mkdir "$dir" && cd "$dir" || fail "$name: cannot make $dir"
 	dr_setup_ "$setup" "$dest"
 	run_fcp --itemize-changes "$@"
-	check_rc 0 "$name: the real run with --itemize-changes"
+	check_rc "$rc" "$name: the real run with --itemize-changes (the dry run's: $rc)"
 	grep -v '^fastcp: ' "$T/out" | dr_unlinked_ >"$T/$name.real_i"
 	diff "$T/$name.dry_i" "$T/$name.real_i" ||
 		fail "$name: the dry run's --itemize-changes (<) is not the run's (>)"
