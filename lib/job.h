@@ -402,6 +402,11 @@ void fcp_job_stop(struct fcp_job *job, int err);
  * (NULL: no more, it has its name). A second signal kills at once, with
  * no time to say anything: the first says where the copy stays. */
 void fcp_signal_note(const void *key, const char *src, const char *path, const char *then);
+/* Whether a signal said key's line: then the end does not say it again. */
+bool fcp_signal_said(const void *key);
+/* The status line is drawn on stderr (progress.c): a signal's line first
+ * clears it, so that the line is not glued onto the status line. */
+void fcp_signal_bar(bool on);
 /* An item failed with err. ENOSPC, EDQUOT and EROFS stop new items; the
  * first is reported and counted as failed, the same errno again only
  * counted as not copied. */

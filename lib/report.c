@@ -307,6 +307,9 @@ void fcp_report_left(struct fcp_job *job, const char *src, const struct fcp_root
 	unsigned long long failed = atomic_load(&root->failed);
 	struct msg m;
 
+	/* A signal said where the copy stays, as this would: once is enough. */
+	if (atomic_load(&job->stop) && fcp_signal_said(root))
+		return;
 	if (!msg_open(&m))
 		return;
 	fputs("fastcp: the unfinished copy of '", m.f);
