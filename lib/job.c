@@ -527,6 +527,8 @@ static void collect(struct fcp_job *job, struct fcp_stats *s)
 	s->bytes_skipped = c->settled_bytes;
 	s->plan_copied = c->plan_copied;
 	s->plan_copied_bytes = c->plan_copied_bytes;
+	for (int k = 0; k < 5; k++)
+		s->plan_kind[k] = c->plan_kind[k];
 	s->plan_replaced = c->plan_replaced;
 	s->plan_replaced_bytes = c->plan_replaced_bytes;
 	s->delete_asked = job->o->delete_extra;
