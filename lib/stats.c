@@ -280,8 +280,9 @@ void fcp_stats_print_problems(const struct fcp_stats *s, FILE *f)
 			FCP_LEFTOVERS_NAMED);
 	if (s->dedup_uncloned)
 		fprintf(f, "fastcp: note: --dedup=reflink: the destination cannot clone; %llu "
-			   "duplicate file%s copied in full\n", (unsigned long long)s->dedup_uncloned,
-			s_(s->dedup_uncloned));
+			   "duplicate file%s copied in full (--dedup=hardlink writes each content "
+			   "once there, as hard links sharing their metadata)\n",
+			(unsigned long long)s->dedup_uncloned, s_(s->dedup_uncloned));
 	if (s->not_copied)
 		fprintf(f, "fastcp: %llu item%s not copied (a directory not started counts as one)\n",
 			(unsigned long long)s->not_copied, s_(s->not_copied));
