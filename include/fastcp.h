@@ -210,6 +210,8 @@ struct fcp_stats {
 	 * would copy anew (with their data) and replace. */
 	uint64_t unchanged_dirs, updated_dirs, deleted_dirs, replaced, bytes_skipped;
 	uint64_t plan_copied, plan_copied_bytes, plan_replaced, plan_replaced_bytes;
+	/* of plan_copied: files, directories, symlinks, hard links, others */
+	uint64_t plan_kind[5];
 	bool delete_asked;       /* --delete: DEST was searched for extras */
 	uint64_t verified_files, verified_bytes; /* --verify: read back, equal */
 	uint64_t verified_cloned; /* of which clones (shared extents re-read) */

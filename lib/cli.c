@@ -76,8 +76,9 @@ static const char usage_text[] =
 	"      --max-delete N            delete at most N entries (then exit 1)\n"
 	"      --delete-excluded         --delete also removes what the filters exclude\n"
 	"      --dry-run                 list what would change (-vv: every entry) and\n"
-	"                                end with one line: would copy N (X MB),\n"
-	"                                update M, ...; change nothing\n"
+	"                                end with one line: would copy N entries\n"
+	"                                (F files, D directories...; X MB), update M,\n"
+	"                                ...; change nothing\n"
 	"      --resume                  files from 1 GiB record their progress, and a\n"
 	"                                re-run finishes them from there (with --sync)\n"
 	"      --move                    move: rename on one filesystem, else copy,\n"
@@ -909,11 +910,27 @@ static int check_usage(const struct fcp_options *o, int operands)
 	return 0;
 }
 
+/* The short options rsync users type by habit that mean another thing in
+ * cp: -n with -v (rsync's -avn, a dry run) copies for real; -i with -a or
+ * -v and no terminal to answer on (rsync's -ai, itemize) asks on a stdin
+ * nobody reads. Said once, then the copy goes on as cp's. */
+static void habit_notes(const struct fcp_options *o, bool short_n, bool short_i, bool short_a)
+{
+	if (short_n && o->verbose && o->update == FCP_UPDATE_NONE && !o->dry_run)
+		fputs("fastcp: note: -n is cp's --no-clobber (replace no existing file), not "
+		      "rsync's dry run: that is --dry-run\n", stderr);
+	if (short_i && (short_a || o->verbose) && o->interactive && !o->itemize &&
+	    !isatty(STDIN_FILENO))
+		fputs("fastcp: note: -i is cp's --interactive (ask before replacing a file, the "
+		      "answer read from stdin), not rsync's itemize: that is --itemize-changes\n",
+		      stderr);
+}
+
 int fcp_cli_parse(int argc, char **argv, struct fcp_options *o, char ***srcs, int *nsrc,
 		  char **dst)
 {
-	int c, r;
-	bool version = false;
+	int c, r, li;
+	bool version = false, short_n = false, short_i = false, short_a = false;
 
 	/* 0, not 1: GNU getopt then starts afresh (a second parse in one
 	 * process), permutation state included. Options may follow the
@@ -926,7 +943,12 @@ int fcp_cli_parse(int argc, char **argv, struct fcp_options *o, char ***srcs, in
 		fputs(usage_text, stdout);
 		return -1;
 	}
-	while ((c = getopt_long(argc, argv, ":arRTPLvqucxj:nibS:t:HlsfpdZhzAXm", longopts, NULL)) != -1) {
+	while ((li = -1, c = getopt_long(argc, argv, ":arRTPLvqucxj:nibS:t:HlsfpdZhzAXm",
+					 longopts, &li)) != -1) {
+		/* getopt_long sets li for a long option only. */
+		short_n |= c == 'n' && li < 0;
+		short_i |= c == 'i' && li < 0;
+		short_a |= c == 'a' && li < 0;
 		if (c == OPT_HELP) {
 			fputs(usage_text, stdout);
 			return -1;
@@ -1015,6 +1037,7 @@ int fcp_cli_parse(int argc, char **argv, struct fcp_options *o, char ***srcs, in
 		for (int i = optind; i < argc; i++)
 			if (!argv[i][0])
 				return bad("%s", "empty source operand ''");
+		habit_notes(o, short_n, short_i, short_a);
 		*srcs = argv + optind;
 		*nsrc = argc - optind;
 		*dst = (char *)o->target;
@@ -1030,6 +1053,7 @@ int fcp_cli_parse(int argc, char **argv, struct fcp_options *o, char ***srcs, in
 		if (!argv[i][0])
 			return bad("empty %s operand ''",
 				   i == argc - 1 ? "destination" : "source");
+	habit_notes(o, short_n, short_i, short_a);
 	*srcs = argv + optind;
 	*nsrc = argc - optind - 1;
 	*dst = argv[argc - 1];

@@ -527,6 +527,8 @@ static void collect(struct fcp_job *job, struct fcp_stats *s)
 	s->bytes_skipped = c->settled_bytes;
 	s->plan_copied = c->plan_copied;
 	s->plan_copied_bytes = c->plan_copied_bytes;
+	for (int k = 0; k < 5; k++)
+		s->plan_kind[k] = c->plan_kind[k];
 	s->plan_replaced = c->plan_replaced;
 	s->plan_replaced_bytes = c->plan_replaced_bytes;
 	s->delete_asked = job->o->delete_extra;
@@ -838,6 +840,7 @@ static void handle_items(struct fcp_job *job)
  * or be removed, then report. Only one job runs at a time per process. */
 static struct fcp_job *signalled_job;
 static volatile sig_atomic_t caught;
+static volatile sig_atomic_t bar_on;
 
 /* The unfinished root copies, each with the line a signal writes for it:
  * made before, so that the handler only calls write(2). A slot is filled
@@ -848,6 +851,7 @@ static struct {
 	char line[768];
 	size_t len;
 	atomic_int live;        /* lock-free: read by the handler, any thread */
+	atomic_int said;        /* written by the handler */
 } noted[FCP_NOTED];
 static pthread_mutex_t noted_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -863,16 +867,36 @@ void fcp_signal_note(const void *key, const char *src, const char *path, const c
 			free_slot = i;
 	}
 	if (path && free_slot >= 0) {
+		/* True whether the stop ends cleanly or a second signal kills at
+		 * once: the end then does not say it again. */
 		int n = snprintf(noted[free_slot].line, sizeof(noted[0].line),
-				 "fastcp: stopping; if a second signal kills fastcp first, the "
-				 "unfinished copy of '%s' stays as '%s': %s\n", src ? src : "?", path,
+				 "fastcp: stopping; the unfinished copy of '%s' stays as '%s' (also if "
+				 "a second signal kills fastcp at once): %s\n", src ? src : "?", path,
 				 then ? then : "remove it, or run the same command again");
 		noted[free_slot].len = n < 0 ? 0 : (size_t)n < sizeof(noted[0].line)
 						       ? (size_t)n : sizeof(noted[0].line) - 1;
 		noted[free_slot].key = key;
+		atomic_store(&noted[free_slot].said, 0);
 		atomic_store(&noted[free_slot].live, 1); /* the line first */
 	}
 	pthread_mutex_unlock(&noted_lock);
+}
+
+bool fcp_signal_said(const void *key)
+{
+	bool said = false;
+
+	pthread_mutex_lock(&noted_lock);
+	/* (No longer live once the signals are given back: the end.) */
+	for (int i = 0; i < FCP_NOTED && !said; i++)
+		said = noted[i].key == key && atomic_load(&noted[i].said);
+	pthread_mutex_unlock(&noted_lock);
+	return said;
+}
+
+void fcp_signal_bar(bool on)
+{
+	bar_on = on;
 }
 
 static void on_signal(int sig)
@@ -880,11 +904,16 @@ static void on_signal(int sig)
 	caught = sig;
 	if (signalled_job)
 		fcp_job_stop(signalled_job, -EINTR); /* lock-free atomics only */
-	/* Said now: a second signal kills at once (SA_RESETHAND). */
-	for (int i = 0; i < FCP_NOTED; i++)
-		if (atomic_load(&noted[i].live) && noted[i].len &&
-		    write(STDERR_FILENO, noted[i].line, noted[i].len))
+	/* Said now: a second signal kills at once (SA_RESETHAND). On the
+	 * status line's terminal, from the start of a cleared line. */
+	for (int i = 0, cleared = !bar_on; i < FCP_NOTED; i++) {
+		if (!atomic_load(&noted[i].live) || !noted[i].len)
 			continue;
+		if (!cleared)
+			cleared = write(STDERR_FILENO, "\r\033[K", 4) == 4;
+		if (write(STDERR_FILENO, noted[i].line, noted[i].len) == (ssize_t)noted[i].len)
+			atomic_store(&noted[i].said, 1);
+	}
 }
 
 static void catch_signals(struct fcp_job *job, struct sigaction old[3])
@@ -905,6 +934,12 @@ static void catch_signals(struct fcp_job *job, struct sigaction old[3])
 		signalled_job = NULL;
 	for (int i = 0; !job && i < FCP_NOTED; i++)
 		atomic_store(&noted[i].live, 0);
+	/* What a signal said is read at the job's end, and forgotten when the
+	 * next job starts. */
+	for (int i = 0; job && i < FCP_NOTED; i++) {
+		noted[i].key = NULL;
+		atomic_store(&noted[i].said, 0);
+	}
 }
 
 /* The job, watched by obs (observe.h; NULL: nobody). */

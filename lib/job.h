@@ -184,6 +184,7 @@ struct fcp_counters {
 	 * (report.c) */
 	atomic_ullong unchanged_dirs, updated_dirs, deleted_dirs, replaced;
 	atomic_ullong plan_copied, plan_copied_bytes, plan_replaced, plan_replaced_bytes;
+	atomic_ullong plan_kind[5];  /* of plan_copied, as fcp_stats's */
 	atomic_ullong moved;         /* --move: sources renamed or removed (move.c) */
 	atomic_ullong not_replaced;  /* -n, -u, -i: files there kept (plan.c) */
 	atomic_ullong kept;          /* --resume: stopped files kept to resume (chunk.c) */
@@ -403,6 +404,11 @@ void fcp_job_stop(struct fcp_job *job, int err);
  * (NULL: no more, it has its name). A second signal kills at once, with
  * no time to say anything: the first says where the copy stays. */
 void fcp_signal_note(const void *key, const char *src, const char *path, const char *then);
+/* Whether a signal said key's line: then the end does not say it again. */
+bool fcp_signal_said(const void *key);
+/* The status line is drawn on stderr (progress.c): a signal's line first
+ * clears it, so that the line is not glued onto the status line. */
+void fcp_signal_bar(bool on);
 /* An item failed with err. ENOSPC, EDQUOT and EROFS stop new items; the
  * first is reported and counted as failed, the same errno again only
  * counted as not copied. */

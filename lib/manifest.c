@@ -1014,6 +1014,41 @@ static char *probably_meant(const char *dest, const struct row *v, size_t n)
 	return found;
 }
 
+/* The DEST recorded in the manifest, read only (a check writes nothing
+ * of its own): malloc'd, or NULL when none is (an older fastcp's). */
+static char *dest_of(sqlite3 *db)
+{
+	sqlite3_stmt *q;
+	char *was = NULL;
+
+	if (sqlite3_prepare_v2(db, "SELECT value FROM meta WHERE name = 'dest'", -1, &q, NULL) !=
+	    SQLITE_OK)
+		return NULL;
+	if (sqlite3_step(q) == SQLITE_ROW && sqlite3_column_text(q, 0))
+		was = strdup((const char *)sqlite3_column_text(q, 0));
+	sqlite3_finalize(q);
+	return was;
+}
+
+/* A check of DEST alone with the manifest of another DEST that is still
+ * there would report its files missing and DEST's own as not recorded, a
+ * long list that hides the mistake: refused, naming the DEST recorded.
+ * Where the recorded DEST holds none of its files (a disk mounted
+ * elsewhere, a copy moved), the DEST given is checked. */
+static bool other_dest(struct fcp_job *job, const struct verify *x)
+{
+	char *was = dest_of(job->man->db), *root = dest_root(x->dest);
+	bool other = was && root && strcmp(was, root) && sample_there(was, x->v, x->n);
+
+	if (other)
+		fcp_report_errorf(job, "manifest '%s' records the files of '%s', not of '%s' (a "
+				  "manifest serves one DEST: was '%s' meant?); nothing checked",
+				  job->o->manifest, was, root, was);
+	free(was);
+	free(root);
+	return other;
+}
+
 /* Before any file is read: is anything recorded there at all? Where
  * nothing is (a DEST mistyped, a disk not mounted), a line per file
  * "missing" would hide the cause: said once, with the directory
@@ -1183,7 +1218,7 @@ int fcp_manifest_verify(const struct fcp_options *o, const char *dest, struct fc
 		fcp_report_failed(&job, "cannot open", dest, x.dfd);
 		x.n = 0;
 	}
-	if (x.n && nothing_there(&job, &x)) {
+	if (x.n && (other_dest(&job, &x) || nothing_there(&job, &x))) {
 		rc = FCP_EXIT_USAGE;
 		x.n = 0;
 	}

@@ -415,6 +415,7 @@ static void draw(struct fcp_status *p, const struct fcp_totals *t)
 		/* Cut to the terminal: a wrapped line cannot be redrawn. */
 		fprintf(stderr, "\r%.*s\033[K", width > 0 ? width : 79, text);
 		p->job->bar_shown = true;
+		fcp_signal_bar(true);
 	} else {
 		fprintf(stderr, "fastcp: %s\n", text);
 	}
@@ -526,4 +527,5 @@ void fcp_progress_clear(struct fcp_job *job)
 		return;
 	fputs("\r\033[K", stderr);
 	job->bar_shown = false;
+	fcp_signal_bar(false);
 }

@@ -307,6 +307,9 @@ void fcp_report_left(struct fcp_job *job, const char *src, const struct fcp_root
 	unsigned long long failed = atomic_load(&root->failed);
 	struct msg m;
 
+	/* A signal said where the copy stays, as this would: once is enough. */
+	if (atomic_load(&job->stop) && fcp_signal_said(root))
+		return;
 	if (!msg_open(&m))
 		return;
 	fputs("fastcp: the unfinished copy of '", m.f);
@@ -365,15 +368,19 @@ void fcp_report_held(struct fcp_job *job, const char *path, const char *why)
 	msg_send(job, &m, job->err, false, NULL, NULL, 0);
 }
 
-/* A dry run's count of what it would do, for its closing line. */
-static void count_plan(struct fcp_job *job, const char *verb, uint64_t bytes)
+/* A dry run's count of what it would do, for its closing line; a copy
+ * by its kind (a hard link's mode is not given: 0). */
+static void count_plan(struct fcp_job *job, const char *verb, mode_t mode, uint64_t bytes)
 {
+	int kind = S_ISREG(mode) ? 0 : S_ISDIR(mode) ? 1 : S_ISLNK(mode) ? 2 : !mode ? 3 : 4;
+
 	if (!strcmp(verb, "update")) {
 		atomic_fetch_add(&job->c.plan_replaced, 1);
 		atomic_fetch_add(&job->c.plan_replaced_bytes, bytes);
 	} else if (!strcmp(verb, "copy") || !strcmp(verb, "mkdir") || !strcmp(verb, "link") ||
 		   !strcmp(verb, "clone")) {
 		atomic_fetch_add(&job->c.plan_copied, 1);
+		atomic_fetch_add(&job->c.plan_kind[!strcmp(verb, "mkdir") ? 1 : kind], 1);
 		atomic_fetch_add(&job->c.plan_copied_bytes, bytes);
 	}
 }
@@ -389,7 +396,7 @@ static void plan_line(struct fcp_job *job, const char *verb, mode_t mode, const 
 	struct msg m;
 
 	if (!o->check)
-		count_plan(job, verb, bytes);
+		count_plan(job, verb, mode, bytes);
 	fcp_obs_plan_times(job, verb, path ? path : "?", times);
 	/* A dry run lists what would change, as rsync -n and robocopy /L;
 	 * what is left as it was from -vv. */

@@ -155,16 +155,38 @@ bool fcp_stats_changed(const struct fcp_stats *s)
 	       s->deleted || s->moved;
 }
 
+/* "entries", and of which kinds (those there are): the count is not read
+ * as the files alone. */
+static void print_kinds(const struct fcp_stats *s, FILE *f)
+{
+	static const char *const one[5] = { "file", "directory", "symlink", "hard link",
+					    "special file" },
+			  *const many[5] = { "files", "directories", "symlinks", "hard links",
+					     "special files" };
+	const char *sep = "";
+
+	for (int k = 0; k < 5; k++) {
+		if (!s->plan_kind[k])
+			continue;
+		fprintf(f, "%s%llu %s", sep, (unsigned long long)s->plan_kind[k],
+			s->plan_kind[k] == 1 ? one[k] : many[k]);
+		sep = ", ";
+	}
+	if (*sep)
+		fputs("; ", f);
+}
+
 void fcp_stats_print_plan(const struct fcp_stats *s, FILE *f)
 {
 	char copy[32], update[32];
 
 	human((double)s->plan_copied_bytes, copy, sizeof(copy));
 	human((double)s->plan_replaced_bytes, update, sizeof(update));
-	fprintf(f, "fastcp: dry run, nothing changed: would copy %llu (%s), update %llu (%s), "
-		   "update metadata of %llu, delete %llu\n",
-		(unsigned long long)s->plan_copied, copy, (unsigned long long)s->plan_replaced,
-		update, (unsigned long long)s->updated,
+	fprintf(f, "fastcp: dry run, nothing changed: would copy %llu entr%s (",
+		(unsigned long long)s->plan_copied, s->plan_copied == 1 ? "y" : "ies");
+	print_kinds(s, f);
+	fprintf(f, "%s), update %llu (%s), update metadata of %llu, delete %llu\n", copy,
+		(unsigned long long)s->plan_replaced, update, (unsigned long long)s->updated,
 		(unsigned long long)s->deleted);
 }
 
@@ -260,8 +282,9 @@ void fcp_stats_print_problems(const struct fcp_stats *s, FILE *f)
 			FCP_LEFTOVERS_NAMED);
 	if (s->dedup_uncloned)
 		fprintf(f, "fastcp: note: --dedup=reflink: the destination cannot clone; %llu "
-			   "duplicate file%s copied in full\n", (unsigned long long)s->dedup_uncloned,
-			s_(s->dedup_uncloned));
+			   "duplicate file%s copied in full (--dedup=hardlink writes each content "
+			   "once there, as hard links sharing their metadata)\n",
+			(unsigned long long)s->dedup_uncloned, s_(s->dedup_uncloned));
 	if (s->in_place_shared)
 		fprintf(f, "fastcp: note: --in-place: %llu file%s with other names replaced, not "
 			   "rewritten: their other names keep their data\n",

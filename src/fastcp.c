@@ -35,7 +35,10 @@ int main(int argc, char **argv)
 				"output: %s\n", strerror(-w));
 			r = r == FCP_EXIT_OK ? FCP_EXIT_PARTIAL : r;
 		}
-	} else if (!o.quiet && (o.verbose || o.stats || isatty(STDERR_FILENO))) {
+	} else if (!o.quiet && (o.verbose || o.stats || isatty(STDERR_FILENO)) &&
+		   (!o.dry_run || o.stats)) {
+		/* A dry run's summary is its "would" line (below): the copy's
+		 * zeros only with --stats. */
 		/* The first errors again, for a person whose terminal has
 		 * scrolled them away; a log file has them in their place. */
 		if (!isatty(STDERR_FILENO))

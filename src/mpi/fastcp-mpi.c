@@ -76,7 +76,8 @@ static int summary(const struct fcp_options *o, struct fcp_stats *s, int r)
 				"output\n");
 			r = r == FCP_EXIT_OK ? FCP_EXIT_PARTIAL : r;
 		}
-	} else if (!o->quiet && (o->verbose || o->stats || isatty(STDERR_FILENO))) {
+	} else if (!o->quiet && (o->verbose || o->stats || isatty(STDERR_FILENO)) &&
+		   (!o->dry_run || o->stats)) { /* as fastcp's: a dry run's is its plan */
 		if (!isatty(STDERR_FILENO))
 			s->errors[0][0] = 0;
 		fcp_stats_print(s, stderr);

@@ -149,7 +149,7 @@ check_rc 0 "dry run, events"
 check_grep "^{\"event\":\"plan\",.*\"action\":\"copy\",\"path\":\"ev/new/g\"}" "$T/events"
 check_eq "$(grep -c '"event":"plan"' "$T/events")" "$(grep -vc '^fastcp: dry run' "$T/out")" \
 	"one plan event per line printed"
-check_eq "$(tail -n 1 "$T/out")" "fastcp: dry run, nothing changed: would copy 4 (6 B), update 0 (0 B), update metadata of 0, delete 0" \
+check_eq "$(tail -n 1 "$T/out")" "fastcp: dry run, nothing changed: would copy 4 entries (3 files, 1 directory; 6 B), update 0 (0 B), update metadata of 0, delete 0" \
 	"the closing line of a dry run"
 check_absent ev/new
 # --json: stdout is the JSON object alone; the lines go to stderr.

@@ -166,6 +166,8 @@ run_fcp --dedup=reflink "$S" "$T/tmpfs/c"
 check_rc 0 "--dedup=reflink on tmpfs"
 check_tree "$S" "$T/tmpfs/c"
 check_eq "$(grep -c "cannot clone" "$T/err")" 1 "notes of the fallback"
+check_grep "cannot clone; .*\(--dedup=hardlink writes each content once there" "$T/err" \
+	"the note names the way that works there"
 
 # The source was not changed.
 check_eq "$(stat -c %h "$S/x/orig")" 1 "source orig"

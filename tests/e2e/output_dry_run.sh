@@ -25,7 +25,7 @@ sort "$T/out" >lines
 cat >want <<'W'
 copy 'd/new'
 delete 'd/extra'
-fastcp: dry run, nothing changed: would copy 1 (4 B), update 1 (12 B), update metadata of 1, delete 1
+fastcp: dry run, nothing changed: would copy 1 entry (1 file; 4 B), update 1 (12 B), update metadata of 1, delete 1
 update 'd/f7'
 update metadata 'd/f8'
 W
@@ -49,7 +49,7 @@ got = (s['would_copy'], s['would_copy_bytes'], s['would_update'], s['would_updat
        s['updated'], s['deleted'], s['changed'], s['dry_run'])
 assert got == (1, 4, 1, 12, 1, 1, True, True), got
 PY
-check_grep "^fastcp: dry run, nothing changed: would copy 1 " "$T/err"
+check_grep "^fastcp: dry run, nothing changed: would copy 1 entry " "$T/err"
 
 run_fcp -q --dry-run --sync -T s d
 check_nogrep "^fastcp: dry run" "$T/out"
@@ -58,7 +58,7 @@ run_fcp --sync --delete -T s d
 check_rc 0 "the copy"
 run_fcp --dry-run --sync --delete -T s d
 check_eq "$(cat "$T/out")" \
-	"fastcp: dry run, nothing changed: would copy 0 (0 B), update 0 (0 B), update metadata of 0, delete 0" \
+	"fastcp: dry run, nothing changed: would copy 0 entries (0 B), update 0 (0 B), update metadata of 0, delete 0" \
 	"a dry run with nothing to do: its closing line alone"
 run_fcp --dry-run --json --sync -T s d
 check_eq "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["changed"])' "$T/out")" False \

@@ -34,7 +34,7 @@ check_absent dst "the unfinished copy took its final name"
 hidden=$(ls -d .fcp-* 2>/dev/null)
 check_eq "$(echo "$hidden" | wc -w)" 1 "one unfinished copy under a temporary name"
 # (A FUSE source has no birth time to know its copy by: renamed, then.)
-check_grep "^fastcp: stopping; if a second signal kills fastcp first, the unfinished copy of 'slow' stays as '[^']*/?\\$hidden': (the same command finishes it|once renamed to 'dst', the same command with --sync finishes it)$" "$T/err"
+check_grep "^fastcp: stopping; the unfinished copy of 'slow' stays as '[^']*/?\\$hidden' \\(also if a second signal kills fastcp at once\\): (the same command finishes it|once renamed to 'dst', the same command with --sync finishes it)$" "$T/err"
 n=0
 for f in "$hidden"/f*; do
 	[ -e "$f" ] || continue

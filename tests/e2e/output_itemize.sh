@@ -60,7 +60,7 @@ check_grep '^>f\.st\.{6} k$' fastcp.2
 check_grep '^\*deleting   extra$' fastcp.2
 check_eq "$(wc -l <fastcp.2)" 5 "lines of the re-run"
 diff fastcp.2 fastcp.dry || fail "the dry run's lines differ from the run's"
-check_eq "$(cat closing)" "fastcp: dry run, nothing changed: would copy 0 (0 B), update 3 (10 B), update metadata of 1, delete 1" \
+check_eq "$(cat closing)" "fastcp: dry run, nothing changed: would copy 0 entries (0 B), update 3 (10 B), update metadata of 1, delete 1" \
 	"the dry run's closing line"
 cmp s/h d/h && cmp s/k d/k || fail "the copy's data"
 check_absent d/extra

@@ -57,7 +57,7 @@ check_grep "^copy 'dst/newdir/sub/f'$" out.2
 check_grep "^update 'dst/symlinks/dangling'$" out.2
 check_eq "$(grep -c . out.2)" "$(($(find src -mindepth 1 -printf x | wc -c) + 2))" \
 	"one line per entry (and the root, and the closing line)"
-check_grep "^fastcp: dry run, nothing changed: would copy [0-9]+ \(.*\), update [0-9]+ \(.*\), update metadata of [0-9]+, delete 0$" out.2
+check_grep "^fastcp: dry run, nothing changed: would copy [0-9]+ entr(y|ies) \(.*\), update [0-9]+ \(.*\), update metadata of [0-9]+, delete 0$" out.2
 # --mirror: the extras too, a directory's content before it.
 check_grep "^delete 'dst/extra'$" out.3
 check_grep "^delete 'dst/extradir/inner/z'$" out.3

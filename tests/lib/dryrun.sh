@@ -117,7 +117,7 @@ dry_equals_real() {
 	u=$(grep -c $'^update\t' "$T/$name.want")
 	m=$(grep -c $'^update metadata\t' "$T/$name.want")
 	k=$(grep -c $'^delete\t' "$T/$name.want")
-	grep -q "^fastcp: dry run, nothing changed: would copy $c ([^)]*), update $u ([^)]*), update metadata of $m, delete $k\$" "$T/$name.dry" ||
+	grep -q "^fastcp: dry run, nothing changed: would copy $c entr\(y\|ies\) ([^)]*), update $u ([^)]*), update metadata of $m, delete $k\$" "$T/$name.dry" ||
 		fail "$name: the dry run's totals, want copy $c, update $u, update metadata of $m, delete $k"
 
 	# -v: cp's arrow for every item whose data was copied, its own line
