@@ -68,8 +68,9 @@ dr_setup_() {
 	return 0
 }
 
-# The messages of standard error that name a path, sorted.
-dr_failures_() { grep "^fastcp: .*'" "$1" | sort; }
+# The messages of standard error that name a path, sorted (not the notes
+# on how an option was read, which a run says before it starts).
+dr_failures_() { grep "^fastcp: .*'" "$1" | grep -v "^fastcp: note: " | sort; }
 
 # Which name of a hard-linked file is copied first is the workers' race.
 dr_unlinked_() { sed 's/^hf/>f/' | sort; }
