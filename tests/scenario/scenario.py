@@ -714,18 +714,30 @@ def excluded(rel, e, excl):
     return False
 
 
-def marked_copy(W, rel, src):
-    """Is DEST's directory rel a copy of src that fastcp marked as not
-    finished (user.fastcp.move: stopped, or named with failed items)? The
-    same source goes on into it then, not into rel/NAME."""
-    try:
-        v = os.getxattr(os.path.join(W, "d", rel), "user.fastcp.move", follow_symlinks=False)
-    except OSError:
-        return False
-    return v.endswith(b":" + os.path.realpath(os.path.join(W, src)).encode())
+def dest_marks(W):
+    """DEST's directories that fastcp marked as a copy not finished
+    (user.fastcp.move: stopped, or named with failed items): rel -> value."""
+    marks = {}
+    for dp, dns, _ in os.walk(os.path.join(W, "d")):
+        for n in dns:
+            p = os.path.join(dp, n)
+            try:
+                marks[os.path.relpath(p, os.path.join(W, "d"))] = os.getxattr(
+                    p, "user.fastcp.move", follow_symlinks=False)
+            except OSError:
+                pass
+    return marks
 
 
-def placement(c, pre_dest, W=None):
+def marked_copy(W, marks, rel, src):
+    """Was DEST's directory rel, before the command, src's unfinished copy?
+    The same source goes on into it then, not into rel/NAME."""
+    v = (marks or {}).get(rel)
+    return v is not None and v.endswith(
+        b":" + os.path.realpath(os.path.join(W, src.replace("@W@/", ""))).encode())
+
+
+def placement(c, pre_dest, W=None, marks=None):
     """The destination-relative path of each SOURCE's copy (cp's rules)."""
     D = c["dest"].rstrip("/")
     rel = D[2:] if D.startswith("d/") else ""
@@ -734,7 +746,7 @@ def placement(c, pre_dest, W=None):
     if c["mode"] == "parents":
         return [join(rel, s) for s in c["srcs"]]
     isdir = pre_dest.get(rel, {}).get("t") == "d"
-    if isdir and W and len(c["srcs"]) == 1 and marked_copy(W, rel, c["srcs"][0]):
+    if isdir and W and len(c["srcs"]) == 1 and marked_copy(W, marks, rel, c["srcs"][0]):
         return [rel]
     if len(c["srcs"]) == 1 and not isdir and not c["dest"].endswith("/"):
         return [rel]
@@ -774,7 +786,7 @@ def model(c, W, pre):
         if e["t"] == "d":
             dest[r]["src_ino"] = None
     excl = c.get("excl", [])
-    targets = placement(c, pre["dest"], W)
+    targets = placement(c, pre["dest"], W, pre.get("marks"))
     srcsnaps = []
     for s in c["srcs"]:
         sp = os.path.join(W, s.replace("@W@/", ""))
@@ -1313,7 +1325,7 @@ class Run:
         return {"dest": snap(os.path.join(W, "d")), "src": src_state(W, self.w),
                 "mounts": mounts_in_dest(W), "dest_tmpfs": bool(self.w.get("dest_tmpfs") or self.ddir),
                 "user_unreadable": getattr(self, "unreadable", False),
-                "job": JobFiles(), "temps": set(temps(W))}
+                "job": JobFiles(), "temps": set(temps(W)), "marks": dest_marks(W)}
 
     def step(self, i, c):
         W = self.W
