@@ -21,7 +21,7 @@ left=$(find "$T/dst" -mindepth 1 -maxdepth 1 ! -name '.fcp-*')
 check_absent "$T/dst/src"
 # Stopped by the signal, not killed: rank 0 said where the copy is.
 if grep -q 'interrupted by signal' "$T/err"; then
-	check_grep "is left as '$T/dst/.fcp-" "$T/err"
+	check_grep "stays as '$T/dst/.fcp-" "$T/err"
 else
 	note "mpirun ended the ranks before they could report"
 fi
