@@ -778,12 +778,23 @@ static int bind_dest(struct fcp_job *job, const char *dest)
 
 int fcp_manifest_open(struct fcp_job *job, const char *path, const char *dest)
 {
-	if (open_for(job, path, false) < 0)
-		return -1;
-	if (bind_dest(job, dest) == 0)
-		return 0;
-	fcp_manifest_close(job);
-	return -1;
+	/* The times of the manifest's directory, put back when the manifest
+	 * is refused for another DEST: SQLite's journal files, made and
+	 * removed meanwhile, moved them, and a refused run changes nothing. */
+	struct statx st = { 0 };
+	int dfd = made_dir(path, &st);
+	struct timespec ts[2] = { { st.stx_atime.tv_sec, st.stx_atime.tv_nsec },
+				  { st.stx_mtime.tv_sec, st.stx_mtime.tv_nsec } };
+	int r = open_for(job, path, false) < 0 ? -1 : bind_dest(job, dest) == 0 ? 0 : -2;
+
+	if (r == -2) {
+		fcp_manifest_close(job);
+		if (dfd >= 0)
+			fcp_sys_futimens(dfd, ts);
+	}
+	if (dfd >= 0)
+		close(dfd);
+	return r < 0 ? -1 : 0;
 }
 
 void fcp_manifest_close(struct fcp_job *job)

@@ -20,8 +20,13 @@ echo 12345 >A/index.txt
 echo 123456 >B/index.txt
 run_fcp --manifest m.db -T A cA
 check_rc 0 "copy A into cA"
+# The refused run changes nothing: not even the times of the directory
+# that holds the manifest (SQLite's journal files come and go there).
+touch -d '2001-02-03 04:05:06.123456789' .
+before=$(stat -c '%y' .)
 run_fcp --manifest m.db -T B cB
 check_rc 2 "copy B into cB with the manifest of cA"
+check_eq "$(stat -c '%y' .)" "$before" "the manifest's directory's mtime after a refused run"
 check_grep "cannot use manifest 'm.db': it records the files of '$T/cA', not '$T/cB'" "$T/err"
 check_absent cB "nothing made for the refused copy"
 check_eq "$(cat cA/index.txt)" 12345 "cA untouched"
