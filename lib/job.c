@@ -433,6 +433,16 @@ static struct fcp_item *prepare(struct fcp_job *job, const struct fcp_operand *o
 	}
 	if (refused(job, op, dst, into, &sst, r == 0 ? &dstx : NULL, pfd, p.name))
 		goto out;
+	/* --move a/x b/x DEST again, after a run that moved b/x: what DEST/x
+	 * holds of b/x is there alone, and a/x's files would replace it.
+	 * Another SOURCE of this name missing, nothing of this one moves. */
+	if (job->o->move && op->sibling_missing) {
+		fcp_report_errorf(job, "not moving '%s': another SOURCE named '%s' is missing, and "
+				  "what a run before moved of it into '%s' may be there alone; move "
+				  "the others without it", src, p.name, dst);
+		atomic_fetch_add(&job->c.failed, 1);
+		goto out;
+	}
 	/* Several SOURCEs of this name merge into one copy: renamed whole,
 	 * the first would become the tree the later ones are merged over, and
 	 * a file of theirs would replace its files with nothing of them left.

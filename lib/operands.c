@@ -121,8 +121,14 @@ static int number_rounds(struct fcp_operand *ops, const int *idx, int n, const c
 							STATX_BASIC_STATS, &op->dst_st) == 0;
 			free(path);
 		}
-		for (int j = s; j < e && round > 1; j++)
+		bool missing = false;
+
+		for (int j = s; j < e && round > 1; j++) {
 			ops[idx[j]].merges = !ops[idx[j]].repeat && ops[idx[j]].name;
+			missing |= ops[idx[j]].merges && !ops[idx[j]].stat_ok;
+		}
+		for (int j = s; j < e && missing; j++)
+			ops[idx[j]].sibling_missing = ops[idx[j]].merges && ops[idx[j]].stat_ok;
 		if (round - 1 > last)
 			last = round - 1;
 	}

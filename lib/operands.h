@@ -27,6 +27,7 @@ struct fcp_operand {
 	bool repeat;          /* the same source as an earlier operand: skipped */
 	int round;            /* after how many earlier operands of this name */
 	bool merges;          /* another operand's copy has this name too */
+	bool sibling_missing; /* one of those is missing (cannot be stat'ed) */
 	bool dst_existed;     /* round > 0: DEST/name existed before the job, */
 	struct statx dst_st;  /* as this inode */
 };
