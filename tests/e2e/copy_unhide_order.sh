@@ -31,7 +31,6 @@ sed 's/^/  | /' "$T/trace" | grep -E 'rename|user.fastcp.root'
 [ -n "$unm" ] || fail "no removal of user.fastcp.root in the trace"
 [ "$ren" -lt "$unm" ] || fail "the marker came off (line $unm) before the rename (line $ren)"
 
-sums() { (cd "$1" && find . -type f -print0 | sort -z | xargs -0 sha256sum); }
 
 # The state a kill between the two leaves: both markers on the named copy.
 # They are made by a run stopped by a full destination (faultfs under
@@ -50,6 +49,6 @@ run_fcp photos back/new
 check_rc 0 "the same command after a kill between the rename and the unmarking"
 check_absent back/new/photos "the copy copied into itself"
 check_eq "$(find back -mindepth 1 -maxdepth 1 -name '.fcp-*' | wc -l)" 0 "hidden copies left"
-check_eq "$(sums back/new)" "$(sums photos)" "every file of the source in the copy"
+check_eq "$(t_sums back/new)" "$(t_sums photos)" "every file of the source in the copy"
 getfattr -d -m - --absolute-names back/new | grep -q 'user\.fastcp' && fail "a marker left on the finished copy"
 echo PASS

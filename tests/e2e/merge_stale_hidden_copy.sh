@@ -15,8 +15,7 @@ for i in $(seq 1 30); do head -c $((i * 1499)) /dev/urandom >"s1/photos/2023/a$i
 head -c 5000 /dev/urandom >s1/photos/2023/hold.jpg
 for i in $(seq 1 5); do head -c $((i * 777)) /dev/urandom >"s2/photos/2024/b$i.jpg"; done
 echo s1 >s1/photos/notes.txt
-sums() { (cd "$1" && find . -type f -print0 | sort -z | xargs -0 sha256sum); }
-s1sum=$(sums s1/photos) s2sum=$(sums s2/photos)
+s1sum=$(t_sums s1/photos) s2sum=$(t_sums s2/photos)
 touch hold
 faultfs_mount dback d --match=hold.jpg --block-at=0 --hold="$T/hold"
 
@@ -46,8 +45,8 @@ check_eq "$(cd d/photos && sha256sum notes.txt 2023/* | sort -k2)" \
 	"$(cd s1/photos && sha256sum notes.txt 2023/* | sort -k2)" "s1's files in d/photos"
 check_eq "$(cd d/photos && sha256sum 2024/* | sort -k2)" \
 	"$(cd s2/photos && sha256sum 2024/* | sort -k2)" "s2's files in d/photos"
-check_eq "$(sums s1/photos)" "$s1sum" "source 1 unchanged"
-check_eq "$(sums s2/photos)" "$s2sum" "source 2 unchanged"
+check_eq "$(t_sums s1/photos)" "$s1sum" "source 1 unchanged"
+check_eq "$(t_sums s2/photos)" "$s2sum" "source 2 unchanged"
 
 # Again: nothing left to do, nothing removed.
 run_fcp --sync s1/photos s2/photos d/

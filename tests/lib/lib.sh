@@ -98,6 +98,10 @@ check_nogrep() {
 	! grep -Eq -- "$1" "$2" || { grep -E -- "$1" "$2" | head -5; fail "${3:-unexpected /$1/ in $2}"; }
 }
 
+# t_sums DIR: the sha256 of every regular file below DIR, by relative path,
+# sorted: two trees hold the same bytes under the same names when equal.
+t_sums() { (cd "$1" && find . -type f -print0 | sort -z | xargs -0 sha256sum); }
+
 # check_tree SRC DST [treecmp options]: trees must compare equal.
 check_tree() {
 	local s=$1 d=$2 out="$T/treecmp.out" rc
