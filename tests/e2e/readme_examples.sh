@@ -145,6 +145,7 @@ while IFS= read -r line; do
 		if ! command -v mpirun >/dev/null || [ ! -x "$FASTCP_MPI" ]; then
 			note "mpirun or fastcp-mpi missing: '$line' not run"; continue
 		fi
+		[ "${FCP_SANITIZE:-}" = asan ] && mpi_lsan_ # Open MPI's own memory
 		head -c 1000 /dev/urandom >photos/2026/g.jpg
 		run "$line"; check_rc 0 "$line"
 		check_tree photos backup/photos ;;
