@@ -358,9 +358,13 @@ static int remove_children(struct sweep *x, int *dirfd, const struct statx *dir_
 			below = true;
 			continue;
 		}
-		/* A failure is reported where it happened; the budget spent
-		 * stops everything. */
-		if (k == -ECANCELED || (k < 0 && r >= 0))
+		/* A failure is reported where it happened (and counted): above
+		 * it, the directory only stays, as for something kept below,
+		 * and is not said again as held for an exclude rule. The
+		 * budget spent stops everything. */
+		if (k < 0 && k != -ECANCELED)
+			below = true;
+		if (k == -ECANCELED)
 			r = k;
 		if (k == -ECANCELED || fd < 0)
 			break;

@@ -190,6 +190,13 @@ static void *fs_init(struct fuse_conn_info *conn, struct fuse_config *cfg)
 	cfg->attr_timeout = 0;
 	cfg->negative_timeout = 0;
 	cfg->nullpath_ok = 0;
+	/* An unlinked file that is still open is gone at once, as on a
+	 * disk's filesystem (the open descriptor keeps its bytes). Without
+	 * it libfuse renames it to a .fuse_hidden name until its last
+	 * release, and a directory where a killed program had files open
+	 * (their releases come late) cannot be removed: an ENOTEMPTY that
+	 * no real filesystem gives. */
+	cfg->hard_remove = 1;
 	/* --corrupt-write: the cache must keep what was written, also when a
 	 * stat sees the new mtime (libfuse would drop the pages then). */
 	if (opt.corrupt)
