@@ -522,6 +522,12 @@ def gen_command(rng, w, prev):
             c["fault"] = {"fs": rng.choice(FSFAULTS), "k": k}
     elif mode in ("copy", "sync", "mirror") and not w["user"] and rng.random() < 0.12:
         c["mpi"] = rng.choice([2, 3])  # fastcp-mpi on 2-3 ranks, same semantics
+        if rng.random() < 0.4:
+            # A rank killed (mpirun ends the others), or Ctrl-C or a
+            # SIGTERM to mpirun (passed to every rank), some time after
+            # the ranks have started.
+            c["fault"] = {"sig": rng.choice(["KILL", "INT", "TERM"]), "ms": rng.choice([0, 20, 60, 150, 400]),
+                          "mpi": True}
     return c
 
 
@@ -1211,6 +1217,11 @@ def run_fastcp2(c, W, w, log, fault, ffs):
             ffs.release()
         log.append("%s & p=$!; until grep -q 'faultfs: holding' ffs.log; do sleep 0.01; done; kill -%s $p; "
                    "rm hold; wait $p; echo \"exit $?\"" % (shell, fault["sig"]))
+    elif fault and fault.get("mpi") and fastcp_mpi():
+        delivered = mpi_signal(p, fault)
+        how = "pkill -KILL -n -x fastcp-mpi" if fault["sig"] == "KILL" else "kill -%s $p" % fault["sig"]
+        log.append("%s & p=$!; until pgrep -x fastcp-mpi >/dev/null; do sleep 0.01; done; sleep %.3f; %s; "
+                   "wait $p; echo \"exit $?\"" % (shell, fault["ms"] / 1000.0, how))
     elif fault and "sig" in fault:
         time.sleep(fault["ms"] / 1000.0)
         if p.poll() is None:
@@ -1222,13 +1233,86 @@ def run_fastcp2(c, W, w, log, fault, ffs):
         if fault and (ffs and ffs.p or fault["fs"] == "full"):
             delivered = fault["fs"]
         log.append("%s; echo \"exit $?\"" % shell)
+    ranks = descendants(p.pid, "fastcp-mpi") if c.get("mpi") else []
     try:
         out, err = p.communicate(timeout=TIMEOUT)
     except subprocess.TimeoutExpired:
+        tree = ps()
         p.kill()
         out, err = p.communicate()
-        raise Violation("no-hang", "fastcp ran over %d s: %s" % (TIMEOUT, shell))
+        raise Violation("no-hang", "fastcp ran over %d s: %s\n%s\n  stderr: %s" % (
+            TIMEOUT, shell, tree, err.decode(errors="replace")[-600:]))
+    # mpirun gone, its ranks too: none may go on writing into the next step.
+    t0 = time.time()
+    while c.get("mpi") and any(alive(r) for r in ranks + descendants(p.pid, "fastcp-mpi")):
+        if time.time() - t0 > 10:
+            raise Violation("no-hang", "a rank of fastcp-mpi outlived mpirun by 10 s: %s\n%s" % (shell, ps()))
+        time.sleep(0.02)
     return p.returncode, out, err, delivered
+
+
+def descendants(pid, name):
+    """The pids of the processes called name below pid."""
+    kids, names = {}, {}
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            with open("/proc/%s/stat" % d) as fh:
+                st = fh.read()
+        except OSError:
+            continue
+        comm = st[st.index("(") + 1:st.rindex(")")]
+        ppid = int(st[st.rindex(")") + 2:].split()[1])
+        kids.setdefault(ppid, []).append(int(d))
+        names[int(d)] = comm
+    out, todo = [], [pid]
+    while todo:
+        for k in kids.get(todo.pop(), []):
+            todo.append(k)
+            if names.get(k) == name:
+                out.append(k)
+    return out
+
+
+def ps():
+    """The processes of fastcp and mpirun, with their state and wait
+    channel: what a hang was waiting for."""
+    r = subprocess.run(["ps", "-eo", "pid,ppid,stat,wchan:24,etime,args"], stdout=subprocess.PIPE,
+                       stderr=subprocess.DEVNULL)
+    return "\n".join("  " + l for l in r.stdout.decode(errors="replace").splitlines()
+                     if "fastcp" in l or "mpirun" in l or "PID" in l)[:3000]
+
+
+def alive(pid):
+    try:
+        with open("/proc/%d/stat" % pid) as fh:
+            return fh.read().split(") ")[1][0] != "Z"
+    except OSError:
+        return False
+
+
+def mpi_signal(p, fault):
+    """fault's signal to a run of fastcp-mpi under mpirun p, fault["ms"]
+    after its ranks have started: SIGKILL to the last rank started, or
+    SIGINT/SIGTERM to mpirun. What was delivered, or None (it ended first)."""
+    t0 = time.time()
+    while p.poll() is None and not descendants(p.pid, "fastcp-mpi") and time.time() - t0 < 20:
+        time.sleep(0.005)
+    time.sleep(fault["ms"] / 1000.0)
+    if p.poll() is not None:
+        return None
+    if fault["sig"] != "KILL":
+        p.send_signal(getattr(signal, "SIG" + fault["sig"]))
+        return "SIG%s to mpirun" % fault["sig"]
+    ranks = descendants(p.pid, "fastcp-mpi")
+    if not ranks:
+        return None
+    try:
+        os.kill(max(ranks), signal.SIGKILL)
+    except OSError:
+        return None
+    return "SIGKILL to a rank"
 
 
 def hidden_roots(W):
@@ -1349,7 +1433,9 @@ class Run:
         self.out = out
         post = self.state()
         self.ctx = cov + (" under " + delivered if delivered and "fs" in fault else "")
+        self.delivered = delivered
         self.check(c, pre, post, rc, err)
+        self.delivered = None
         self.faulted = {}
         if not (delivered and rc != 0 and c.get("again", True)) and ffs:
             ffs.close()
@@ -1460,7 +1546,11 @@ class Run:
                 self.fail("refusal-changes-nothing", "exit 2 but DEST or a source changed")
             return
         # I10 exit 1 names its failures.
-        if rc == 1 and c["mode"] not in ("check", "checkman") and not err.strip():
+        # (Not a signal sent to mpirun: it ends the job with exit 1 and
+        # says nothing, also where the ranks had finished or had not yet
+        # begun; what the copy left is checked all the same.)
+        if rc == 1 and c["mode"] not in ("check", "checkman") and not err.strip() and \
+                not (getattr(self, "delivered", None) or "").endswith(" to mpirun"):
             self.fail("failure-named", "exit 1 with nothing on stderr")
         # I7 at most one hidden copy per destination name.
         for (dp, name), l in hidden_roots(W).items():
