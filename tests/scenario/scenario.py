@@ -706,6 +706,11 @@ def flip(p, off, log, q):
 
 
 # ---------------------------------------------------------------- the model
+class Abandoned(Exception):
+    """The scenario cannot go on for a reason outside fastcp (counted and
+    shown in the soak's summary, never a pass of what it did not check)."""
+
+
 class Unknown(Exception):
     """The model does not cover this case: only the safety invariants apply."""
 
@@ -1238,6 +1243,14 @@ def run_fastcp2(c, W, w, log, fault, ffs):
         out, err = p.communicate(timeout=TIMEOUT)
     except subprocess.TimeoutExpired:
         tree = ps()
+        if c.get("mpi") and (delivered or "").startswith("SIGKILL") and \
+                not any(alive(r) for r in ranks + descendants(p.pid, "fastcp-mpi")):
+            # Every rank has ended (a zombie is not reaped by the mpirun
+            # that hangs): Open MPI's own hang after a rank killed early
+            # ("PMIX ERROR: UNREACHABLE"), which fastcp cannot end.
+            p.kill()
+            p.communicate()
+            raise Abandoned("mpirun hung after its ranks had ended (a rank killed early)")
         p.kill()
         out, err = p.communicate()
         raise Violation("no-hang", "fastcp ran over %d s: %s\n%s\n  stderr: %s" % (
@@ -1383,6 +1396,10 @@ class Run:
             return None
         except Violation as v:
             return v
+        except Abandoned as x:
+            self.stats["cover"].add(("abandoned", str(x)))
+            self.stats["abandoned"] = str(x)
+            return None
         except Exception as x:  # the tester's own bug: a failure too, never a pass
             import traceback
             return Violation("tester-error", "%s\n%s" % (x, traceback.format_exc()), type(x).__name__)
@@ -1824,7 +1841,8 @@ def main2(args):
                 bad += 1
                 print("seed %s: FAIL %s" % (s, v))
             else:
-                print("seed %s: ok (%d commands)" % (s, st["cmds"]))
+                print("seed %s: %s (%d commands)" % (s, "abandoned: " + st["abandoned"]
+                                                      if st.get("abandoned") else "ok", st["cmds"]))
         return 1 if bad else 0
     if cmd == "soak":
         return soak(float(args[1]), int(args[2]) if len(args) > 2 else None)
@@ -1904,6 +1922,8 @@ def check_seeds(args):
             break
         sc, v, st = run_seed(seed)
         ran += 1
+        if st.get("abandoned"):
+            print("seed %d: abandoned: %s" % (seed, st["abandoned"]))
         if v:
             k = known_as(v, known)
             if k:
@@ -1944,10 +1964,13 @@ def soak(seconds, seed=None):
     n = cmds = 0
     cover = set()
     found, met = {}, {}
+    gave_up = []
     while time.time() - t0 < seconds:
         sc, v, st = run_seed(seed)
         n += 1
         cmds += st["cmds"]
+        if st.get("abandoned"):
+            gave_up.append(seed)
         cover |= st["cover"]
         if v:
             k = known_as(v, known)
@@ -1960,7 +1983,7 @@ def soak(seconds, seed=None):
     dt = time.time() - t0
     print("soak: %d seeds (%d..%d) in %.0f s: %.2f seeds/s, %.2f commands/s"
           % (n, first, seed - 1, dt, n / dt, cmds / dt))
-    for kind in ("option", "event", "fault", "fs", "modelled", "unmodelled"):
+    for kind in ("option", "event", "fault", "fs", "modelled", "unmodelled", "abandoned"):
         xs = sorted(x for k, x in ((c[0], c[1]) for c in cover if len(c) == 2) if k == kind)
         print("  %s (%d): %s" % (kind, len(xs), ", ".join(xs)))
     modes = sorted({c[1] for c in cover if c[0] == "combo"})
@@ -1969,6 +1992,9 @@ def soak(seconds, seed=None):
         evs = sorted({c[2] for c in cover if c[0] == "combo" and c[1] == m} - {"-"})
         fs = sorted({c[3] for c in cover if c[0] == "combo" and c[1] == m} - {"-"})
         print("    %-9s after %s; faults %s" % (m, ", ".join(evs) or "no event", ", ".join(fs) or "none"))
+    if gave_up:
+        print("  ABANDONED (outside fastcp, see above): %d seeds, e.g. %s"
+              % (len(gave_up), " ".join(map(str, gave_up[:8]))))
     for what, seeds in sorted(met.items()):
         print("  KNOWN %s: %d seeds, e.g. %s" % (what, len(seeds), " ".join(map(str, seeds[:8]))))
     for sig, seeds in sorted(found.items()):
