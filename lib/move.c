@@ -360,7 +360,7 @@ static void kept(struct fcp_job *job, const char *path, const char *why, int err
 }
 
 static bool prune(struct fcp_job *job, int sdir, const char *sname, int ddir, const char *dname,
-		  const char *path, uint64_t dev, uint64_t mnt);
+		  const char *path, uint64_t dev, uint64_t mnt, uint64_t dmnt);
 
 #define NOT_ITS_COPY "what is at its destination is not its copy (kept there, or its copy failed)"
 
@@ -381,9 +381,9 @@ void fcp_move_dry_kept(struct fcp_job *job, const struct fcp_dir *d, const char 
 }
 
 /* Empty source directory sfd into its copy dfd (durable first), entry by
- * entry. dev and mnt: sfd's filesystem and mount. */
+ * entry. dev and mnt: sfd's filesystem and mount; dmnt: dfd's mount. */
 static void prune_children(struct fcp_job *job, int sfd, int dfd, const char *path,
-			   uint64_t dev, uint64_t mnt)
+			   uint64_t dev, uint64_t mnt, uint64_t dmnt)
 {
 	int fd = fcp_sys_openat(sfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0), r;
 	DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
@@ -408,7 +408,8 @@ static void prune_children(struct fcp_job *job, int sfd, int dfd, const char *pa
 			continue;
 		if (asprintf(&child, "%s/%s", path, de->d_name) < 0)
 			child = NULL;
-		prune(job, sfd, de->d_name, dfd, de->d_name, child ? child : de->d_name, dev, mnt);
+		prune(job, sfd, de->d_name, dfd, de->d_name, child ? child : de->d_name, dev, mnt,
+		      dmnt);
 		free(child);
 	}
 	closedir(dir);
@@ -419,7 +420,7 @@ static bool prune_dir(struct fcp_job *job, int sdir, const char *sname, int ddir
 {
 	int sfd = fcp_sys_openat(sdir, sname, NOFOLLOW_DIR, 0), dfd, r;
 	struct statx now;
-	uint64_t mnt;
+	uint64_t mnt, dmnt;
 
 	if (sfd < 0) {
 		kept(job, path, "cannot open directory", sfd);
@@ -438,14 +439,15 @@ static bool prune_dir(struct fcp_job *job, int sdir, const char *sname, int ddir
 		kept(job, path, "cannot open the copy of", dfd);
 		return false;
 	}
-	/* Its mount, to know a bind mount below it by (mount_of()). */
-	if (fcp_sys_mount_id(sfd, "", AT_EMPTY_PATH, &mnt) < 0) {
+	/* Its mount, and its copy's, to know a mount point below either. */
+	if (fcp_sys_mount_id(sfd, "", AT_EMPTY_PATH, &mnt) < 0 ||
+	    fcp_sys_mount_id(dfd, "", AT_EMPTY_PATH, &dmnt) < 0) {
 		close(sfd);
 		close(dfd);
 		kept(job, path, "cannot tell the mount of", -EOPNOTSUPP);
 		return false;
 	}
-	prune_children(job, sfd, dfd, path, fcp_statx_dev(s), mnt);
+	prune_children(job, sfd, dfd, path, fcp_statx_dev(s), mnt, dmnt);
 	close(dfd);
 	close(sfd);
 	/* Whatever stayed inside was named already. */
@@ -476,9 +478,11 @@ static bool mount_point(const struct statx *s, int sdir, const char *sname, uint
 /* Remove source sname of sdir (path, for messages) where its copy dname
  * of ddir is whole and durable; a directory once emptied. Never below a
  * mount point of the source (dev and mnt: the parent's filesystem and
- * mount; 0 for a SOURCE itself). */
+ * mount; 0 for a SOURCE itself), nor where what stands for its copy is a
+ * mount point inside DEST (dmnt: ddir's mount; 0 for DEST itself, which
+ * may be one). */
 static bool prune(struct fcp_job *job, int sdir, const char *sname, int ddir, const char *dname,
-		  const char *path, uint64_t dev, uint64_t mnt)
+		  const char *path, uint64_t dev, uint64_t mnt, uint64_t dmnt)
 {
 	struct statx s, d;
 	enum made_by by;
@@ -494,11 +498,21 @@ static bool prune(struct fcp_job *job, int sdir, const char *sname, int ddir, co
 		kept(job, path, "a mount point is not moved across", 0);
 		return false;
 	}
-	if ((r = fcp_sys_statx(ddir, dname, AT_SYMLINK_NOFOLLOW, STATX_BASIC_STATS, &d)) < 0) {
+	if ((r = fcp_sys_statx(ddir, dname, AT_SYMLINK_NOFOLLOW, STATX_BASIC_STATS | STATX_MNT_ID,
+			       &d)) < 0) {
 		/* Pruned (-m): nothing in it was moved; it stays, unnamed. */
 		if (r == -ENOENT && S_ISDIR(s.stx_mode) && job->o->prune_empty_dirs)
 			return false;
 		kept(job, path, "its copy is missing", 0);
+		return false;
+	}
+	/* Nothing is copied into a mount point inside DEST (the copy said
+	 * so), and what is found there is not this run's copy: a symlink or
+	 * an empty directory there that looks the same is no reason to
+	 * remove the source's, which may be the only one (a bind mount of
+	 * the source itself). The same inode on both sides is the source. */
+	if ((dmnt && mount_point(&d, ddir, dname, dmnt)) || fcp_statx_same_inode(&s, &d)) {
+		kept(job, path, NOT_ITS_COPY, 0);
 		return false;
 	}
 	if (S_ISDIR(s.stx_mode) && S_ISDIR(d.stx_mode))
@@ -572,7 +586,7 @@ void fcp_move_prune(struct fcp_job *job, const char *src, int ddir, const char *
 	if ((r = fcp_sys_fsync(ddir)) < 0)
 		kept(job, src, "cannot sync the destination of", r);
 	else
-		prune(job, sdir, basename(b), ddir, dname, src, 0, 0);
+		prune(job, sdir, basename(b), ddir, dname, src, 0, 0, 0);
 	close(sdir);
 out:
 	free(a);
