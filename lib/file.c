@@ -186,14 +186,14 @@ static bool shared(struct fcp_entry *e, const struct statx *st)
  */
 static int open_in_place(struct fcp_entry *e, struct fcp_tmp *t)
 {
-	/* Emptied, it is marked unfinished (an xattr, taken off once it is
-	 * whole) and gets an mtime no finished copy has (the epoch) until
+	/* Before it is emptied, it is marked unfinished (an xattr, taken off
+	 * once it is whole) and gets an mtime no finished copy has (the epoch) until
 	 * the source's is set last: a copy killed half way, whose writes
 	 * gave it a newer mtime than its source's, is then copied again by
 	 * -u and --sync instead of being kept for good (plan.c). */
 	static const struct timespec unfinished[2] = { { 0, UTIME_OMIT }, { 0, 0 } };
 	struct statx st;
-	int fd, r;
+	int fd, r, when, mark;
 
 	/* A backup is the old inode: it must keep the old data. */
 	if (!e->job->o->in_place || e->job->o->backup || !S_ISREG(e->dst_mode))
@@ -210,14 +210,20 @@ static int open_in_place(struct fcp_entry *e, struct fcp_tmp *t)
 	 * rewrite would destroy. Where links are not kept that is said at
 	 * the end (counted); where they are, cp -a replaces it too. */
 	if ((r = fcp_sys_fstatx(fd, &st)) < 0 || !S_ISREG(st.stx_mode) || st.stx_ino != e->dst_ino ||
-	    shared(e, &st) || (r = fcp_sys_ftruncate(fd, 0)) < 0 ||
-	    (r = fcp_sys_futimens(fd, unfinished)) < 0) {
+	    shared(e, &st)) {
 		close(fd);
 		return r < 0 ? r : -ENOENT;
 	}
-	/* Where xattrs cannot be set, the epoch mtime alone tells until the
-	 * first write. */
-	fcp_sys_fsetxattr(fd, FCP_INPLACE_MARKER, "", 0);
+	/* Marked before it is emptied, by either sign: the epoch mtime needs
+	 * its owner, the xattr where they cannot be set is missing. Where
+	 * neither holds (a file of another owner on such a filesystem), a
+	 * killed rewrite could not be told: the copy is made the usual way. */
+	when = fcp_sys_futimens(fd, unfinished);
+	mark = fcp_sys_fsetxattr(fd, FCP_INPLACE_MARKER, "", 0);
+	if ((when < 0 && mark < 0) || (r = fcp_sys_ftruncate(fd, 0)) < 0) {
+		close(fd);
+		return when < 0 && mark < 0 ? -ENOENT : r;
+	}
 	memset(t, 0, sizeof(*t));
 	t->in_place = true;
 	e->create_mode = 0;
