@@ -303,9 +303,6 @@ static bool same_file_ok(struct fcp_job *job, const char *src, const struct stat
 	return S_ISREG(sst->stx_mode) && o->backup != FCP_BACKUP_NONE && (o->force & FCP_FORCE);
 }
 
-/* Whether the copy of src (sst) to name in dst must be refused though it
- * can be made: returns true after reporting why. dstx is what is at the
- * destination now, or NULL; pfd the directory of name. */
 /* A filtered --move of a directory: a rename would take what the filters
  * leave out too; copied, only what they choose goes (move.c). */
 static bool filtered_dir(const struct fcp_job *job, const struct statx *st)
@@ -313,6 +310,9 @@ static bool filtered_dir(const struct fcp_job *job, const struct statx *st)
 	return S_ISDIR(st->stx_mode) && fcp_options_filter(job->o);
 }
 
+/* Whether the copy of src (sst) to name in dst must be refused though it
+ * can be made: returns true after reporting why. dstx is what is at the
+ * destination now, or NULL; pfd the directory of name. */
 static bool refused(struct fcp_job *job, const struct fcp_operand *op, const char *dst, bool into,
 		    const struct statx *sst, const struct statx *dstx, int pfd, const char *name)
 {

@@ -484,10 +484,10 @@ void fcp_move_dry_kept(struct fcp_job *job, const struct fcp_dir *d, const char 
 /* The option that cannot go with --move (it makes no copy of the data
  * before the source would go), or NULL. */
 const char *fcp_move_conflict(const struct fcp_options *o);
-/* The record of the copies made, under --move (0, or -ENOMEM). */
 /* An entry of directory fd dirfd that a filter left out of a --move: it
  * stays in the source, and the directories that hold it with it. */
 void fcp_move_left_out(struct fcp_job *job, int dirfd, const char *name);
+/* The record of the copies made, under --move (0, or -ENOMEM). */
 int fcp_move_init(struct fcp_job *job);
 void fcp_move_free(struct fcp_job *job);
 /* A regular file's copy is named name in dirfd: this run wrote or cloned
