@@ -290,7 +290,8 @@ static bool read_mounts(struct fcp_move_made *m)
 {
 	int fd = fcp_sys_openat(AT_FDCWD, "/proc/self/mountinfo", O_RDONLY | O_CLOEXEC, 0);
 	char *buf = NULL, *line, *save = NULL;
-	ssize_t n = fd >= 0 ? fcp_sys_read_stream(fd, 64 << 20, &buf) : fd;
+	const size_t max = 16 << 20; /* thousands of mounts take a few MB */
+	ssize_t n = fd >= 0 ? fcp_sys_read_stream(fd, max, &buf) : fd;
 
 	if (fd >= 0)
 		close(fd);
@@ -314,7 +315,7 @@ static bool read_mounts(struct fcp_move_made *m)
 		m->nmounts++;
 	}
 	free(buf);
-	return n > 0 && !line;
+	return n > 0 && (size_t)n < max && !line; /* whole, every line read */
 }
 
 /* Is a mount point at or below directory src (a bind mount of the same
