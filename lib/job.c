@@ -631,6 +631,33 @@ static void free_operands(struct fcp_operand *ops, int n)
 	free(ops);
 }
 
+/* Is a SOURCE inside a copy of this job (operands.h)? Then nothing is
+ * done: its copy, or another's, would overwrite or delete it before it is
+ * read. A --check only reads: it compares whatever the trees hold. */
+static bool inside_copy(struct fcp_job *job, const struct fcp_operand *ops, int nsrc,
+			const char *dst, bool into)
+{
+	char **roots;
+	bool refused;
+
+	if (job->o->check)
+		return false;
+	roots = calloc(nsrc ? nsrc : 1, sizeof(*roots));
+	for (int i = 0; roots && i < nsrc; i++) {
+		struct placement p = place(ops[i].src, dst, into, job->o->parents);
+
+		roots[i] = p.parent && p.name ? fcp_path_join(p.parent, p.name) : NULL;
+		free(p.parent);
+		free(p.name);
+	}
+	refused = !roots || fcp_operands_inside_copy(job, ops, nsrc, roots, dst, into,
+						     fcp_job_follows_args(job) ? 0 : AT_SYMLINK_NOFOLLOW);
+	for (int i = 0; roots && i < nsrc; i++)
+		free(roots[i]);
+	free(roots);
+	return refused;
+}
+
 /* Is the copy of an earlier operand of the same name unfinished (left
  * under its .fcp-* name, or not started)? Then ops[i] is not copied: its
  * round would find the name free and make a new copy of its own half
@@ -1032,6 +1059,13 @@ static int run(const struct fcp_options *o, char *const *srcs, int nsrc, const c
 		name_operands(&job, ops, srcs, nsrc, dst, into);
 	last = !tops || !ops ? -ENOMEM : fcp_dist_leader(&job) ? plan(&job, ops, nsrc, dst, into) : 0;
 	last = fcp_dist_share(&job, last);
+	if (last >= 0 && fcp_dist_share(&job, fcp_dist_leader(&job) &&
+					       inside_copy(&job, ops, nsrc, dst, into))) {
+		free_operands(ops, nsrc);
+		free(tops);
+		fcp_dist_free(&job);
+		return FCP_EXIT_USAGE;
+	}
 	if (last >= 0)
 		fcp_dir_budget(&job, &threads, &max_threads, dir_roots(ops, nsrc));
 	if (last >= 0 && o->manifest && fcp_manifest_open(&job, o->manifest, dst) < 0) {

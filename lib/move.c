@@ -54,6 +54,11 @@ struct fcp_move_made {
 	size_t nleft, capleft;
 	bool left_sorted;
 	bool left_lost; /* one could not be recorded: nothing is removed */
+	/* The mount points (/proc/self/mountinfo, read once): a directory
+	 * that holds one is not renamed (fcp_move_rename). */
+	char **mounts;
+	size_t nmounts;
+	bool mounts_read, mounts_unknown;
 };
 
 const char *fcp_move_conflict(const struct fcp_options *o)
@@ -87,6 +92,9 @@ void fcp_move_free(struct fcp_job *job)
 	pthread_mutex_destroy(&job->move_made->lock);
 	free(job->move_made->v);
 	free(job->move_made->left);
+	for (size_t i = 0; i < job->move_made->nmounts; i++)
+		free(job->move_made->mounts[i]);
+	free(job->move_made->mounts);
 	free(job->move_made);
 	job->move_made = NULL;
 }
@@ -258,6 +266,85 @@ static bool guarded(const struct fcp_options *o)
 	return o->update != FCP_UPDATE_ALL || o->interactive || o->backup != FCP_BACKUP_NONE;
 }
 
+/* A mountinfo path with its octal escapes (\040 for a space) undone, in
+ * place. */
+static void unescape(char *p)
+{
+	char *w = p;
+
+	for (; *p; p++) {
+		if (p[0] == '\\' && p[1] >= '0' && p[1] <= '3' && p[2] >= '0' && p[2] <= '7' &&
+		    p[3] >= '0' && p[3] <= '7') {
+			*w++ = (char)((p[1] - '0') << 6 | (p[2] - '0') << 3 | (p[3] - '0'));
+			p += 3;
+		} else {
+			*w++ = *p;
+		}
+	}
+	*w = 0;
+}
+
+/* The fifth field of each line of /proc/self/mountinfo: where each mount
+ * is, as this process's root sees it. False when they cannot be told. */
+static bool read_mounts(struct fcp_move_made *m)
+{
+	int fd = fcp_sys_openat(AT_FDCWD, "/proc/self/mountinfo", O_RDONLY | O_CLOEXEC, 0);
+	char *buf = NULL, *line, *save = NULL;
+	const size_t max = 16 << 20; /* thousands of mounts take a few MB */
+	ssize_t n = fd >= 0 ? fcp_sys_read_stream(fd, max, &buf) : fd;
+
+	if (fd >= 0)
+		close(fd);
+	for (line = n > 0 ? strtok_r(buf, "\n", &save) : NULL; line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char *f = line, *end, **v;
+
+		for (int i = 0; i < 4 && f; i++)
+			f = strchr(f, ' ') ? strchr(f, ' ') + 1 : NULL;
+		if (!f || !(end = strchr(f, ' ')))
+			break;
+		*end = 0;
+		unescape(f);
+		if (!(v = realloc(m->mounts, (m->nmounts + 1) * sizeof(*v))) ||
+		    !(v[m->nmounts] = strdup(f))) {
+			m->mounts = v ? v : m->mounts;
+			n = -ENOMEM;
+			break;
+		}
+		m->mounts = v;
+		m->nmounts++;
+	}
+	free(buf);
+	return n > 0 && (size_t)n < max && !line; /* whole, every line read */
+}
+
+/* Is a mount point at or below directory src (a bind mount of the same
+ * filesystem too)? A rename would carry it along, and what is on it is no
+ * part of the move (see fcp_move_prune). Where it cannot be told: yes,
+ * and the copy, which tells each mount point by its mount id, does it. */
+static bool holds_mount(struct fcp_job *job, const char *src)
+{
+	struct fcp_move_made *m = job->move_made;
+	char *real;
+	size_t n;
+	bool found = false;
+
+	if (!m)
+		return true;
+	if (!m->mounts_read) {
+		m->mounts_read = true;
+		m->mounts_unknown = !read_mounts(m);
+	}
+	if (m->mounts_unknown || !(real = realpath(src, NULL)))
+		return true;
+	n = strcmp(real, "/") ? strlen(real) : 0;
+	for (size_t i = 0; i < m->nmounts && !found; i++)
+		found = !strncmp(m->mounts[i], real, n) &&
+			(m->mounts[i][n] == '/' || (!m->mounts[i][n] && n));
+	free(real);
+	return found;
+}
+
 bool fcp_move_rename(struct fcp_job *job, const char *src, const struct statx *sst, int pfd,
 		     const char *name, const struct statx *dstx)
 {
@@ -272,6 +359,8 @@ bool fcp_move_rename(struct fcp_job *job, const char *src, const struct statx *s
 	    (job->o->deref_args &&
 	     (fcp_sys_statx(AT_FDCWD, src, AT_SYMLINK_NOFOLLOW, STATX_TYPE, &l) < 0 ||
 	      S_ISLNK(l.stx_mode))))
+		return false;
+	if (S_ISDIR(sst->stx_mode) && holds_mount(job, src))
 		return false;
 	if (!dstx)
 		r = fcp_sys_renameat(AT_FDCWD, src, pfd, name, RENAME_NOREPLACE);
