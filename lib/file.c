@@ -106,6 +106,15 @@ static int verify(struct fcp_entry *e, int out)
 	return r < 0 ? r : fcp_verify_readback(e->w, e->d, out, e->vsum, e->cloned);
 }
 
+/* The bytes of a copy that is not made count for nothing (the summary's
+ * bytes are the data in the copies); a try again counts its own. Those
+ * of a large file's runners are counted by chunk (chunk.c): not here. */
+static void uncount(struct fcp_entry *e)
+{
+	if (e->xfer && e->xfer->counted)
+		atomic_fetch_sub(&e->job->c.bytes, (unsigned long long)e->xfer->counted);
+}
+
 void fcp_file_finish(struct fcp_entry *e, struct fcp_hl_entry *hl, int out,
 		     struct fcp_tmp *tmp, int err, const char *what)
 {
@@ -135,6 +144,7 @@ void fcp_file_finish(struct fcp_entry *e, struct fcp_hl_entry *hl, int out,
 		fcp_sys_removexattr(out, -1, NULL, FCP_INPLACE_MARKER);
 	err = fcp_dest_commit_file(e->w, e->d, tmp, out, e->dst_name, &what);
 	if (err < 0) {
+		uncount(e);
 		fcp_entry_fail(e, what, err);
 		goto out;
 	}
@@ -155,6 +165,7 @@ void fcp_file_finish(struct fcp_entry *e, struct fcp_hl_entry *hl, int out,
 	goto out;
 fail:
 	fcp_dest_discard_file(e->job, e->d, tmp, out);
+	uncount(e);
 	/* A transient error: tried again from scratch (its copy is gone, its
 	 * name free), or its last failure. */
 	if (!fcp_retry_later(e, err))
