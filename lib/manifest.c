@@ -931,6 +931,70 @@ static int rows(struct fcp_manifest *m, struct row **out, size_t *n)
 	return rc == SQLITE_DONE || rc == SQLITE_OK ? 0 : -1;
 }
 
+/* The highest directory of dest on the filesystem dev: dest itself, or
+ * the first directory on the way down to rel (a file below dfd) that is.
+ * malloc'd, or NULL. */
+static char *fs_top(int dfd, const char *dest, const char *rel, uint64_t dev)
+{
+	char *q = strdup(rel), *slash;
+	struct statx st;
+
+	if (fcp_sys_fstatx(dfd, &st) == 0 && fcp_statx_dev(&st) == dev) {
+		free(q);
+		return strdup(dest);
+	}
+	for (slash = q ? strchr(q, '/') : NULL; slash; slash = strchr(slash + 1, '/')) {
+		*slash = 0;
+		if (fcp_sys_statx(dfd, q, AT_SYMLINK_NOFOLLOW, STATX_TYPE, &st) == 0 &&
+		    fcp_statx_dev(&st) == dev) {
+			char *p = fcp_path_join(dest, q);
+			free(q);
+			return p;
+		}
+		*slash = '/';
+	}
+	free(q);
+	return fcp_path_join(dest, rel); /* a file mounted there alone */
+}
+
+/* A recorded file of DEST (fd, st; p its path) read through the page
+ * cache: said once for its filesystem (check.h). */
+static void no_direct(struct fcp_job *job, int dfd, const char *dest, const struct row *r,
+		      int fd, const struct statx *st)
+{
+	char *top;
+
+	if (!fcp_check_no_direct_first(job, fd))
+		return;
+	top = *r->path ? fs_top(dfd, dest, r->path, fcp_statx_dev(st)) : strdup(dest);
+	fcp_check_say_no_direct(job, fd, top ? top : dest);
+	free(top);
+}
+
+/* The recorded file r, open as fd (st; p its path), read from storage
+ * (O_DIRECT) and compared with its recorded hash. */
+static void compare_one(struct fcp_job *job, int dfd, const char *dest, const struct row *r,
+			int fd, const struct statx *st, const char *p, void *buf, size_t cap)
+{
+	bool direct = fcp_sys_set_direct(fd, true) == 0;
+	struct fcp_hash h;
+	int e = fcp_hash_fd(job, fd, st->stx_size, buf, cap, direct, &h);
+
+	/* Read through the page cache after all (refused by the fcntl, or
+	 * by a read): said, and the comparison stands for what was read. */
+	if (e == 0 && st->stx_size > 0 && (!direct || fcp_sys_direct_on(fd) == 0))
+		no_direct(job, dfd, dest, r, fd, st);
+	if (e < 0) {
+		fcp_report_failed(job, "cannot read", p, e);
+	} else if (!fcp_hash_equal(&h, &r->h)) {
+		fcp_check_say(job, p, "content differs");
+	} else {
+		/* The same bytes: verified now. */
+		fcp_manifest_record(job, false, r->path, st, &h);
+		atomic_fetch_add(&job->c.files, 1);
+	}
+}
+
 /* Read one recorded file again: say how it changed; record its hash when
  * it is the one recorded. A file recorded without a hash is not read: its
  * bytes may be damaged already, and nothing here could tell, so its hash
@@ -942,7 +1006,6 @@ static void verify_one(struct fcp_job *job, int dfd, const char *dest, const str
 	int fd = *r->path ? fcp_sys_open_beneath(dfd, r->path, O_RDONLY | O_NOFOLLOW, 0)
 			  : fcp_sys_openat(AT_FDCWD, dest, O_RDONLY | O_NOFOLLOW, 0);
 	struct statx st;
-	struct fcp_hash h;
 	int e;
 
 	if (fd == -ENOENT || fd == -ENOTDIR)
@@ -961,16 +1024,8 @@ static void verify_one(struct fcp_job *job, int dfd, const char *dest, const str
 			      (unsigned long long)st.stx_size);
 	else if (!r->has_hash)
 		(*unhashed)++;
-	else if ((e = fcp_hash_fd(job, fd, st.stx_size, buf, cap,
-				  fcp_sys_set_direct(fd, true) == 0, &h)) < 0)
-		fcp_report_failed(job, "cannot read", p, e);
-	else if (!fcp_hash_equal(&h, &r->h))
-		fcp_check_say(job, p, "content differs");
-	else {
-		/* The same bytes: verified now. */
-		fcp_manifest_record(job, false, r->path, &st, &h);
-		atomic_fetch_add(&job->c.files, 1);
-	}
+	else
+		compare_one(job, dfd, dest, r, fd, &st, p, buf, cap);
 	if (fd >= 0)
 		close(fd);
 	free(p);
@@ -1293,8 +1348,10 @@ int fcp_manifest_verify(const struct fcp_options *o, const char *dest, struct fc
 	 * missing or empty one is a mistake (a mistyped name), never made. */
 	if (open_for(&job, o->manifest, true) < 0)
 		return FCP_EXIT_USAGE;
-	/* Not even the access times of DEST move (directories included). */
+	/* Not even the access times of DEST move (directories included).
+	 * (The check's table of filesystems refusing O_DIRECT: check.h.) */
 	fcp_sys_reads_noatime(true);
+	fcp_check_links_init(&job);
 	r = rows(job.man, &x.v, &x.n);
 	all = x.n;
 	if (r < 0) {
@@ -1331,6 +1388,7 @@ int fcp_manifest_verify(const struct fcp_options *o, const char *dest, struct fc
 	if (x.dfd >= 0)
 		close(x.dfd);
 	free(x.v);
+	fcp_check_links_free(&job);
 	fcp_manifest_close(&job);
 	stats->files = job.c.files;
 	stats->failed = job.c.failed + (r < 0);
