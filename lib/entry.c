@@ -13,6 +13,7 @@
 #include "entry.h"
 #include "limiter.h"
 #include "links.h"
+#include "manifest.h"
 #include "meta.h"
 #include "node.h"
 #include "plan.h"
@@ -510,6 +511,9 @@ static void copy_other(struct fcp_entry *e)
 		return;
 	}
 	atomic_fetch_add(lnk ? &e->job->c.symlinks : &e->job->c.specials, 1);
+	/* What it replaced (a file the manifest recorded) is gone. */
+	if (e->dst_mode)
+		fcp_manifest_forget(e->job, e->d, e->dst_name, false);
 	if (e->dst_mode)
 		atomic_fetch_add(&e->job->c.replaced, 1);
 	fcp_obs_item(e->job, e->dst_mode ? FCP_OBS_UPDATE : FCP_OBS_COPY, e->st.stx_mode, e->d,

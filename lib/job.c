@@ -448,8 +448,12 @@ static struct fcp_item *prepare(struct fcp_job *job, const struct fcp_operand *o
 	 * a file of theirs would replace its files with nothing of them left.
 	 * Copied, the replaced file's source stays (move.c). */
 	if (job->o->move && !op->merges && !job->o->dry_run && !filtered_dir(job, &sst) &&
-	    (t->moved = fcp_move_rename(job, src, &sst, pfd, p.name, r == 0 ? &dstx : NULL)))
+	    (t->moved = fcp_move_rename(job, src, &sst, pfd, p.name, r == 0 ? &dstx : NULL))) {
+		/* What the rename replaced is gone; the source's tree, moved
+		 * unread, gets no record (the key: fcp_manifest_key). */
+		fcp_manifest_forget_key(job, into ? p.name : "", true);
 		goto out;
+	}
 	t->root.src_arg = src;
 	t->root.name = strdup(p.name);
 	t->root.rel_top = into ? t->root.name : "";

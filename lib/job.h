@@ -246,7 +246,8 @@ struct fcp_job {
 	atomic_bool pipe_refused;    /* a direct pipe was refused O_DIRECT: no more */
 	atomic_bool resume_warned;   /* --resume could not record: said once */
 	atomic_bool verify_no_direct; /* --verify: the destination refused O_DIRECT */
-	atomic_bool check_buffered;  /* --check: the destination refused O_DIRECT */
+	atomic_bool check_buffered;  /* --check: a filesystem of DEST refused O_DIRECT
+					(check.c keeps which) */
 	atomic_llong delete_taken;   /* deletions begun, against --max-delete */
 	atomic_bool delete_stopped;  /* --max-delete reached: no more */
 	/* Descriptors, budgeted from RLIMIT_NOFILE (dirfds.c): directories open

@@ -146,7 +146,7 @@ static int side_hash(struct fcp_entry *e, bool src, const struct statx *st, stru
 	int fd = -1, r;
 	size_t cap;
 	void *buf = fcp_worker_buf(e->w, &cap);
-	bool direct = false;
+	bool direct = false, refused = false;
 	struct statx now;
 
 	*read = false;
@@ -168,10 +168,16 @@ static int side_hash(struct fcp_entry *e, bool src, const struct statx *st, stru
 		if (dbuf && fcp_sys_set_direct(fd, true) == 0)
 			direct = true, buf = dbuf;
 		else
-			buf = fcp_worker_buf(e->w, &cap);
+			refused = dbuf != NULL, buf = fcp_worker_buf(e->w, &cap);
 	}
 	if (r >= 0)
 		r = fcp_hash_fd(e->job, fd, st->stx_size, buf, cap, direct, h);
+	/* Refused by the fcntl, or by a read (fcp_hash_fd went on without
+	 * it): --check says that DEST's bytes came through the page cache. */
+	if (direct && r == 0)
+		refused = fcp_sys_direct_on(fd) == 0;
+	if (refused && r == 0 && !src && e->job->o->check)
+		fcp_check_no_direct(e->job, e->d, fd);
 	if (direct && fd == e->src_fd) /* the batch's: the copy reads it next */
 		fcp_sys_set_direct(fd, false);
 	if (r == 0 && key && src)
