@@ -387,6 +387,10 @@ int fcp_hl_link(struct fcp_worker *w, struct fcp_hl_entry *e, struct fcp_dir *d,
 	from = *e->rel_dir ? fcp_sys_open_beneath(e->base_fd, e->rel_dir,
 						  O_PATH | O_DIRECTORY, 0)
 			   : fcp_sys_openat(e->base_fd, ".", O_PATH | O_DIRECTORY, 0);
+	/* Under -K the copies' path may pass a symlink in DEST that the copy
+	 * followed (dirlink.h), as the user asked: followed again. */
+	if ((from == -ELOOP || from == -EXDEV) && job->o->keep_dirlinks)
+		from = fcp_sys_openat(e->base_fd, e->rel_dir, O_PATH | O_DIRECTORY, 0);
 	if (from < 0)
 		return from;
 	struct link_src src = { from, e->name };
