@@ -10,7 +10,8 @@
 # --delete-excluded with -K are bad usage (exit 2), nothing touched.
 # --move through a followed symlink removes a source only where its copy
 # was made there (a file -u kept stays), never into a mount point, and a
-# refused symlink's sources all stay. A dry run fails the same items with
+# refused symlink's sources all stay. Hard links whose names the symlink
+# to a mount point parts are linked on each side. A dry run fails the same items with
 # the same words.
 . "${TESTLIB:-$(dirname "$0")/../lib}/lib.sh" || exit 1
 t_init
@@ -127,15 +128,30 @@ check_eq "$(ls -A mv/src/m)" "b" "what stays of the moved directory"
 t_mount_fs tmpfs 16M "$T/w/mnt"
 mkdir -p mp/src/in mp/dest mp/bm
 printf 'to the mount\n' >mp/src/in/f
+# Names of one inode on both sides of the mount: linked on each side.
+printf 'four names\n' >mp/src/in/h1
+ln mp/src/in/h1 mp/src/in/h2
+ln mp/src/in/h1 mp/src/h3
+ln mp/src/in/h1 mp/src/h4
 ln -s ../../mnt mp/dest/in
 run_fcp -K -T mp/src mp/dest
 check_rc 0 "-K into a mount point"
 check_eq "$(cat mnt/f)" "to the mount" "the copy on the mounted filesystem"
-rm mnt/f
+for h in mnt/h1 mnt/h2 mp/dest/h3 mp/dest/h4; do
+	check_eq "$(cat $h)" "four names" "$h, a hard link on one side of a mount point"
+done
+check_eq "$(stat -c %i mnt/h1)" "$(stat -c %i mnt/h2)" "the names beyond the mount point: one inode"
+check_eq "$(stat -c %i mp/dest/h3)" "$(stat -c %i mp/dest/h4)" "the names in DEST: one inode"
+rm mnt/*
 run_fcp -K --move -T mp/src mp/dest
 check_rc 1 "-K --move into a mount point"
 check_grep "not moved into a mount point inside DEST" "$T/err"
 check_eq "$(cat mp/src/in/f)" "to the mount" "a source not moved into a mount point"
+check_eq "$(cat mp/src/in/h1 mp/src/in/h2)" "four names
+four names" "the names not moved into a mount point"
+check_absent mp/src/h3 "a source moved beside the mount point"
+check_eq "$(cat mp/dest/h3 mp/dest/h4)" "four names
+four names" "the moved names' copies"
 # A bind mount of a SOURCE's directory, elsewhere: the symlink to it
 # leads into SOURCE, which no walk by ".." can see.
 t_bind src/b mp/bm
