@@ -12,7 +12,8 @@
 # and one to a file are not followed, with the option too. A symlinked
 # root copy (-T SRC LINK, SRC DIR/ where DIR/SRC is one) and SRC/. DEST/
 # work as cp's do; a dry run says what the run does; a second run with
-# --sync changes nothing; hard links across the symlink stay links.
+# --sync changes nothing; hard links across the symlink stay links; -n
+# merges into the directory, keeping its files.
 . "${TESTLIB:-$(dirname "$0")/../lib}/lib.sh" || exit 1
 t_init
 need_fastcp
@@ -56,7 +57,6 @@ else
 	cp -a src/sub/. G/far/sub/ || fail "GNU cp -a src/sub/. G/far/sub/"
 	# cp -a links the two names again within one run.
 	rm G/dest/hl_outside && ln G/far/sub/hl G/dest/hl_outside
-	cp -a --attributes-only -T src/top G/dest/hl_outside || fail "cp --attributes-only"
 	chmod --reference=src G/dest && touch -d "$T_TIME3" G/dest
 fi
 
@@ -90,6 +90,17 @@ for k in -K --keep-dirlinks; do
 	check_tree G/far "R$k/far"
 	check_tree G/dest "R$k/dest"
 done
+
+# -n: the symlink to a directory counts as the directory (merged into,
+# not "a non-directory in the way"), and a file there is kept.
+layout Q
+mkdir Q/far/sub/files
+printf 'not replaced\n' >Q/far/sub/files/small
+run_fcp -K -n -T src Q/dest
+check_rc 0 "-K -n"
+check_eq "$(cat Q/far/sub/files/small)" "not replaced" "a file -n keeps, through the symlink"
+check_eq "$(t_sums Q/far/sub | grep -c .)" "$(t_sums src/sub | grep -c . | awk '{print $1 + 1}')" \
+	"files through the symlink under -n (the source's and keep)"
 
 # Without the option: as before, the item fails, nothing is followed.
 sums=$(t_sums N)
