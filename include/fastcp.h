@@ -138,6 +138,9 @@ struct fcp_options {
 	bool debug;             /* say which engine copied each file, and why */
 	bool copy_contents;     /* FIFOs and devices read as files' data */
 	bool in_place;          /* rewrite a regular file there, its inode */
+	bool keep_dirlinks;     /* --keep-directory-symlink, -K: a symlink in
+				   DEST to a directory, where SOURCE has a
+				   directory, is copied into (lib/dirlink.h) */
 	unsigned char force;    /* FCP_FORCE (-f), FCP_FORCE_REMOVE
 				   (--remove-destination): job.c */
 	/* What a person or a program sees (lib/progress.c, lib/observe.c): */

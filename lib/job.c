@@ -11,6 +11,7 @@
 #include "dedup.h"
 #include "delete.h"
 #include "dest.h"
+#include "dirlink.h"
 #include "dist.h"
 #include "engine.h"
 #include "filter.h"
@@ -1008,6 +1009,10 @@ static int run(const struct fcp_options *o, char *const *srcs, int nsrc, const c
 				  "the data before the source goes", fcp_move_conflict(o));
 		return FCP_EXIT_USAGE;
 	}
+	if (fcp_dirlink_conflict(o)) {
+		fcp_report_errorf(&job, "%s", fcp_dirlink_conflict(o));
+		return FCP_EXIT_USAGE;
+	}
 	if (o->move) {
 		moving.sync = true;
 		job.o = &moving;
@@ -1082,6 +1087,7 @@ static int run(const struct fcp_options *o, char *const *srcs, int nsrc, const c
 	if (last < 0 || fcp_own_init(&job) < 0 || fcp_merge_init(&job, ops, nsrc) < 0 ||
 	    fcp_sched_create(&job, threads, max_threads) < 0 || fcp_hl_init(&job) < 0 ||
 	    fcp_dd_init(&job) < 0 || fcp_move_init(&job) < 0 ||
+	    fcp_dirlink_init(&job, srcs, nsrc) < 0 ||
 	    (o->check && fcp_check_links_init(&job) < 0)) {
 		fcp_report_errorf(&job, "out of memory");
 		free_operands(ops, nsrc);
@@ -1089,6 +1095,7 @@ static int run(const struct fcp_options *o, char *const *srcs, int nsrc, const c
 		fcp_sched_destroy(&job);
 		fcp_manifest_close(&job);
 		fcp_move_free(&job);
+		fcp_dirlink_free(&job);
 		fcp_own_free(&job);
 		fcp_merge_free(&job);
 		fcp_dist_free(&job);
@@ -1144,6 +1151,7 @@ static int run(const struct fcp_options *o, char *const *srcs, int nsrc, const c
 	fcp_hl_free(&job);
 	fcp_dd_free(&job);
 	fcp_move_free(&job);
+	fcp_dirlink_free(&job);
 	fcp_dist_free(&job);
 	fcp_sched_destroy(&job);
 	clock_gettime(CLOCK_MONOTONIC, &t1);

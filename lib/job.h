@@ -29,6 +29,7 @@ struct fcp_dist_state;
 struct fcp_dist_root;
 struct fcp_own;
 struct fcp_merge;
+struct fcp_dirlinks;
 
 /* One top-level SOURCE and where it goes. */
 struct fcp_root {
@@ -266,6 +267,8 @@ struct fcp_job {
 	char errors[FCP_ERRORS_KEPT][256];
 	struct fcp_manifest *man;    /* --manifest (manifest.c), or NULL */
 	struct fcp_own *own;         /* the files the job writes (own.c) */
+	struct fcp_dirlinks *dirlinks; /* -K: the SOURCEs a followed symlink
+					  must keep out of (dirlink.c), or NULL */
 	struct fcp_merge *merge;     /* --delete: SOURCEs whose copies meet
 					(merge.c), or NULL */
 	struct fcp_check_links *check_links; /* --check: hard-link pairs (check.c) */
@@ -501,6 +504,10 @@ void fcp_move_made(struct fcp_job *job, uint64_t src_dev, uint64_t src_ino, int 
  * compared equal, or a link to such a copy. */
 void fcp_move_found(struct fcp_job *job, uint64_t src_dev, uint64_t src_ino, int dirfd,
 		    const char *name);
+/* -K: the copy of a source directory went into the directory fd, reached
+ * through a symlink in DEST (dirlink.h). The prune follows only such a
+ * symlink, to find the copies inside. */
+void fcp_move_followed(struct fcp_job *job, int fd);
 
 /* The marker xattr of a hidden root copy: its final name and its source
  * root's identity (fcp_root_marker). */

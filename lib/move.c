@@ -59,6 +59,9 @@ struct fcp_move_made {
 	char **mounts;
 	size_t nmounts;
 	bool mounts_read, mounts_unknown;
+	/* -K: the directories copied into through a symlink in DEST. */
+	struct left *followed;
+	size_t nfollowed, capfollowed;
 };
 
 const char *fcp_move_conflict(const struct fcp_options *o)
@@ -95,6 +98,7 @@ void fcp_move_free(struct fcp_job *job)
 	for (size_t i = 0; i < job->move_made->nmounts; i++)
 		free(job->move_made->mounts[i]);
 	free(job->move_made->mounts);
+	free(job->move_made->followed);
 	free(job->move_made);
 	job->move_made = NULL;
 }
@@ -178,6 +182,52 @@ void fcp_move_left_out(struct fcp_job *job, int dirfd, const char *name)
 		m->left_sorted = false;
 	}
 	pthread_mutex_unlock(&m->lock);
+}
+
+void fcp_move_followed(struct fcp_job *job, int fd)
+{
+	struct fcp_move_made *m = job->move_made;
+	struct statx st;
+
+	if (!m || fcp_sys_fstatx(fd, &st) < 0)
+		return;
+	pthread_mutex_lock(&m->lock);
+	if (m->nfollowed == m->capfollowed) {
+		size_t cap = m->capfollowed ? m->capfollowed * 2 : 16;
+		struct left *v = realloc(m->followed, cap * sizeof(*v));
+
+		m->followed = v ? v : m->followed;
+		m->capfollowed = v ? cap : m->capfollowed;
+	}
+	/* Not recorded (memory): not followed by the prune, its sources stay. */
+	if (m->nfollowed < m->capfollowed) {
+		m->followed[m->nfollowed].dev = fcp_statx_dev(&st);
+		m->followed[m->nfollowed++].ino = st.stx_ino;
+	}
+	pthread_mutex_unlock(&m->lock);
+}
+
+/* -K: the copy of source directory s is the directory d leads to, where
+ * the copy followed that symlink (d is then that directory's statx);
+ * else d stays as it is. A symlink the copy did not follow (refused: it
+ * leads into a SOURCE) has nothing of the copy's inside. Asked by the one
+ * thread that prunes. */
+static bool followed_copy(struct fcp_job *job, const struct statx *s, int ddir,
+			  const char *dname, struct statx *d)
+{
+	struct fcp_move_made *m = job->move_made;
+	struct statx t;
+
+	if (!job->o->keep_dirlinks || !m || !S_ISDIR(s->stx_mode) || !S_ISLNK(d->stx_mode) ||
+	    fcp_sys_statx(ddir, dname, 0, STATX_BASIC_STATS, &t) < 0 || !S_ISDIR(t.stx_mode) ||
+	    fcp_statx_same_inode(&t, s))
+		return false;
+	for (size_t i = 0; i < m->nfollowed; i++)
+		if (m->followed[i].dev == fcp_statx_dev(&t) && m->followed[i].ino == t.stx_ino) {
+			*d = t;
+			return true;
+		}
+	return false;
 }
 
 static int cmp_left(const void *a, const void *b)
@@ -505,7 +555,8 @@ static void prune_children(struct fcp_job *job, int sfd, int dfd, const char *pa
 }
 
 static bool prune_dir(struct fcp_job *job, int sdir, const char *sname, int ddir,
-		      const char *dname, const char *path, const struct statx *s)
+		      const char *dname, const char *path, const struct statx *s,
+		      const struct statx *d)
 {
 	int sfd = fcp_sys_openat(sdir, sname, NOFOLLOW_DIR, 0), dfd, r;
 	struct statx now;
@@ -522,7 +573,13 @@ static bool prune_dir(struct fcp_job *job, int sdir, const char *sname, int ddir
 		kept(job, path, "it changed while it was moved", 0);
 		return false;
 	}
-	dfd = fcp_sys_openat(ddir, dname, NOFOLLOW_DIR, 0);
+	/* (A symlink the copy followed, -K: the directory it leads to, the
+	 * one it led to then.) */
+	dfd = fcp_sys_openat(ddir, dname, NOFOLLOW_DIR & ~O_NOFOLLOW, 0);
+	if (dfd >= 0 && (fcp_sys_fstatx(dfd, &now) < 0 || !fcp_statx_same_inode(&now, d))) {
+		close(dfd);
+		dfd = -ESTALE;
+	}
 	if (dfd < 0) {
 		close(sfd);
 		kept(job, path, "cannot open the copy of", dfd);
@@ -604,8 +661,8 @@ static bool prune(struct fcp_job *job, int sdir, const char *sname, int ddir, co
 		kept(job, path, NOT_ITS_COPY, 0);
 		return false;
 	}
-	if (S_ISDIR(s.stx_mode) && S_ISDIR(d.stx_mode))
-		return prune_dir(job, sdir, sname, ddir, dname, path, &s);
+	if (S_ISDIR(s.stx_mode) && (S_ISDIR(d.stx_mode) || followed_copy(job, &s, ddir, dname, &d)))
+		return prune_dir(job, sdir, sname, ddir, dname, path, &s, &d);
 	/* Checked first: a file -n, -u or -i kept there may pass the quick
 	 * check, and the message must not blame the source. */
 	if (S_ISREG(s.stx_mode) && (by = made(job, &s, &d)) != MADE) {
