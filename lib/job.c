@@ -7,6 +7,7 @@
  * destination parent; the pool copies directories first, data as found, and
  * directory metadata post-order; finally the counters become the stats.
  */
+#include "backup.h"
 #include "check.h"
 #include "dedup.h"
 #include "delete.h"
@@ -528,6 +529,7 @@ static void collect(struct fcp_job *job, struct fcp_stats *s)
 	s->unchanged = c->unchanged;
 	s->updated = c->updated;
 	s->deleted = c->deleted;
+	s->backed_up = c->backed_up;
 	s->moved = c->moved;
 	s->not_replaced = c->not_replaced;
 	s->unchanged_dirs = c->unchanged_dirs;
@@ -1100,6 +1102,7 @@ static int run(const struct fcp_options *o, char *const *srcs, int nsrc, const c
 	fcp_own_free(&job);
 	fcp_merge_free(&job);
 	fcp_delete_free(&job);
+	fcp_backup_free(&job);
 	fcp_check_links_free(&job);
 	collect(&job, stats);
 	stats->io_path = atomic_load(&job.uring_used) ? "io_uring" : "sync";
