@@ -144,14 +144,17 @@ static int made_grow(struct fcp_backups *s)
 static int remember(struct fcp_job *job, struct made m)
 {
 	struct fcp_backups *s = job->backups;
+	size_t i;
 
 	if (!s && !(s = job->backups = calloc(1, sizeof(*s))))
 		return -ENOMEM;
 	if ((s->n + 1) * 2 > s->cap && made_grow(s) < 0)
 		return -ENOMEM;
+	if (s->slot[i = made_slot(s, &m)].name) /* noted already */
+		return 0;
 	if (!(m.name = strdup(m.name)))
 		return -ENOMEM;
-	s->slot[made_slot(s, &m)] = m;
+	s->slot[i] = m;
 	s->n++;
 	return 0;
 }

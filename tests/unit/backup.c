@@ -73,6 +73,18 @@ static void test_names(void)
 	put(dst, "b~", "older backup");
 	renamed(&job, dst, src, "b", "b~");
 	check_text(dst, "b~", "OLD b");
+	/* Many backups (the record grows), then a second file of one of
+	 * those names: its backup goes past the one this run made. */
+	for (int i = 0; i < 100; i++) {
+		char n[16], want[16];
+		snprintf(n, sizeof(n), "g%d", i);
+		snprintf(want, sizeof(want), "g%d~", i);
+		put(dst, n, "g");
+		renamed(&job, dst, src, n, want);
+	}
+	put(dst, "g42", "second g42");
+	renamed(&job, dst, src, "g42", "g42~~");
+	check_text(dst, "g42~", "g");
 	/* Numbered: one past the highest of DEST's and the source's. */
 	o.backup = FCP_BACKUP_NUMBERED;
 	put(src, "c.~2~", "source c.~2~");
