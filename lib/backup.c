@@ -87,10 +87,14 @@ bool fcp_backup_name_like(const struct fcp_options *o, const char *name)
 }
 
 /*
- * The backup names this run made, by directory (its device and inode):
- * a backup is never renamed over one. Two files replaced in one directory
- * may want one simple name ("a" wants "a~~" where the source has "a~",
- * and so does "a~" replaced itself): the second takes the next one.
+ * The backup names this run made, by directory (its device and inode),
+ * and the backup-like names its copies write there: a backup is never
+ * renamed over one. Two files replaced in one directory may want one
+ * simple name ("a" wants "a~~" where the source has "a~", and so does
+ * "a~" replaced itself): the second takes the next one. A SOURCE merging
+ * into the copy after another (each in its round), or another operand
+ * copied into one directory, has no "a~" of its own where the other wrote
+ * one: noted when walked, that name is not taken either.
  */
 struct made {
 	uint64_t dev, ino;
@@ -159,6 +163,19 @@ static int remember(struct fcp_job *job, struct made m)
 	return 0;
 }
 
+int fcp_backup_note_copy(struct fcp_job *job, uint64_t dev, uint64_t ino, const char *name)
+{
+	int r = 0;
+
+	/* Only a name a simple backup could take needs noting. */
+	if (!fcp_backup_name_like(job->o, name))
+		return 0;
+	pthread_mutex_lock(&made_lock);
+	r = remember(job, (struct made){ dev, ino, (char *)name });
+	pthread_mutex_unlock(&made_lock);
+	return r;
+}
+
 void fcp_backup_free(struct fcp_job *job)
 {
 	struct fcp_backups *s = job->backups;
@@ -187,9 +204,10 @@ static int place_of(struct place *at, int dirfd, int srcfd)
 	return r;
 }
 
-/* Is name one the copy writes here (the source directory has it) or a
- * backup this run made here? Either is no older backup to replace. A
- * source name that cannot be asked counts as the copy's. */
+/* Is name one the copy writes here (the source directory has it, or a
+ * SOURCE walked so far had it: fcp_backup_note_copy) or a backup this run
+ * made here? Neither is an older backup to replace. A source name that
+ * cannot be asked counts as the copy's. */
 static bool taken(const struct fcp_job *job, const struct place *at, const char *name)
 {
 	struct statx st;

@@ -26,6 +26,11 @@ int fcp_backup_rename(struct fcp_job *job, int dirfd, int srcfd, const char *nam
 bool fcp_backup_is_source(struct fcp_worker *w, int dirfd, int srcfd, const char *name,
 			  const struct statx *src);
 
+/* Note that the copy writes name in the directory (dev, ino) of DEST
+ * (where -b is on and name looks like a backup): no backup takes it. 0,
+ * or -ENOMEM. */
+int fcp_backup_note_copy(struct fcp_job *job, uint64_t dev, uint64_t ino, const char *name);
+
 /* The job's record of the backups it made (at its end). */
 void fcp_backup_free(struct fcp_job *job);
 

@@ -365,6 +365,20 @@ static bool own_operand(struct fcp_job *job, const char *src, const struct place
 	return onto;
 }
 
+/* -b: another operand's backup in pfd must not take name (backup.h):
+ * noted before anything is copied. False after saying why not. */
+static bool name_noted(struct fcp_job *job, int pfd, const char *name)
+{
+	struct statx st;
+
+	if (job->o->backup == FCP_BACKUP_NONE || fcp_sys_fstatx(pfd, &st) < 0 ||
+	    fcp_backup_note_copy(job, fcp_statx_dev(&st), st.stx_ino, name) == 0)
+		return true;
+	fcp_report_errorf(job, "out of memory");
+	atomic_fetch_add(&job->c.failed, 1);
+	return false;
+}
+
 /* Resolve one SOURCE into a top pseudo-directory and its entry item.
  * Returns the item, or NULL after reporting why it cannot be copied.
  * *dfd: the destination parent, opened by the first operand that gets
@@ -444,6 +458,8 @@ static struct fcp_item *prepare(struct fcp_job *job, const struct fcp_operand *o
 		atomic_fetch_add(&job->c.failed, 1);
 		goto out;
 	}
+	if (!name_noted(job, pfd, p.name))
+		goto out;
 	/* Several SOURCEs of this name merge into one copy: renamed whole,
 	 * the first would become the tree the later ones are merged over, and
 	 * a file of theirs would replace its files with nothing of them left.

@@ -8,7 +8,9 @@
 # readdir lists the newest name first (NAME~ copied before NAME is backed
 # up, with -j 1 every time), with --backup=numbered, with --sync and
 # --delete/--mirror (an extra e renamed to its backup name where the
-# source has e~), and where the destination refuses rename flags.
+# source has e~), with two SOURCEs merging into one copy (the second's
+# backup never takes the first's copy), with operands copied into one
+# directory, and where the destination refuses rename flags.
 . "${TESTLIB:-$(dirname "$0")/../lib}/lib.sh" || exit 1
 t_init
 need_fastcp
@@ -158,6 +160,37 @@ for opts in "--sync -b" "--delete -b" "--mirror -b" "--mirror --backup=numbered"
 			check_absent "$d/dst/e" "$opts $j: the extra e stayed" ;;
 		esac
 	done
+done
+
+# Two SOURCEs merging into one copy, each in its round: the second's
+# backup of the old a must not take the first's copy of a~ (GNU cp -b
+# loses it: "cp -a -b d2/photos d1/photos out/").
+for opts in -b "--mirror -b"; do
+	d="$T/tm/merge"
+	rm -rf "$d" && mkdir -p "$d/d2/photos" "$d/d1/photos" "$d/out/photos"
+	echo "d2's a~" >"$d/d2/photos/a~"; echo "d1's a" >"$d/d1/photos/a"
+	echo OLD >"$d/out/photos/a"
+	# shellcheck disable=SC2086
+	run_fcp $opts "$d/d2/photos" "$d/d1/photos" "$d/out/"
+	check_rc 0 "merge $opts"
+	check_eq "$(cat "$d/out/photos/a")" "d1's a" "merge $opts: a"
+	check_eq "$(cat "$d/out/photos/a~")" "d2's a~" "merge $opts: the first SOURCE's a~"
+	check_eq "$(cat "$d/out/photos/a~~")" OLD "merge $opts: the old a"
+done
+
+# Operands copied into one directory: a~ of one, a of another, in either
+# order on the command line.
+d="$T/tm/ops"
+for order in "x/a~ y/a" "y/a x/a~"; do
+	rm -rf "$d" && mkdir -p "$d/x" "$d/y" "$d/out"
+	echo "x's a~" >"$d/x/a~"; echo "y's a" >"$d/y/a"; echo OLD >"$d/out/a"
+	# shellcheck disable=SC2086
+	set -- $order
+	run_fcp -b "$d/$1" "$d/$2" "$d/out/"
+	check_rc 0 "operands $order"
+	check_eq "$(cat "$d/out/a")" "y's a" "operands $order: a"
+	check_eq "$(cat "$d/out/a~")" "x's a~" "operands $order: a~"
+	check_eq "$(cat "$d/out/a~~")" OLD "operands $order: the old a"
 done
 
 # A destination that takes no rename flags (as NFS): the same names.

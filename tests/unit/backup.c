@@ -2,8 +2,9 @@
  * NAME + suffix (~ by default, -S, $SIMPLE_BACKUP_SUFFIX) and NAME.~N~
  * (N from 1) are backups, after at least one character of NAME; nothing
  * is without -b. And for fcp_backup_rename's names: never one the source
- * directory has (the copy writes it) nor one this run made, an older
- * backup replaced; a directory that cannot be read says its own errno. */
+ * directory has (the copy writes it), one this run made, or one noted as
+ * another SOURCE's copy; an older backup is replaced; a directory that
+ * cannot be read says its own errno. */
 #include "backup.h"
 #include "check.h"
 
@@ -12,6 +13,7 @@
 #include <stdlib.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 static void put(int dirfd, const char *name, const char *text)
@@ -50,6 +52,7 @@ static void test_names(void)
 	struct fcp_options o = { .backup = FCP_BACKUP_SIMPLE };
 	struct fcp_job job = { .o = &o };
 	struct rlimit lim, low;
+	struct stat ds;
 	int t, src, dst;
 	char *b = NULL;
 
@@ -58,6 +61,8 @@ static void test_names(void)
 	CHECK(mkdirat(t, "s", 0755) == 0 && mkdirat(t, "d", 0755) == 0);
 	src = openat(t, "s", O_RDONLY | O_DIRECTORY);
 	dst = openat(t, "d", O_RDONLY | O_DIRECTORY);
+	put(dst, "b", "OLD b");
+	put(dst, "b~", "older backup");
 	/* The source has a~: the backup of a is a~~, and the backup of the
 	 * old a~ then a~~~, past the one made. */
 	put(src, "a", "new");
@@ -68,11 +73,18 @@ static void test_names(void)
 	renamed(&job, dst, src, "a~", "a~~~");
 	check_text(dst, "a~~", "OLD");
 	check_text(dst, "a~~~", "old a~");
-	/* An older backup the source lacks is replaced, as cp's is. */
-	put(dst, "b", "OLD b");
-	put(dst, "b~", "older backup");
+	/* An older backup the source lacks is replaced, as cp's is; another
+	 * SOURCE's copy there (noted when walked) is not. */
 	renamed(&job, dst, src, "b", "b~");
 	check_text(dst, "b~", "OLD b");
+	put(dst, "h", "OLD h");
+	put(dst, "h~", "another SOURCE's h~");
+	CHECK(fstat(dst, &ds) == 0);
+	CHECK(fcp_backup_note_copy(&job, ((uint64_t)major(ds.st_dev) << 32) | minor(ds.st_dev),
+				   ds.st_ino, "h~") == 0);
+	CHECK(fcp_backup_note_copy(&job, 0, 0, "not-like-a-backup") == 0);
+	renamed(&job, dst, src, "h", "h~~");
+	check_text(dst, "h~", "another SOURCE's h~");
 	/* Many backups (the record grows), then a second file of one of
 	 * those names: its backup goes past the one this run made. */
 	for (int i = 0; i < 100; i++) {
