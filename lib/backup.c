@@ -144,7 +144,7 @@ static int made_grow(struct fcp_backups *s)
 	return 0;
 }
 
-/* Note m (its name copied) among the job's backups. */
+/* Note m (its name copied) among the names no backup takes. */
 static int remember(struct fcp_job *job, struct made m)
 {
 	struct fcp_backups *s = job->backups;
@@ -165,7 +165,7 @@ static int remember(struct fcp_job *job, struct made m)
 
 int fcp_backup_note_copy(struct fcp_job *job, uint64_t dev, uint64_t ino, const char *name)
 {
-	int r = 0;
+	int r;
 
 	/* Only a name a simple backup could take needs noting. */
 	if (!fcp_backup_name_like(job->o, name))
