@@ -205,6 +205,8 @@ struct fcp_stats {
 	uint64_t unchanged;      /* entries already up to date (--sync) */
 	uint64_t updated;        /* entries whose metadata alone was updated */
 	uint64_t deleted;        /* destination entries removed (--delete) */
+	uint64_t backed_up;      /* --delete -b: non-directories renamed to
+				    their backup names instead (not in deleted) */
 	uint64_t moved;          /* sources renamed or removed after their copy */
 	uint64_t not_replaced;   /* files already there, kept (-n, -u, -i) */
 	/* The summary's table (fcp_stats_print_table): of unchanged, updated

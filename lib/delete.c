@@ -211,6 +211,8 @@ struct sweep {
 	size_t skip;
 	bool backups;   /* backup names stay (keeps_backups), and a
 			   non-directory gets one instead of going */
+	int src_fd;     /* the source of the directory tidied (-1: none):
+			   no backup there takes a name it has */
 	/* The directory whose entries are removed, for their records in the
 	 * manifest (path + mskip is an entry's path below it); NULL: none
 	 * (a hidden copy's leftover, recorded under no name of its own). */
@@ -404,7 +406,8 @@ static int remove_children(struct sweep *x, int *dirfd, const struct statx *dir_
 static int back_up(struct sweep *x, int dirfd, const char *name, const char *path, mode_t mode)
 {
 	char *b = NULL, *bp;
-	int r = fcp_backup_rename(x->job->o, dirfd, name, &b);
+	/* Below the directory tidied, all is extra: no source names. */
+	int r = fcp_backup_rename(x->job, dirfd, x->depth ? -1 : x->src_fd, name, &b);
 
 	if (r == 0 && x->job->obs_items) {
 		const char *slash = strrchr(path, '/');
@@ -473,10 +476,11 @@ static int remove_at(struct sweep *x, int *dirfd, const struct statx *dir_st, bo
 		fcp_report_failed(x->job, kept ? "cannot back up" : "cannot delete", path, r);
 		return r;
 	}
-	/* Gone from its name (a backup is no part of the copy). */
+	/* Gone from its name: a backup is no part of the copy, but it is
+	 * counted apart, for it is not deleted. */
 	if (!x->dry)
 		forget(x, path, dir);
-	atomic_fetch_add(&x->job->c.deleted, 1);
+	atomic_fetch_add(kept ? &x->job->c.backed_up : &x->job->c.deleted, 1);
 	if (dir)
 		atomic_fetch_add(&x->job->c.deleted_dirs, 1);
 	if (x->job->obs_items && !(kept && !x->dry))
@@ -497,7 +501,8 @@ int fcp_delete_entry(struct fcp_job *job, struct fcp_dir *d, const char *name)
 	uint64_t mnt = d->dst_mnt;
 	/* (Asked here only where d was scanned elsewhere: not stored.) */
 	unsigned char where = d->dst_mount ? d->dst_mount : mount_of(d, &mnt);
-	struct sweep x = { job, mnt, job->o->dry_run, 0, NULL, 0, keeps_backups(job, d), d, 0 };
+	struct sweep x = { job, mnt, job->o->dry_run, 0, NULL, 0, keeps_backups(job, d),
+			   d->src_fd, d, 0 };
 	struct fcp_others o;
 	char *p = fcp_dir_dst_path(d, name);
 	int dfd = d->dst_fd; /* d's own: never closed here */
@@ -530,7 +535,7 @@ int fcp_delete_leftover(struct fcp_job *job, int dirfd, const char *name, const 
 {
 	/* Nothing in it is kept for an exclude rule or a backup name: it is
 	 * fastcp's own copy, not a tree of the destination. */
-	struct sweep x = { job, 0, false, 0, NULL, 0, false, NULL, 0 };
+	struct sweep x = { job, 0, false, 0, NULL, 0, false, -1, NULL, 0 };
 	struct statx st;
 	int r = fcp_sys_fstatx(dirfd, &st);
 
@@ -647,7 +652,8 @@ static void say_left_out(struct fcp_job *job, const struct fcp_dir *d, const cha
 void fcp_delete_extras(struct fcp_worker *w, struct fcp_dir *d)
 {
 	struct fcp_job *job = fcp_worker_job(w);
-	struct sweep x = { job, d->dst_mnt, job->o->dry_run, 0, d, 0, keeps_backups(job, d), d, 0 };
+	struct sweep x = { job, d->dst_mnt, job->o->dry_run, 0, d, 0, keeps_backups(job, d),
+			   d->src_fd, d, 0 };
 	struct fcp_names extra = { 0 };
 	int dfd = d->dst_fd; /* d's own: never closed here */
 	const char *why;

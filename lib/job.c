@@ -7,6 +7,7 @@
  * destination parent; the pool copies directories first, data as found, and
  * directory metadata post-order; finally the counters become the stats.
  */
+#include "backup.h"
 #include "check.h"
 #include "dedup.h"
 #include "delete.h"
@@ -365,6 +366,20 @@ static bool own_operand(struct fcp_job *job, const char *src, const struct place
 	return onto;
 }
 
+/* -b: another operand's backup in pfd must not take name (backup.h):
+ * noted before anything is copied. False after saying why not. */
+static bool name_noted(struct fcp_job *job, int pfd, const char *name)
+{
+	struct statx st;
+
+	if (job->o->backup == FCP_BACKUP_NONE || fcp_sys_fstatx(pfd, &st) < 0 ||
+	    fcp_backup_note_copy(job, fcp_statx_dev(&st), st.stx_ino, name) == 0)
+		return true;
+	fcp_report_errorf(job, "out of memory");
+	atomic_fetch_add(&job->c.failed, 1);
+	return false;
+}
+
 /* Resolve one SOURCE into a top pseudo-directory and its entry item.
  * Returns the item, or NULL after reporting why it cannot be copied.
  * *dfd: the destination parent, opened by the first operand that gets
@@ -444,6 +459,8 @@ static struct fcp_item *prepare(struct fcp_job *job, const struct fcp_operand *o
 		atomic_fetch_add(&job->c.failed, 1);
 		goto out;
 	}
+	if (!name_noted(job, pfd, p.name))
+		goto out;
 	/* Several SOURCEs of this name merge into one copy: renamed whole,
 	 * the first would become the tree the later ones are merged over, and
 	 * a file of theirs would replace its files with nothing of them left.
@@ -533,6 +550,7 @@ static void collect(struct fcp_job *job, struct fcp_stats *s)
 	s->unchanged = c->unchanged;
 	s->updated = c->updated;
 	s->deleted = c->deleted;
+	s->backed_up = c->backed_up;
 	s->moved = c->moved;
 	s->not_replaced = c->not_replaced;
 	s->unchanged_dirs = c->unchanged_dirs;
@@ -1145,6 +1163,7 @@ static int run(const struct fcp_options *o, char *const *srcs, int nsrc, const c
 	fcp_own_free(&job);
 	fcp_merge_free(&job);
 	fcp_delete_free(&job);
+	fcp_backup_free(&job);
 	fcp_check_links_free(&job);
 	collect(&job, stats);
 	stats->io_path = atomic_load(&job.uring_used) ? "io_uring" : "sync";

@@ -180,6 +180,7 @@ struct fcp_counters {
 	atomic_ullong excluded;      /* left out by a filter (plan.c) */
 	atomic_ullong leftovers;     /* of interrupted runs, found (leftover.c) */
 	atomic_ullong unchanged, updated, deleted; /* plan.c, delete.c */
+	atomic_ullong backed_up;     /* --delete -b: renamed, not deleted (delete.c) */
 	/* The summary's rows (stats.c): of those, directories; files whose
 	 * data replaced another (-v's "update"); a dry run's would-be copies
 	 * (report.c) */
@@ -224,6 +225,7 @@ struct fcp_job {
 	struct fcp_hlmap *hl;
 	struct fcp_ddmap *dd;        /* --dedup's content map (dedup.c), or NULL */
 	struct fcp_move_made *move_made; /* --move: the copies made (move.c), or NULL */
+	struct fcp_backups *backups; /* -b: the backup names made (backup.c), or NULL */
 	struct fcp_dist_state *dist; /* one of several ranks (dist.c), or NULL */
 	unsigned tmp_rank;           /* in every temporary name: the ranks share
 					tmp_prefix */

@@ -18,7 +18,7 @@ static const size_t counts[] = {
 	COUNT(links_rewritten), COUNT(bytes_cloned), COUNT(bytes_holes), COUNT(io_ops),
 	COUNT(unchanged_dirs), COUNT(updated_dirs), COUNT(deleted_dirs), COUNT(replaced),
 	COUNT(bytes_skipped), COUNT(plan_copied), COUNT(plan_copied_bytes), COUNT(plan_replaced),
-	COUNT(plan_replaced_bytes), COUNT(in_place_shared), COUNT(uncompared),
+	COUNT(plan_replaced_bytes), COUNT(in_place_shared), COUNT(uncompared), COUNT(backed_up),
 	COUNT(plan_kind[0]), COUNT(plan_kind[1]), COUNT(plan_kind[2]), COUNT(plan_kind[3]),
 	COUNT(plan_kind[4]),
 };
