@@ -305,6 +305,23 @@ static bool same_file_ok(struct fcp_job *job, const char *src, const struct stat
 	return S_ISREG(sst->stx_mode) && o->backup != FCP_BACKUP_NONE && (o->force & FCP_FORCE);
 }
 
+/* --move of several SOURCEs of one name into the directory name of pfd,
+ * which is there: did a run before leave it marked (FCP_MOVE_MARKER, a
+ * move into it that did not remove all its sources)? Marked now if not:
+ * the mark stays until they are all gone (move_unmark), so that a run
+ * stopped before then is known by the next one (plan.c, move_keeps). */
+static bool marked_move(const struct fcp_job *job, int pfd, const char *name)
+{
+	static const char merged[] = "merged SOURCEs";
+	void *val = NULL;
+	ssize_t n = fcp_sys_getxattr(-1, pfd, name, FCP_MOVE_MARKER, &val);
+
+	free(val);
+	if (n < 0 && !job->o->dry_run)
+		fcp_sys_setxattr(-1, pfd, name, FCP_MOVE_MARKER, merged, sizeof(merged) - 1);
+	return n >= 0;
+}
+
 /* A filtered --move of a directory: a rename would take what the filters
  * leave out too; copied, only what they choose goes (move.c). */
 static bool filtered_dir(const struct fcp_job *job, const struct statx *st)
@@ -473,6 +490,9 @@ static struct fcp_item *prepare(struct fcp_job *job, const struct fcp_operand *o
 		goto out;
 	}
 	t->root.src_arg = src;
+	t->root.merges = op->merges;
+	t->root.move_rerun = job->o->move && op->merges && r == 0 && S_ISDIR(dstx.stx_mode) &&
+			     marked_move(job, pfd, p.name);
 	t->root.name = strdup(p.name);
 	t->root.rel_top = into ? t->root.name : "";
 	t->root.src_abs = realpath(src, real) ? strdup(real) : NULL;
@@ -749,14 +769,30 @@ static bool whole(struct fcp_job *job, const struct fcp_root *root)
  * copy found. A copy named with failed items keeps it: the same command
  * again finishes it in place, not inside itself (cp's placement, now that
  * the name is a directory). */
-static void move_unmark(const struct fcp_job *job, const struct fcp_root *root)
+static bool src_gone(const struct fcp_root *root)
 {
 	struct statx st;
 
+	return fcp_sys_statx(AT_FDCWD, root->src_arg, AT_SYMLINK_NOFOLLOW, STATX_TYPE, &st) ==
+	       -ENOENT;
+}
+
+/* A --move's copy that other SOURCEs of its name merge into is marked
+ * until every one of them is gone. */
+static bool merged_gone(const struct top *tops, int n, const struct fcp_root *root)
+{
+	for (int i = 0; root->merges && i < n; i++)
+		if (tops[i].root.merges && tops[i].root.name && root->name &&
+		    !strcmp(tops[i].root.name, root->name) && !src_gone(&tops[i].root))
+			return false;
+	return true;
+}
+
+static void move_unmark(const struct fcp_job *job, const struct fcp_root *root, bool merged_gone)
+{
 	if (root->dst_fd >= 0 && !root->left && !atomic_load(&job->stop) && !job->o->dry_run &&
 	    !atomic_load(&root->failed) &&
-	    (!job->o->move || fcp_sys_statx(AT_FDCWD, root->src_arg, AT_SYMLINK_NOFOLLOW,
-					    STATX_TYPE, &st) == -ENOENT)) {
+	    (!job->o->move || (src_gone(root) && merged_gone))) {
 		fcp_sys_removexattr(root->dst_fd, -1, NULL, FCP_MOVE_MARKER);
 		/* Left by a run killed between its rename and its unmarking
 		 * (dest.c), on the copy this run went on into. */
@@ -1156,7 +1192,7 @@ static int run(const struct fcp_options *o, char *const *srcs, int nsrc, const c
 		close(dfd);
 	fcp_manifest_close(&job); /* its last records written (or failed, counted) */
 	for (int i = 0; i < nsrc; i++) {
-		move_unmark(&job, &tops[i].root);
+		move_unmark(&job, &tops[i].root, merged_gone(tops, nsrc, &tops[i].root));
 		top_release(&job, &tops[i]);
 	}
 	free(tops);

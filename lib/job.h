@@ -59,6 +59,11 @@ struct fcp_root {
 	char *adopt_name;       /* and its temporary name */
 	bool adopted;           /* the copy is that one: its files under final
 				   names may be a killed run's (resume.c) */
+	bool merges;            /* another SOURCE's copy has its name too */
+	bool move_rerun;        /* --move of several SOURCEs of its name into
+				   a copy a run before left unfinished
+				   (FCP_MOVE_MARKER): a file there may be the
+				   only copy of another's (fcp_move_keeps) */
 	atomic_bool stale;      /* and a name in it that this run could neither
 				   confirm nor remove may be that run's partial
 				   file (or a rank could not open it at all):
@@ -506,6 +511,8 @@ void fcp_move_made(struct fcp_job *job, uint64_t src_dev, uint64_t src_ino, int 
  * compared equal, or a link to such a copy. */
 void fcp_move_found(struct fcp_job *job, uint64_t src_dev, uint64_t src_ino, int dirfd,
 		    const char *name);
+/* Did this run write the data of the file dst (fcp_move_made)? */
+bool fcp_move_wrote(struct fcp_job *job, const struct statx *dst);
 /* -K: the copy of a source directory went into the directory fd, reached
  * through a symlink in DEST (dirlink.h). The prune follows only such a
  * symlink, to find the copies inside. */

@@ -148,6 +148,22 @@ void fcp_move_made(struct fcp_job *job, uint64_t src_dev, uint64_t src_ino, int 
 	record(job, src_dev, src_ino, dirfd, name, true);
 }
 
+bool fcp_move_wrote(struct fcp_job *job, const struct statx *dst)
+{
+	struct fcp_move_made *m = job->move_made;
+	uint64_t dev = fcp_statx_dev(dst);
+	bool here = false;
+
+	if (!m)
+		return false;
+	/* (Rare: only a re-run of a move of same-named SOURCEs asks.) */
+	pthread_mutex_lock(&m->lock);
+	for (size_t i = 0; i < m->n && !here; i++)
+		here = m->v[i].dst_dev == dev && m->v[i].dst_ino == dst->stx_ino && (m->v[i].seq & 1);
+	pthread_mutex_unlock(&m->lock);
+	return here;
+}
+
 void fcp_move_found(struct fcp_job *job, uint64_t src_dev, uint64_t src_ino, int dirfd,
 		    const char *name)
 {

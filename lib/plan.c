@@ -328,6 +328,20 @@ static bool half_rewritten(const struct fcp_entry *e)
 	return n >= 0;
 }
 
+/* --move of several SOURCEs of one name, again into the copy a run before
+ * left unfinished: DEST's regular file dst, which e would replace, stays
+ * where this run did not write it and its bytes are not e's: it may be all
+ * that is left of another SOURCE's file, whose source that run removed
+ * (the later SOURCE's file wins in one run; run again, the earlier one's
+ * would replace it). e's source stays then too, named by the prune. */
+static bool move_keeps(struct fcp_entry *e, const struct statx *dst)
+{
+	if (!e->job->o->move || !e->d->root || !e->d->root->move_rerun || !S_ISREG(dst->stx_mode) ||
+	    !S_ISREG(e->st.stx_mode) || fcp_move_wrote(e->job, dst))
+		return false;
+	return !(e->st.stx_size == dst->stx_size && fcp_plan_content(e, dst) == 1);
+}
+
 /*
  * cp's options on a non-directory about to be replaced by one (a directory
  * on either side goes the usual way, merged or replaced, except under -n,
@@ -346,7 +360,7 @@ static enum fcp_action guard(struct fcp_entry *e, const struct statx *dst, enum 
 	/* -n keeps what is there whatever it is, as rsync's --ignore-existing
 	 * does: a directory in the way of a file, a file in the way of a
 	 * directory (fcp_plan_type_kept() says so), even with --delete. */
-	if (o->update == FCP_UPDATE_NONE)
+	if (o->update == FCP_UPDATE_NONE || move_keeps(e, dst))
 		return FCP_ACT_KEEP;
 	if (S_ISDIR(dst->stx_mode) || S_ISDIR(e->st.stx_mode))
 		return a;
