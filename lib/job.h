@@ -267,7 +267,7 @@ struct fcp_job {
 	struct fcp_own *own;         /* the files the job writes (own.c) */
 	struct fcp_merge *merge;     /* --delete: SOURCEs whose copies meet
 					(merge.c), or NULL */
-	struct fcp_check_links *check_links; /* --check: hard-link pairs (check.c) */
+	struct fcp_check_links *check_links; /* --check, --sync, -c: hard-link pairs (check.c) */
 	bool check_usage;            /* --check of a directory against a
 					non-directory: bad usage, exit 2 */
 	atomic_llong bw_tat, io_tat; /* --bwlimit, --iolimit buckets (limiter.c) */
