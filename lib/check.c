@@ -149,7 +149,12 @@ static void check_links(struct fcp_entry *e, const struct statx *dst, const char
 		return;
 	pthread_mutex_lock(&l->lock);
 	a = pair_with(&l->by_src, sd, e->st.stx_ino, dd, dst->stx_ino);
-	b = a < 0 ? a : pair_with(&l->by_dst, dd, dst->stx_ino, sd, e->st.stx_ino);
+	/* --dedup=hardlink links copies of one content on purpose: a copy
+	 * inode may stand for several source inodes (fcp_check_links_taken
+	 * leaves them linked too). */
+	b = a < 0 || e->job->o->dedup == FCP_DEDUP_HARDLINK
+		    ? a
+		    : pair_with(&l->by_dst, dd, dst->stx_ino, sd, e->st.stx_ino);
 	pthread_mutex_unlock(&l->lock);
 	if (a < 0 || b < 0)
 		fcp_report_failed(e->job, "out of memory checking hard links of", path, -ENOMEM);

@@ -9,7 +9,9 @@
 #    names are split, each on an inode of its own;
 #  - source names hard-linked whose DEST names are separate: joined;
 #  - a mix: two linked names and a third, separate one, all one inode in
-#    DEST: the third is split off, the two stay linked.
+#    DEST: the third is split off, the two stay linked;
+#  - --dedup=hardlink's links: accepted by --check --dedup=hardlink and
+#    kept by -c --dedup=hardlink; without the option, said and split.
 # The bytes are compared with cmp, the allocation with stat %b, the links
 # with the inode numbers.
 . "${TESTLIB:-$(dirname "$0")/../lib}/lib.sh" || exit 1
@@ -116,4 +118,30 @@ check_eq "$(ino dst/y)" "$(ino dst/x)" "dst/x and dst/y one inode"
 [ "$(ino dst/z)" != "$(ino dst/x)" ] || fail "dst/z still the inode of dst/x"
 for f in x y z; do check cmp "src/$f" "dst/$f"; done
 check_clean dst
+
+# --- --dedup=hardlink links copies of one content on purpose ------------
+# The same option given to --check and to -c accepts those links and
+# keeps them; without it they are links the source has not.
+if "$FASTCP" --help 2>&1 | grep -q -- --dedup; then
+	rm -rf src dst
+	mkdir src
+	echo same >src/a && cp -p src/a src/b
+	run_fcp --dedup=hardlink -T src dst
+	check_rc 0 "--dedup=hardlink copy"
+	[ "$(ino dst/b)" = "$(ino dst/a)" ] || skip "--dedup=hardlink did not link here"
+	run_fcp --check --dedup=hardlink -T src dst
+	check_rc 0 "--check --dedup=hardlink of its own copy"
+	check_eq "$(cat "$T/out")" "" "differences said of a --dedup=hardlink copy"
+	run_fcp --mirror -c --dedup=hardlink -vv -T src dst
+	check_rc 0 "--mirror -c --dedup=hardlink of its own copy"
+	check_nogrep "' -> '" "$T/out"
+	check_eq "$(ino dst/b)" "$(ino dst/a)" "--dedup=hardlink links kept"
+	run_fcp --check -T src dst
+	check_rc 1 "--check without --dedup of a --dedup=hardlink copy"
+	check_grep "^hard links differ: 'dst/[ab]'$" "$T/out"
+	run_fcp --mirror -c -T src dst
+	check_rc 0 "--mirror -c without --dedup of a --dedup=hardlink copy"
+	[ "$(ino dst/a)" != "$(ino dst/b)" ] || fail "dst/a and dst/b still one inode"
+	check_clean dst
+fi
 echo "PASS"
