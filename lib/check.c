@@ -5,6 +5,7 @@
 #include "node.h"
 #include "plan.h"
 #include "sys.h"
+#include "worker.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -267,25 +268,39 @@ static int source_data(struct fcp_entry *e, uint64_t *data, uint64_t *extents)
 #define EXFAT_MAGIC 0x2011BAB0
 #define HFSPLUS_MAGIC 0x482b
 
-/* Does a new file in e's DEST directory keep a hole? One byte is written
- * 2 MiB into an unnamed file (O_TMPFILE), which nobody sees and which
- * changes no directory: less than 1 MiB allocated, it keeps it. Where no
- * such file can be made (a filesystem without them, read-only), the
- * filesystems known to have no holes say no, all others yes. */
+/* The probe's one byte: far enough past its start that no allocation
+ * unit (a huge page, a bigalloc cluster) covers the hole before it. */
+#define PROBE_AT (8 << 20)
+
+/* Does a new file in e's DEST directory keep a hole, also once it has
+ * been read (as -c and --check read a copy; ramfs fills a hole read)? One
+ * byte is written PROBE_AT into an unnamed file (O_TMPFILE), which nobody
+ * sees and which changes no directory, and what is before it read: less
+ * than half of that allocated, it keeps it. Where no such file can be made
+ * (a filesystem without them, read-only), the filesystems known to have
+ * no holes say no, all others yes. */
 static bool probe_holes(struct fcp_entry *e)
 {
-	int fd = fcp_sys_openat(e->d->dst_fd, ".", O_RDWR | O_TMPFILE | O_CLOEXEC, 0600), r;
+	int fd = fcp_sys_openat(e->d->dst_fd, ".", O_RDWR | O_TMPFILE | O_CLOEXEC, 0600);
+	size_t cap, n;
+	void *buf = fcp_worker_buf(e->w, &cap);
+	ssize_t r = buf ? 0 : -ENOMEM;
 	struct statx st;
 	long type;
 
 	if (fd < 0)
 		return fcp_sys_fs_type(e->d->dst_fd, &type) < 0 ||
 		       (type != MSDOS_SUPER_MAGIC && type != EXFAT_MAGIC && type != HFSPLUS_MAGIC);
-	r = (int)fcp_sys_pwrite_full(fd, "", 1, 2 << 20);
+	if (r == 0)
+		r = fcp_sys_pwrite_full(fd, "", 1, PROBE_AT);
+	for (off_t off = 0; r >= 0 && off < PROBE_AT; off += (off_t)n) {
+		n = cap < (size_t)(PROBE_AT - off) ? cap : (size_t)(PROBE_AT - off);
+		r = fcp_sys_pread_full(fd, buf, n, off);
+	}
 	if (r >= 0)
 		r = fcp_sys_fstatx(fd, &st);
 	close(fd);
-	return r < 0 || st.stx_blocks * 512 < (1 << 20);
+	return r < 0 || st.stx_blocks * 512 < PROBE_AT / 2;
 }
 
 /* Would a fresh copy keep holes on dst's filesystem? Asked once per
