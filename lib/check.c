@@ -6,8 +6,10 @@
 #include "node.h"
 #include "plan.h"
 #include "sys.h"
+#include "worker.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/magic.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -59,6 +61,15 @@ struct table {
 	size_t n, cap;
 };
 
+/* Whether a new file keeps its holes on the filesystem of DEST (dev),
+ * found once per filesystem (dest_keeps_holes); few per job. */
+#define PROBED_MAX 16
+
+struct probed {
+	uint64_t dev;
+	bool keeps;
+};
+
 struct fcp_check_links {
 	pthread_mutex_t lock;
 	struct table by_src, by_dst;
@@ -66,6 +77,8 @@ struct fcp_check_links {
 	 * said once (fcp_check_no_direct): few, searched in turn. */
 	uint64_t *nd;
 	size_t nnd, capnd;
+	struct probed probed[PROBED_MAX];
+	int n_probed;
 };
 
 static size_t slot(const struct table *t, uint64_t k1, uint64_t k2)
@@ -218,12 +231,36 @@ static void check_links(struct fcp_entry *e, const struct statx *dst, const char
 		return;
 	pthread_mutex_lock(&l->lock);
 	a = pair_with(&l->by_src, sd, e->st.stx_ino, dd, dst->stx_ino);
-	b = a < 0 ? a : pair_with(&l->by_dst, dd, dst->stx_ino, sd, e->st.stx_ino);
+	/* --dedup=hardlink links copies of one content on purpose: a copy
+	 * inode may stand for several source inodes (fcp_check_links_taken
+	 * leaves them linked too). */
+	b = a < 0 || e->job->o->dedup == FCP_DEDUP_HARDLINK
+		    ? a
+		    : pair_with(&l->by_dst, dd, dst->stx_ino, sd, e->st.stx_ino);
 	pthread_mutex_unlock(&l->lock);
 	if (a < 0 || b < 0)
 		fcp_report_failed(e->job, "out of memory checking hard links of", path, -ENOMEM);
 	else if (!a || !b)
 		fcp_check_say(e->job, path, "hard links differ");
+}
+
+bool fcp_check_links_taken(struct fcp_entry *e, const struct statx *dst)
+{
+	struct fcp_check_links *l = e->job->check_links;
+	const struct fcp_options *o = e->job->o;
+	int a;
+
+	/* --dedup=hardlink links copies of one content on purpose, and -l
+	 * makes each name a link to its source. */
+	if (!l || !(o->preserve & FCP_PRESERVE_LINKS) || !S_ISREG(e->st.stx_mode) ||
+	    dst->stx_nlink < 2 || o->make != FCP_MAKE_COPY || o->dedup == FCP_DEDUP_HARDLINK ||
+	    fcp_statx_same_inode(&e->st, dst))
+		return false;
+	pthread_mutex_lock(&l->lock);
+	a = pair_with(&l->by_dst, fcp_statx_dev(dst), dst->stx_ino, fcp_statx_dev(&e->st),
+		      e->st.stx_ino);
+	pthread_mutex_unlock(&l->lock);
+	return a == 0; /* out of memory: left as it is, never split blindly */
 }
 
 /* A time as people read it (VOCABULARY): ISO 8601, local, with the
@@ -308,6 +345,75 @@ static int source_data(struct fcp_entry *e, uint64_t *data, uint64_t *extents)
 	return r;
 }
 
+/* Filesystems that have no holes, as their statfs types. */
+#define EXFAT_MAGIC 0x2011BAB0
+#define HFSPLUS_MAGIC 0x482b
+
+/* The probe's one byte: far enough past its start that no allocation
+ * unit (a huge page, a bigalloc cluster) covers the hole before it. */
+#define PROBE_AT (8 << 20)
+
+/* Does a new file in e's DEST directory keep a hole, also once it has
+ * been read (as -c and --check read a copy; ramfs fills a hole read)? One
+ * byte is written PROBE_AT into an unnamed file (O_TMPFILE), which nobody
+ * sees and which changes no directory, and what is before it read: less
+ * than half of that allocated, it keeps it. Where no such file can be made
+ * (a filesystem without them, read-only), the filesystems known to have
+ * no holes say no, all others yes. */
+static bool probe_holes(struct fcp_entry *e)
+{
+	int fd = fcp_sys_openat(e->d->dst_fd, ".", O_RDWR | O_TMPFILE | O_CLOEXEC, 0600);
+	size_t cap, n;
+	void *buf = fcp_worker_buf(e->w, &cap);
+	ssize_t r = buf ? 0 : -ENOMEM;
+	struct statx st;
+	long type;
+
+	if (fd < 0)
+		return fcp_sys_fs_type(e->d->dst_fd, &type) < 0 ||
+		       (type != MSDOS_SUPER_MAGIC && type != EXFAT_MAGIC && type != HFSPLUS_MAGIC);
+	if (r == 0)
+		r = fcp_sys_pwrite_full(fd, "", 1, PROBE_AT);
+	for (off_t off = 0; r >= 0 && off < PROBE_AT; off += (off_t)n) {
+		n = cap < (size_t)(PROBE_AT - off) ? cap : (size_t)(PROBE_AT - off);
+		r = fcp_sys_pread_full(fd, buf, n, off);
+	}
+	if (r >= 0)
+		r = fcp_sys_fstatx(fd, &st);
+	close(fd);
+	return r < 0 || st.stx_blocks * 512 < PROBE_AT / 2;
+}
+
+/* Would a fresh copy keep holes on dst's filesystem? Asked once per
+ * filesystem: one that cannot (vfat, exFAT) fills every copy's holes,
+ * and a copy made again there would be the same, so its holes are no
+ * difference and no reason to copy it again on every run. Where it cannot
+ * be found out, they are taken to be kept: a check names a difference it
+ * is not sure of rather than miss one. --check, --sync and -c ask the
+ * same probe (it writes nothing anyone sees), so they agree. */
+static bool dest_keeps_holes(struct fcp_entry *e, const struct statx *dst)
+{
+	struct fcp_check_links *l = e->job->check_links;
+	uint64_t dev = fcp_statx_dev(dst);
+	int r = -1;
+
+	if (!l)
+		return true;
+	pthread_mutex_lock(&l->lock);
+	for (int i = 0; i < l->n_probed; i++)
+		if (l->probed[i].dev == dev)
+			r = l->probed[i].keeps;
+	pthread_mutex_unlock(&l->lock);
+	if (r >= 0)
+		return r;
+	r = probe_holes(e);
+	pthread_mutex_lock(&l->lock);
+	if (l->n_probed < PROBED_MAX)
+		l->probed[l->n_probed++] = (struct probed){ dev, r };
+	pthread_mutex_unlock(&l->lock);
+	return r;
+}
+
 /*
  * The copy keeps holes (unless --sparse=never), so a copy whose holes were
  * filled is a difference: it allocates more than the source's data by more
@@ -317,19 +423,25 @@ static int source_data(struct fcp_entry *e, uint64_t *data, uint64_t *extents)
  * then tells holes from compression (a compressed source's copy elsewhere
  * allocates its whole size, and that is no difference).
  */
-static void check_holes(struct fcp_entry *e, const struct statx *dst, const char *path)
+bool fcp_check_holes_filled(struct fcp_entry *e, const struct statx *dst)
 {
 	const struct statx *st = &e->st;
 	uint64_t src_alloc = st->stx_blocks * 512, dst_alloc = dst->stx_blocks * 512;
 	uint64_t blk = dst->stx_blksize > 4096 ? dst->stx_blksize : 4096;
 	uint64_t data, extents;
 
-	if (e->job->o->sparse == FCP_SPARSE_NEVER || src_alloc >= st->stx_size ||
-	    dst_alloc <= src_alloc + (64 << 10) || source_data(e, &data, &extents) < 0 ||
-	    dst_alloc <= data + 2 * blk * extents + (64 << 10))
-		return;
-	fcp_check_say(e->job, path, "holes filled (allocated %llu != %llu)",
-		      (unsigned long long)src_alloc, (unsigned long long)dst_alloc);
+	return S_ISREG(st->stx_mode) && e->job->o->sparse != FCP_SPARSE_NEVER &&
+	       src_alloc < st->stx_size && dst_alloc > src_alloc + (64 << 10) &&
+	       source_data(e, &data, &extents) == 0 &&
+	       dst_alloc > data + 2 * blk * extents + (64 << 10) && dest_keeps_holes(e, dst);
+}
+
+static void check_holes(struct fcp_entry *e, const struct statx *dst, const char *path)
+{
+	if (fcp_check_holes_filled(e, dst))
+		fcp_check_say(e->job, path, "holes filled (allocated %llu != %llu)",
+			      (unsigned long long)e->st.stx_blocks * 512,
+			      (unsigned long long)dst->stx_blocks * 512);
 }
 
 /* Content (same: 1 or 0 when already compared, -1 to read it here), a

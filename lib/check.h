@@ -79,8 +79,21 @@ void fcp_check_say_no_direct(struct fcp_job *job, int fd, const char *path);
 /* Has filesystem dev refused O_DIRECT already (read it buffered)? */
 bool fcp_check_direct_refused(struct fcp_job *job, uint64_t dev);
 
-/* The hard-link pairs seen (source inode, copy inode), and the
- * filesystems that refused O_DIRECT: made before the walk, freed after it. */
+/* Has the copy e's source inode had (dst, a regular file) its holes
+ * filled, where a fresh copy on that filesystem would keep them? --check
+ * says so, and --sync and -c copy it again: one test for both. */
+bool fcp_check_holes_filled(struct fcp_entry *e, const struct statx *dst);
+
+/* --sync, -c: is dst, the inode of e's copy, already the copy of another
+ * source inode seen in this job (hard links DEST has that the source has
+ * not)? Then this name is copied again, on an inode of its own, as
+ * --check counts the pair as a difference. The first name met keeps the
+ * inode. */
+bool fcp_check_links_taken(struct fcp_entry *e, const struct statx *dst);
+
+/* The hard-link pairs seen (source inode, copy inode), the holes kept
+ * by each DEST filesystem (--check, --sync, -c) and the filesystems that
+ * refused O_DIRECT: made before the walk, freed after it. */
 int fcp_check_links_init(struct fcp_job *job);
 void fcp_check_links_free(struct fcp_job *job);
 

@@ -1142,7 +1142,7 @@ static int run(const struct fcp_options *o, char *const *srcs, int nsrc, const c
 	    fcp_sched_create(&job, threads, max_threads) < 0 || fcp_hl_init(&job) < 0 ||
 	    fcp_dd_init(&job) < 0 || fcp_move_init(&job) < 0 ||
 	    fcp_dirlink_init(&job, srcs, nsrc) < 0 ||
-	    (o->check && fcp_check_links_init(&job) < 0)) {
+	    ((o->check || o->sync || o->checksum) && fcp_check_links_init(&job) < 0)) {
 		fcp_report_errorf(&job, "out of memory");
 		free_operands(ops, nsrc);
 		free(tops);

@@ -278,7 +278,7 @@ struct fcp_job {
 					  must keep out of (dirlink.c), or NULL */
 	struct fcp_merge *merge;     /* --delete: SOURCEs whose copies meet
 					(merge.c), or NULL */
-	struct fcp_check_links *check_links; /* --check: hard-link pairs (check.c) */
+	struct fcp_check_links *check_links; /* --check, --sync, -c: hard-link pairs (check.c) */
 	bool check_usage;            /* --check of a directory against a
 					non-directory: bad usage, exit 2 */
 	atomic_llong bw_tat, io_tat; /* --bwlimit, --iolimit buckets (limiter.c) */

@@ -416,6 +416,15 @@ unsigned fcp_plan_changes(const struct fcp_options *o, const struct statx *s,
 	return changes_of(o, s, d, false);
 }
 
+/* The same bytes, but not the copy a fresh one would be where --check
+ * looks beyond them: its holes filled, or its inode another source file's
+ * copy too (check.h). Copied again, so that the two agree. */
+static bool shape_differs(struct fcp_entry *e, const struct statx *dst)
+{
+	return S_ISREG(e->st.stx_mode) &&
+	       (fcp_check_holes_filled(e, dst) || fcp_check_links_taken(e, dst));
+}
+
 /* fcp_plan_entry; *out the statx of what is in DEST, for a file up to
  * date (SKIP, META) at least. */
 static enum fcp_action plan_entry(struct fcp_entry *e, struct statx *out)
@@ -442,7 +451,8 @@ static enum fcp_action plan_entry(struct fcp_entry *e, struct statx *out)
 		return guard(e, &dst, FCP_ACT_REPLACE);
 	/* --dedup=hardlink: a name of another file's copy, with that one's
 	 * metadata, is up to date when its bytes are (dedup.h). */
-	if (!fcp_plan_data_same(e, &dst) || (e->job->o->in_place && half_rewritten(e)))
+	if (!fcp_plan_data_same(e, &dst) || (e->job->o->in_place && half_rewritten(e)) ||
+	    shape_differs(e, &dst))
 		return fcp_dedup_linked_copy(e, &dst) ? FCP_ACT_SKIP
 						      : guard(e, &dst, FCP_ACT_REPLACE);
 	if (meta_same(e->job, &e->st, src_at(e), &dst, FCP_AT_NAME(e->d->dst_fd, e->dst_name)) ||
