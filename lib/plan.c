@@ -427,6 +427,23 @@ static bool shape_differs(struct fcp_entry *e, const struct statx *dst)
 
 /* fcp_plan_entry; *out the statx of what is in DEST, for a file up to
  * date (SKIP, META) at least. */
+/* -l, -s: is the name there the link to the source this run would make
+ * (the source's inode; a symlink to the source's path as given)? */
+static bool link_there(struct fcp_entry *e, const struct statx *dst)
+{
+	char *want, *have = NULL;
+	bool same;
+
+	if (e->job->o->make == FCP_MAKE_HARDLINK)
+		return fcp_statx_same_inode(&e->st, dst);
+	if (!S_ISLNK(dst->stx_mode) || !(want = fcp_dir_src_path(e->d, e->name)))
+		return false;
+	same = fcp_sys_readlinkat(e->d->dst_fd, e->dst_name, &have) >= 0 && !strcmp(want, have);
+	free(want);
+	free(have);
+	return same;
+}
+
 static enum fcp_action plan_entry(struct fcp_entry *e, struct statx *out)
 {
 	struct statx dst;
@@ -443,6 +460,11 @@ static enum fcp_action plan_entry(struct fcp_entry *e, struct statx *out)
 	e->dst_ino = dst.stx_ino;
 	e->changes = (unsigned char)changes_of(e->job->o, &e->st, &dst, e->content < 0);
 	*out = dst;
+	/* -l, -s make links, not copies: a file there with the source's
+	 * bytes and times is still no link to it (a copy an earlier run made,
+	 * which the same source's marked copy or --sync would keep). */
+	if (e->job->o->make != FCP_MAKE_COPY && !S_ISDIR(e->st.stx_mode))
+		return link_there(e, &dst) ? FCP_ACT_SKIP : guard(e, &dst, FCP_ACT_REPLACE);
 	if ((dst.stx_mode & S_IFMT) != (e->st.stx_mode & S_IFMT))
 		return guard(e, &dst, FCP_ACT_REPLACE);
 	if (S_ISDIR(dst.stx_mode))
