@@ -20,6 +20,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/file.h>
+#include <sys/mman.h>
 #include <sys/random.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
@@ -756,6 +757,11 @@ int fcp_sys_set_direct(int fd, bool on)
 		return -errno;
 	fl = on ? fl | O_DIRECT : fl & ~O_DIRECT;
 	RET(fcntl(fd, F_SETFL, fl));
+}
+
+int fcp_sys_huge_pages(void *p, size_t len)
+{
+	RET(madvise(p, len, MADV_HUGEPAGE));
 }
 
 ssize_t fcp_sys_read_stream(int fd, size_t max, char **buf)

@@ -144,5 +144,8 @@ int fcp_sys_first_extent(int fd, uint64_t *phys);
 /* Turn O_DIRECT on or off for an open file (-EINVAL: not on this
  * filesystem). */
 int fcp_sys_set_direct(int fd, bool on);
+/* Ask for [p, p+len) to be backed by huge pages (transparent huge pages,
+ * where the kernel has them for madvise()d memory): -EINVAL where not. */
+int fcp_sys_huge_pages(void *p, size_t len);
 
 #endif
