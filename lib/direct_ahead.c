@@ -4,26 +4,26 @@
  *
  * A chunk runner (chunk.c) reading with O_DIRECT one 1 MiB read at a time
  * leaves the device one request of it: read, wait, write, read the next.
- * With two runners the source device had 2.3 to 2.9 reads in flight where
- * cp -a, through the kernel's read-ahead, kept 5.6 to 6.4 (the loop
- * device's inflight count in sysfs sampled every 5 ms, 4 x 256 MiB, both
- * on direct-I/O loops).
- * Here a data extent of the chunk is read through the worker's io_uring
- * into the direct pipe's AHEAD_DEPTH slots (direct_pipe.c's buffer): every
- * slot's read is in flight at once, and the runner writes the oldest one
- * (in offset order, so --verify hashes in order, under the file's write
- * lock, through the cache, as the synchronous loop does) while the others
- * are read, then issues that slot's next read.
+ * With two runners the source device had 2 to 3 requests in flight where
+ * cp -a, through the kernel's read-ahead, kept 4 to 8. Here a data extent
+ * of the chunk is read through the worker's io_uring into the direct
+ * pipe's AHEAD_DEPTH slots (direct_pipe.c's buffer): every slot's read is
+ * in flight at once, and the runner writes the oldest one (in offset
+ * order, so --verify hashes in order; under the file's write lock, through
+ * the cache, as the synchronous loop does) while the others are read, then
+ * issues that slot's next read. Cold large files from a direct-I/O loop:
+ * 8 requests in flight, half the time of one read per runner
+ * (docs/benchmarks/2026-12-03-large-files-reads-in-flight.md).
  *
  * A read short of its ask by whole blocks is asked again for the rest
  * (direct reads may be); one short by a part of a block, or empty, ends
  * the call there (the source ends, or answers in odd parts): the reads
  * after it are waited for and dropped, and the caller asks again from
- * there, as with any engine. What the pipe
- * cannot do (no io_uring, --no-io-uring, an unaligned start, a filesystem
- * that refuses the direct read's alignment, the kernel short of
- * resources) it leaves to the synchronous loop from where it stopped, by
- * answering with what it wrote, or 0 when nothing.
+ * there, as with any engine. What the pipe cannot do (no io_uring,
+ * --no-io-uring, an unaligned start, a filesystem that refuses the direct
+ * read's alignment, the kernel short of resources) it leaves to the
+ * synchronous loop from where it stopped, by answering with what it
+ * wrote, or 0 when nothing.
  */
 #include "config.h"
 #include "engine.h"
