@@ -73,6 +73,7 @@ struct fcp_bigfile {
 	atomic_llong eof;       /* where the source ended, if early: it shrank */
 	atomic_ullong bytes;
 	const struct fcp_engine *_Atomic used; /* an engine that moved data (--debug) */
+	atomic_bool ahead;      /* a chunk was read with reads in flight (--debug) */
 	struct fcp_tmp tmp;
 	/* --resume: per chunk, copied; NULL when nothing is recorded. */
 	atomic_bool *done;
@@ -306,6 +307,7 @@ static void land_last(struct fcp_worker *w, struct fcp_bigfile *b)
 	b->e.engine = "chunks";
 	b->e.w = w;
 	b->x.used = atomic_load(&b->used);
+	b->x.ahead = atomic_load(&b->ahead);
 	b->e.xfer = &b->x;
 	/* Whole: the record goes before the metadata (and the name). */
 	if (!err && b->has_record)
@@ -428,6 +430,8 @@ static void copy_one(struct fcp_worker *w, struct fcp_bigfile *b, int i)
 		push_writeback(w, b, i);
 	if (x.used)
 		atomic_store(&b->used, x.used);
+	if (x.ahead)
+		atomic_store(&b->ahead, true);
 	if (r >= 0 && b->done)
 		chunk_done(b, i);
 	for (long long cur = atomic_load(&b->eof);

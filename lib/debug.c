@@ -51,10 +51,11 @@ void fcp_debug_file(struct fcp_job *job, const struct fcp_dir *d, const char *na
 	const struct fcp_engine *e = x->used ? x->used : &fcp_engine_rw;
 	char line[320];
 
-	snprintf(line, sizeof(line), "%s (%s)%s%s%s%s", x->used ? e->name : "nothing to copy",
+	snprintf(line, sizeof(line), "%s (%s)%s%s%s%s%s", x->used ? e->name : "nothing to copy",
 		 x->used ? why(job, e) : "empty", chunks ? "; a large file, in chunks by several workers" : "",
 		 x->direct > 0 ? "; read around the page cache (O_DIRECT: none of it was cached)" : "",
 		 x->piped ? "; written so too, several requests in flight" : "",
+		 x->ahead ? "; several reads in flight per runner (io_uring)" : "",
 		 x->allocated < (uint64_t)x->size && e != &fcp_engine_clone &&
 				 job->o->sparse == FCP_SPARSE_AUTO
 			 ? "; holes kept (SEEK_DATA/SEEK_HOLE)" : "");

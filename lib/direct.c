@@ -10,7 +10,8 @@
  * large file's chunks are read so too, by every runner: four files of
  * 512 MiB or 1 GiB took 0.59 and 0.56 of the time they took through the
  * cache, with a third of its system CPU (docs/benchmarks/
- * 2026-12-02-large-files-direct-read.md). A file with
+ * 2026-12-02-large-files-direct-read.md), each with several reads in
+ * flight where io_uring is (direct_ahead.c). A file with
  * any page cached is read through the cache as before: there the cache is
  * faster than any device, and a direct read would first have to write
  * back its dirty pages.

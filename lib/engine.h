@@ -43,6 +43,7 @@ struct fcp_xfer {
 	 * -1 off (a large file's chunks: decided once for all its runners). */
 	int direct;
 	bool piped; /* written directly too, several requests in flight (direct_pipe.c) */
+	bool ahead; /* read with several requests in flight (direct_ahead.c) */
 	const struct fcp_engine *used; /* the engine that moved data last (--debug, events) */
 	/* Of c.bytes, what this transfer added: taken back where its copy
 	 * fails (a copy that is not made has no bytes). One writer per
@@ -113,6 +114,19 @@ struct fcp_engine {
  * not the pipe's to copy (nothing done: the caller copies it).
  */
 ssize_t fcp_direct_pipe(struct fcp_xfer *x, off_t off, size_t len);
+
+/*
+ * A large file's data extent [off, off+len), read with O_DIRECT by a chunk
+ * runner, with several reads in flight (direct_ahead.c): the bytes copied
+ * (short where a read was, or where io_uring refused the rest), -errno, or
+ * 0 when it is not for it (nothing done: the synchronous loop reads it).
+ */
+ssize_t fcp_direct_ahead(struct fcp_xfer *x, off_t off, size_t len);
+
+/* engine_rw.c: write n bytes of buf at pos of x->out, as the read/write
+ * engine does (under the file's write lock; --sparse=always skips blocks
+ * of zeros); n or -errno. */
+ssize_t fcp_rw_write(struct fcp_xfer *x, const char *buf, size_t n, off_t pos);
 
 extern const struct fcp_engine fcp_engine_clone;
 extern const struct fcp_engine fcp_engine_range;

@@ -38,6 +38,30 @@ static ssize_t write_data_blocks(struct fcp_xfer *x, const char *buf, size_t n, 
 	return n;
 }
 
+ssize_t fcp_rw_write(struct fcp_xfer *x, const char *buf, size_t n, off_t pos)
+{
+	ssize_t m;
+
+	fcp_xfer_write_begin(x);
+	m = fcp_xfer_zero_holes(x) ? write_data_blocks(x, buf, n, pos)
+				   : fcp_sys_pwrite_full(x->out, buf, n, pos);
+	fcp_xfer_write_end(x);
+	FCP_XFER_IO(x, 1);
+	return m;
+}
+
+/*
+ * The ways a file read with O_DIRECT may go with several requests in
+ * flight, tried in this order: a medium file whole (direct_pipe.c), a
+ * large file's chunk (direct_ahead.c). Each answers the bytes it copied
+ * from off, -errno, or 0 to leave the rest to the next; the synchronous
+ * loop of rw_copy is the last, and the only one without io_uring.
+ */
+static ssize_t (*const direct_ways[])(struct fcp_xfer *x, off_t off, size_t len) = {
+	fcp_direct_pipe,
+	fcp_direct_ahead,
+};
+
 static ssize_t rw_copy(struct fcp_xfer *x, off_t off, size_t len)
 {
 	size_t bufsz, done = 0;
@@ -46,8 +70,9 @@ static ssize_t rw_copy(struct fcp_xfer *x, off_t off, size_t len)
 
 	if (x->direct == 0 && off == 0)
 		fcp_direct_start(x);
-	if (x->direct > 0 && (n = fcp_direct_pipe(x, off, len)) != 0)
-		return n;
+	for (size_t i = 0; x->direct > 0 && i < sizeof(direct_ways) / sizeof(direct_ways[0]); i++)
+		if ((n = direct_ways[i](x, off, len)) != 0)
+			return n;
 	buf = x->direct > 0 ? fcp_worker_direct_buf(x->w, &bufsz) : fcp_worker_buf(x->w, &bufsz);
 	if (!buf)
 		return -ENOMEM;
@@ -66,13 +91,10 @@ static ssize_t rw_copy(struct fcp_xfer *x, off_t off, size_t len)
 			return n;
 		if (n == 0)
 			break;
+		FCP_XFER_IO(x, 1);
 		if (x->vs)
 			fcp_vstream_feed(x->vs, buf, (size_t)n, (uint64_t)pos);
-		fcp_xfer_write_begin(x);
-		ssize_t m = fcp_xfer_zero_holes(x) ? write_data_blocks(x, buf, n, pos)
-						    : fcp_sys_pwrite_full(x->out, buf, n, pos);
-		fcp_xfer_write_end(x);
-		FCP_XFER_IO(x, 2);
+		ssize_t m = fcp_rw_write(x, buf, n, pos);
 		if (m < 0)
 			return m;
 		FCP_XFER_BYTES(x, n);

@@ -20,6 +20,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/file.h>
+#include <sys/mman.h>
 #include <sys/random.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
@@ -763,6 +764,11 @@ int fcp_sys_direct_on(int fd)
 	int fl = fcntl(fd, F_GETFL);
 
 	return fl < 0 ? -errno : (fl & O_DIRECT) != 0;
+}
+
+int fcp_sys_huge_pages(void *p, size_t len)
+{
+	RET(madvise(p, len, MADV_HUGEPAGE));
 }
 
 ssize_t fcp_sys_read_stream(int fd, size_t max, char **buf)

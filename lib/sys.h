@@ -146,5 +146,8 @@ int fcp_sys_first_extent(int fd, uint64_t *phys);
 int fcp_sys_set_direct(int fd, bool on);
 /* Is O_DIRECT on for fd: 1, 0, or -errno. */
 int fcp_sys_direct_on(int fd);
+/* Ask for [p, p+len) to be backed by huge pages (transparent huge pages,
+ * where the kernel has them for madvise()d memory): -EINVAL where not. */
+int fcp_sys_huge_pages(void *p, size_t len);
 
 #endif

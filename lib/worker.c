@@ -4,6 +4,7 @@
  * the sequence of its temporary names.
  */
 #include "job.h"
+#include "sys.h"
 #include "worker.h"
 
 #include <stdio.h>
@@ -22,6 +23,15 @@
  * their files with one request in flight. */
 #define FCP_PIPE_BUF_SIZE (4u << 20)
 #define FCP_PIPE_BUFS_MAX 16
+/* Their memory is asked for in huge pages: a 1 MiB direct request into
+ * 4 KiB pages scattered in memory has 256 segments, which a device taking
+ * 128 (the loop driver, many others) splits into two requests of 512 KiB;
+ * into one physically contiguous huge page it is one request of 1 MiB
+ * (cold large files, direct-I/O loop source: 1023 KiB per read instead
+ * of 511, in less time: docs/benchmarks/
+ * 2026-12-03-large-files-reads-in-flight.md). Where the kernel gives no
+ * huge pages, they are plain pages, as before. */
+#define FCP_HUGE_ALIGN (2u << 20)
 /* --verify's read-back of a copy from storage (verify.c) is one direct
  * read after another: larger ones spend less of it waiting. Large files,
  * cold, 4 x 256 MiB: 1.74x the time of the copy without --verify with 1 MiB
@@ -79,15 +89,15 @@ void *fcp_worker_direct_buf(struct fcp_worker *w, size_t *len)
 
 void *fcp_worker_pipe_buf(struct fcp_worker *w)
 {
-	size_t len;
-
 	if (w->pipe_buf)
 		return w->pipe_buf;
 	if (atomic_fetch_add(&w->job->pipe_bufs, 1) >= FCP_PIPE_BUFS_MAX ||
-	    !worker_buffer(&w->pipe_buf, FCP_PIPE_BUF_SIZE, &len)) {
+	    posix_memalign(&w->pipe_buf, FCP_HUGE_ALIGN, FCP_PIPE_BUF_SIZE)) {
+		w->pipe_buf = NULL;
 		atomic_fetch_sub(&w->job->pipe_bufs, 1);
 		return NULL;
 	}
+	fcp_sys_huge_pages(w->pipe_buf, FCP_PIPE_BUF_SIZE); /* plain pages else */
 	return w->pipe_buf;
 }
 

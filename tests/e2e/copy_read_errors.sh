@@ -143,6 +143,14 @@ else
 	unpiped="no O_DIRECT writes in $T: the pipe's cases ran the synchronous path (the rest passed)"
 fi
 
+# The large file's cases must go through the reads in flight of its chunks
+# (lib/direct_ahead.c): it is never cached, so it is read directly.
+setup big tmp
+run_fcp --debug $TOPT "$SRC" "$DST"
+check_copied "big, no fault"
+check_grep "bad_big' -> .*several reads in flight" "$T/err" "bad_big was not read with several reads in flight"
+teardown
+
 # The io_uring batch's cases must go through it: from a FUSE source it is
 # taken where the pool is fixed (-j; batch.c), else the synchronous path.
 setup small tmp
