@@ -8,7 +8,7 @@
 #include "merge.h"
 #include "node.h"
 #include "own.h"
-#include "plan.h"
+#include "pick.h"
 #include "sys.h"
 #include "observe.h"
 #include "worker.h"
@@ -714,7 +714,7 @@ bool fcp_delete_pruned(struct fcp_job *job, struct fcp_dir *d)
 	if (!d->made && !(o->delete_extra && o->max_delete < 0))
 		return false;
 	/* A dry run says what the run would find: nothing would be left in
-	 * it (plan.c and fcp_delete_extras mark what would). */
+	 * it (settle.c and fcp_delete_extras mark what would). */
 	if (o->dry_run) {
 		if (atomic_load(&d->holds))
 			return false;

@@ -16,6 +16,7 @@
 #include "meta.h"
 #include "node.h"
 #include "plan.h"
+#include "settle.h"
 #include "sys.h"
 #include "observe.h"
 #include "worker.h"
@@ -182,16 +183,16 @@ static int dir_copy_open(struct fcp_entry *e, bool *created, char hidden_name[FC
 	hidden_name[0] = 0;
 	/* A dry run names what would go to make room, before the mkdir,
 	 * or the item's failure where the run could not make it. */
-	if (a == FCP_ACT_REPLACE && e->job->o->dry_run && !fcp_plan_make_room(e))
+	if (a == FCP_ACT_REPLACE && e->job->o->dry_run && !fcp_settle_make_room(e))
 		return -ECANCELED;
 	/* What is in the way stays under -n (said, as the run says it). */
-	if (a == FCP_ACT_KEEP && fcp_plan_type_kept(e))
+	if (a == FCP_ACT_KEEP && fcp_settle_type_kept(e))
 		return -ECANCELED;
 	if (a == FCP_ACT_SKIP || e->job->o->dry_run)
 		dfd = planned_dir(e, a, created);
 	if (e->job->o->dry_run)
 		return dfd;
-	if (a == FCP_ACT_REPLACE && !fcp_plan_make_room(e))
+	if (a == FCP_ACT_REPLACE && !fcp_settle_make_room(e))
 		return -ECANCELED;
 	if (dfd < 0)
 		dfd = e->d->is_top ? fcp_dest_mkdir_hidden(e->w, e->d->root, e->d->dst_fd,
@@ -535,7 +536,7 @@ static int try_open_regular(struct fcp_entry *e)
 		return 1;
 	}
 	e->src_fd = fd;
-	if (fcp_plan_settled(e))
+	if (fcp_settle_entry(e))
 		close(fd);
 	else
 		fcp_file_copy(e);
@@ -565,7 +566,7 @@ static void copy_contents(struct fcp_entry *e)
 	e->st.stx_mode = S_IFREG | (e->st.stx_mode & 07777);
 	e->st.stx_size = e->st.stx_blocks = 0; /* read until end of file */
 	e->st.stx_nlink = 1;
-	if (fcp_plan_settled(e))
+	if (fcp_settle_entry(e))
 		close(fd);
 	else
 		fcp_file_copy(e);
@@ -622,7 +623,7 @@ static void dispatch(struct fcp_entry *e, unsigned char d_type)
 		}
 		break;
 	}
-	if (!fcp_plan_settled(e))
+	if (!fcp_settle_entry(e))
 		copy_other(e);
 }
 

@@ -16,7 +16,9 @@
 #include "node.h"
 #include "observe.h"
 #include "own.h"
+#include "pick.h"
 #include "plan.h"
+#include "settle.h"
 #include "sys.h"
 #include "worker.h"
 
@@ -357,7 +359,7 @@ static void dir_finish(struct fcp_worker *w, struct fcp_dir *d)
 		fcp_delete_extras(w, d);
 		/* Pruned (--prune-empty-dirs), it has no metadata to take. */
 		pruned = !later && fcp_delete_pruned(job, d);
-		bool apply = !pruned && fcp_plan_dir_meta(job, d, &dst);
+		bool apply = !pruned && fcp_settle_dir_meta(job, d, &dst);
 		/* (Set later even where the plan found it up to date: the
 		 * other ranks' files may yet move its times.) */
 		if (later && !job->o->dry_run && !job->o->check)
