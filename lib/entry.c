@@ -9,8 +9,8 @@
 #include "check.h"
 #include "debug.h"
 #include "dest.h"
-#include "dist.h"
 #include "entry.h"
+#include "hooks.h"
 #include "limiter.h"
 #include "links.h"
 #include "meta.h"
@@ -283,8 +283,8 @@ static void copy_dir(struct fcp_entry *e)
 	    (nd->root->dst_fd = fcp_sys_dup(dfd)) < 0)
 		fcp_entry_fail(e, "cannot keep open the copy of", nd->root->dst_fd);
 	/* Several ranks: the root copy is finished when they all are. */
-	if (nd->depth == 0 && e->job->dist && dfd >= 0)
-		fcp_dist_root_made(e->job, nd);
+	if (nd->depth == 0 && dfd >= 0)
+		fcp_hook_root_made(e->job, nd);
 	/* One that was there and is planned counts as unchanged or
 	 * updated when it is finished (plan.c). */
 	if (created || !(fcp_plan_decides(e->job, e->d) || fcp_plan_dir_compared(e->job))) {
@@ -324,7 +324,7 @@ bool fcp_entry_hardlink(struct fcp_entry *e, struct fcp_hl_entry **hl)
 		return false;
 	/* Several ranks: its other names may be found by another; one rank
 	 * copies them all once the tree is done (dist.c). */
-	if (fcp_dist_defer_link(e))
+	if (fcp_hook_defer_link(e))
 		return true;
 	s = fcp_hl_claim(e->job, &e->st, e->d, e->name, e->dst_name, hl);
 	if (s == FCP_HL_FIRST)

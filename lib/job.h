@@ -26,6 +26,7 @@ struct fcp_ddmap;
 struct fcp_names;
 struct fcp_worker;
 struct fcp_dist_state;
+struct fcp_hooks;
 struct fcp_dist_root;
 struct fcp_own;
 struct fcp_merge;
@@ -224,6 +225,7 @@ struct fcp_job {
 	struct fcp_ddmap *dd;        /* --dedup's content map (dedup.c), or NULL */
 	struct fcp_move_made *move_made; /* --move: the copies made (move.c), or NULL */
 	struct fcp_dist_state *dist; /* one of several ranks (dist.c), or NULL */
+	const struct fcp_hooks *hooks; /* its calls from the tree (hooks.h), or NULL */
 	unsigned tmp_rank;           /* in every temporary name: the ranks share
 					tmp_prefix */
 	/* Engines that answered "not between these filesystems": a key of the

@@ -6,10 +6,10 @@
 #include "check.h"
 #include "debug.h"
 #include "dedup.h"
-#include "dist.h"
 #include "delete.h"
 #include "entry.h"
 #include "hash.h"
+#include "hooks.h"
 #include "links.h"
 #include "manifest.h"
 #include "meta.h"
@@ -120,7 +120,7 @@ static bool link_settled(struct fcp_entry *e, enum fcp_action a)
 		return false;
 	/* Several ranks: its other names may be another's; the inode's
 	 * owner plans them all once the tree is done (dist.c). */
-	if (fcp_dist_defer_link(e))
+	if (fcp_hook_defer_link(e))
 		return true;
 	switch (fcp_hl_claim_found(e->job, &e->st, e->d, e->name, e->dst_name, up ? e->dst_ino : 0,
 				   &hl)) {

@@ -10,8 +10,8 @@
 #include "dest.h"
 #include "job.h"
 #include "delete.h"
-#include "dist.h"
 #include "grow.h"
+#include "hooks.h"
 #include "meta.h"
 #include "node.h"
 #include "observe.h"
@@ -363,7 +363,7 @@ static void dir_finish(struct fcp_worker *w, struct fcp_dir *d)
 		/* (Set later even where the plan found it up to date: the
 		 * other ranks' files may yet move its times.) */
 		if (later && !job->o->dry_run && !job->o->check)
-			fcp_dist_dir_done(job, d, dst);
+			fcp_hook_dir_done(job, d, dst);
 		else if (apply)
 			fcp_meta_copy(job, FCP_AT_FD(d->src_fd), dst, &d->st, d, NULL);
 		int r = job->o->fsync && !later && !pruned ? fcp_sys_fsync(d->dst_fd) : 0;
