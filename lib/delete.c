@@ -10,6 +10,7 @@
 #include "own.h"
 #include "pick.h"
 #include "sys.h"
+#include "upcalls.h"
 #include "observe.h"
 #include "worker.h"
 
@@ -621,7 +622,7 @@ static void say_left_out(struct fcp_job *job, const struct fcp_dir *d, const cha
 	if (fcp_sys_statx(d->src_fd, name, AT_SYMLINK_NOFOLLOW, STATX_TYPE, &st) < 0)
 		return;
 	pthread_mutex_lock(&job->err_lock);
-	fcp_progress_clear(job);
+	fcp_up_clear_line(job);
 	fprintf(job->err, "fastcp: removed '%s', left by an interrupted run, left out by the "
 			  "filters now\n", path ? path : name);
 	pthread_mutex_unlock(&job->err_lock);
