@@ -138,6 +138,9 @@ struct fcp_options {
 	bool debug;             /* say which engine copied each file, and why */
 	bool copy_contents;     /* FIFOs and devices read as files' data */
 	bool in_place;          /* rewrite a regular file there, its inode */
+	bool keep_dirlinks;     /* --keep-directory-symlink, -K: a symlink in
+				   DEST to a directory, where SOURCE has a
+				   directory, is copied into (lib/dirlink.h) */
 	unsigned char force;    /* FCP_FORCE (-f), FCP_FORCE_REMOVE
 				   (--remove-destination): job.c */
 	/* What a person or a program sees (lib/progress.c, lib/observe.c): */
@@ -202,6 +205,8 @@ struct fcp_stats {
 	uint64_t unchanged;      /* entries already up to date (--sync) */
 	uint64_t updated;        /* entries whose metadata alone was updated */
 	uint64_t deleted;        /* destination entries removed (--delete) */
+	uint64_t backed_up;      /* --delete -b: non-directories renamed to
+				    their backup names instead (not in deleted) */
 	uint64_t moved;          /* sources renamed or removed after their copy */
 	uint64_t not_replaced;   /* files already there, kept (-n, -u, -i) */
 	/* The summary's table (fcp_stats_print_table): of unchanged, updated

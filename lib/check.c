@@ -2,11 +2,13 @@
  * check.c - --check (check.h).
  */
 #include "check.h"
+#include "grow.h"
 #include "node.h"
 #include "plan.h"
 #include "sys.h"
 
 #include <errno.h>
+#include <linux/magic.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,6 +62,10 @@ struct table {
 struct fcp_check_links {
 	pthread_mutex_t lock;
 	struct table by_src, by_dst;
+	/* The filesystems (devices) of DEST found to refuse O_DIRECT, each
+	 * said once (fcp_check_no_direct): few, searched in turn. */
+	uint64_t *nd;
+	size_t nnd, capnd;
 };
 
 static size_t slot(const struct table *t, uint64_t k1, uint64_t k2)
@@ -120,9 +126,85 @@ void fcp_check_links_free(struct fcp_job *job)
 		return;
 	free(job->check_links->by_src.v);
 	free(job->check_links->by_dst.v);
+	free(job->check_links->nd);
 	pthread_mutex_destroy(&job->check_links->lock);
 	free(job->check_links);
 	job->check_links = NULL;
+}
+
+bool fcp_check_direct_refused(struct fcp_job *job, uint64_t dev)
+{
+	struct fcp_check_links *l = job->check_links;
+	bool found = false;
+
+	if (!atomic_load(&job->check_buffered))
+		return false; /* none has: the common case, without the lock */
+	if (!l)
+		return true;
+	pthread_mutex_lock(&l->lock);
+	for (size_t i = 0; i < l->nnd && !found; i++)
+		found = l->nd[i] == dev;
+	pthread_mutex_unlock(&l->lock);
+	return found;
+}
+
+/* Is dev new among those that refused O_DIRECT (kept now)? Without the
+ * table (out of memory), only the first of the job is. */
+static bool refused_first(struct fcp_job *job, uint64_t dev)
+{
+	struct fcp_check_links *l = job->check_links;
+	bool first = true;
+	uint64_t *v;
+
+	if (!l)
+		return !atomic_exchange(&job->check_buffered, true);
+	pthread_mutex_lock(&l->lock);
+	for (size_t i = 0; i < l->nnd && first; i++)
+		first = l->nd[i] != dev;
+	if (first && (v = fcp_grow(l->nd, &l->capnd, l->nnd + 1, sizeof(*v), 4))) {
+		l->nd = v;
+		l->nd[l->nnd++] = dev;
+	}
+	atomic_store(&job->check_buffered, true);
+	pthread_mutex_unlock(&l->lock);
+	return first;
+}
+
+bool fcp_check_no_direct_first(struct fcp_job *job, int fd)
+{
+	struct statx st;
+
+	return fcp_sys_fstatx(fd, &st) == 0 && refused_first(job, fcp_statx_dev(&st));
+}
+
+void fcp_check_say_no_direct(struct fcp_job *job, int fd, const char *path)
+{
+	long type;
+
+	/* There the page cache is the storage: what is read is all there is. */
+	if (fcp_sys_fs_type(fd, &type) == 0 && (type == TMPFS_MAGIC || type == RAMFS_MAGIC))
+		fcp_report_errorf(job, "check: '%s' is held in memory (tmpfs or ramfs): its files "
+				  "are read from there", path);
+	else
+		fcp_report_errorf(job, "check: '%s' cannot do O_DIRECT: its files are read through "
+				  "the page cache, so the bytes compared may be cached ones, not "
+				  "the disk's", path);
+}
+
+void fcp_check_no_direct(struct fcp_job *job, const struct fcp_dir *d, int fd)
+{
+	const struct fcp_dir *top = d;
+	char *p;
+
+	if (!fcp_check_no_direct_first(job, fd))
+		return;
+	/* Named by the highest directory of the copy on that filesystem:
+	 * the copy itself, or a mount point inside it. */
+	while (top->parent && !top->parent->is_top && top->parent->dst_dev == d->dst_dev)
+		top = top->parent;
+	p = fcp_dir_dst_path(top, NULL);
+	fcp_check_say_no_direct(job, fd, p ? p : "?");
+	free(p);
 }
 
 static void check_links(struct fcp_entry *e, const struct statx *dst, const char *path)

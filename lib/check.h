@@ -62,8 +62,25 @@ void fcp_check_dir(struct fcp_job *job, struct fcp_dir *d);
 void fcp_check_say(struct fcp_job *job, const char *path, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-/* The hard-link pairs seen (source inode, copy inode): made before the
- * walk, freed after it. */
+/*
+ * DEST is read from its storage (O_DIRECT) where its filesystem allows;
+ * where it refuses, through the page cache, which may hold other bytes
+ * than the disk (a copy checked right after it was written): said once
+ * per filesystem, a note (the comparison stands for the bytes read, and
+ * the exit status with it). fcp_check_no_direct: a file of directory d,
+ * fd any descriptor on its filesystem, was read so. The two steps for a
+ * caller without a directory node (--check --manifest FILE DEST): is fd's
+ * filesystem new to this job (then it is said by the caller, with path:
+ * the highest directory of DEST on it)?
+ */
+void fcp_check_no_direct(struct fcp_job *job, const struct fcp_dir *d, int fd);
+bool fcp_check_no_direct_first(struct fcp_job *job, int fd);
+void fcp_check_say_no_direct(struct fcp_job *job, int fd, const char *path);
+/* Has filesystem dev refused O_DIRECT already (read it buffered)? */
+bool fcp_check_direct_refused(struct fcp_job *job, uint64_t dev);
+
+/* The hard-link pairs seen (source inode, copy inode), and the
+ * filesystems that refused O_DIRECT: made before the walk, freed after it. */
 int fcp_check_links_init(struct fcp_job *job);
 void fcp_check_links_free(struct fcp_job *job);
 

@@ -143,8 +143,10 @@ static void rounds(struct fcp_job *job, struct io_uring *ring, struct cf *f, int
 	for (int i = 0; i < m; i++) {
 		size_t len = f[i].e->st.stx_size;
 
+		/* Read one by one (and said there), and this filesystem's
+		 * files buffered from now on (contents). */
 		if (f[i].out.fd == -EINVAL && direct)
-			atomic_store(&job->check_buffered, true); /* from now on */
+			fcp_check_no_direct(job, f[i].e->d, f[i].e->d->dst_fd);
 		f[i].in.got = f[i].out.got = -1;
 		if (f[i].in.fd < 0 || f[i].out.fd < 0)
 			continue;
@@ -188,9 +190,10 @@ static void contents(struct fcp_worker *w, struct cf *f, int n)
 	struct io_uring *ring;
 	size_t cap, half;
 	char *buf;
-	/* DEST from its storage for --check, as side_hash reads it. */
-	bool direct = job->o->check && job->o->direct_read != FCP_DIRECT_NEVER &&
-		      !atomic_load(&job->check_buffered);
+	/* DEST from its storage for --check, as side_hash reads it (one
+	 * directory's files: one filesystem, unless one refused it). */
+	bool direct = job->o->check && job->o->direct_read != FCP_DIRECT_NEVER && n > 0 &&
+		      !fcp_check_direct_refused(job, f[0].e->d->dst_dev);
 	int i = 0;
 
 	if (job->o->no_io_uring || !atomic_load(&job->uring_ok) || !(ring = fcp_uring_ring(w)) ||

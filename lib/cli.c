@@ -5,6 +5,7 @@
  * without running a copy.
  */
 #include "fastcp.h"
+#include "dirlink.h"
 #include "filter.h"
 #include "sys.h"
 #include "hash.h"
@@ -179,9 +180,11 @@ static const char usage_text[] =
 	"                                size is up to date whatever its mtime\n"
 	"      --info=progress2          rsync's: a status line for the whole copy\n"
 	"                                (--info=stats2: --stats)\n"
+	"  -K, --keep-directory-symlink, --keep-dirlinks  copy a directory into the\n"
+	"                                directory a symlink in DEST leads to (not\n"
+	"                                into a SOURCE; not with --delete)\n"
 	"  rsync's -z (--compress), --partial and --remove-source-files are refused,\n"
-	"  naming fastcp's way: local paths only; --resume; --move. So is cp's\n"
-	"  --keep-directory-symlink: a symlink in DEST is never followed.\n"
+	"  naming fastcp's way: local paths only; --resume; --move.\n"
 	"\n"
 	"Tuning:\n"
 	"  -j, --threads N               worker threads (default 3 per CPU, at most 32,\n"
@@ -281,6 +284,7 @@ static const struct option longopts[] = {
 	{ "iolimit", required_argument, NULL, OPT_IOLIMIT },
 	{ "context", optional_argument, NULL, OPT_CONTEXT },
 	{ "keep-directory-symlink", no_argument, NULL, OPT_KEEP_DIR_SYMLINK },
+	{ "keep-dirlinks", no_argument, NULL, OPT_KEEP_DIR_SYMLINK },
 	{ "partial", no_argument, NULL, OPT_PARTIAL },
 	{ "inplace", no_argument, NULL, OPT_INPLACE },
 	{ "ignore-existing", no_argument, NULL, OPT_IGNORE_EXISTING },
@@ -547,9 +551,7 @@ static int parse_habit(int c, const char *arg, struct fcp_options *o)
 				   "gives each copy the default context of its place", arg);
 		o->preserve &= ~FCP_PRESERVE_CONTEXT;
 		break;
-	case OPT_KEEP_DIR_SYMLINK:
-		return bad("%s", "--keep-directory-symlink is not supported: fastcp never writes "
-			   "through a symlink in DEST; copy into the directory the symlink points to");
+	case 'K': case OPT_KEEP_DIR_SYMLINK: o->keep_dirlinks = true; break;
 	case OPT_INPLACE: o->in_place = true; break;
 	case 'm': case OPT_PRUNE_EMPTY: o->prune_empty_dirs = true; break;
 	/* -n, named by rsync: it says what it means, so --delete may go with it. */
@@ -943,7 +945,7 @@ int fcp_cli_parse(int argc, char **argv, struct fcp_options *o, char ***srcs, in
 		fputs(usage_text, stdout);
 		return -1;
 	}
-	while ((li = -1, c = getopt_long(argc, argv, ":arRTPLvqucxj:nibS:t:HlsfpdZhzAXm",
+	while ((li = -1, c = getopt_long(argc, argv, ":arRTPLvqucxj:nibS:t:HlsfpdZhzAXmK",
 					 longopts, &li)) != -1) {
 		/* getopt_long sets li for a long option only. */
 		short_n |= c == 'n' && li < 0;
@@ -1007,6 +1009,8 @@ int fcp_cli_parse(int argc, char **argv, struct fcp_options *o, char ***srcs, in
 	if (fcp_move_conflict(o))
 		return bad("--move cannot be combined with %s: it makes no copy of the data "
 			   "before the source goes", fcp_move_conflict(o));
+	if (fcp_dirlink_conflict(o))
+		return bad("%s", fcp_dirlink_conflict(o));
 	/* rsync's -n is a dry run: a user who means one must not get
 	 * deletions for real, as cp's no-clobber would give. */
 	if (o->update == FCP_UPDATE_NONE && o->delete_extra && !o->ignore_existing)

@@ -131,6 +131,27 @@ static int linked_copy(const struct fcp_options *o, const struct fcp_facts *f)
 	return known(f, FCP_Q_CONTENT);
 }
 
+/* --move of several SOURCEs of one name, again into the copy a run before
+ * left unfinished: DEST's regular file, which the source would replace,
+ * stays where this run did not write it and its bytes are not the
+ * source's: it may be all that is left of another SOURCE's file, whose
+ * source that run removed (the later SOURCE's file wins in one run; run
+ * again, the earlier one's would replace it). The source stays then too,
+ * named by the prune. 1, 0, or the question to ask. */
+static int move_keeps(const struct fcp_options *o, const struct fcp_facts *f)
+{
+	int w;
+
+	if (!o->move || !f->move_rerun || !S_ISREG(f->dst->stx_mode) || !S_ISREG(f->src->stx_mode))
+		return 0;
+	if ((w = known(f, FCP_Q_WROTE)) != 0)
+		return w < 0 ? w : 0;
+	if (f->src->stx_size != f->dst->stx_size)
+		return 1;
+	w = known(f, FCP_Q_CONTENT);
+	return w < 0 ? w : !w;
+}
+
 /* Is the file there at least as new as its source (-u keeps it)? */
 static bool not_older(const struct statx *dst, const struct statx *st)
 {
@@ -162,6 +183,8 @@ static struct fcp_decision guard(const struct fcp_options *o, const struct fcp_f
 	 * directory (fcp_settle_type_kept() says so), even with --delete. */
 	if (o->update == FCP_UPDATE_NONE)
 		return act(FCP_ACT_KEEP);
+	if ((m = move_keeps(o, f)) != 0)
+		return m < 0 ? ask(m) : act(FCP_ACT_KEEP);
 	if (S_ISDIR(dst->stx_mode) || S_ISDIR(st->stx_mode))
 		return act(a);
 	/* A file a killed --in-place run left half rewritten has the time

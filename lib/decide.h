@@ -32,6 +32,7 @@ enum fcp_question {
 	FCP_Q_MARK,    /* does the file there carry the mark of a killed
 			  --in-place run's half rewrite (file.c)? */
 	FCP_Q_USER,    /* -i: may the file there be overwritten? */
+	FCP_Q_WROTE,   /* did this run write the file there (--move)? */
 	FCP_Q_COUNT,
 };
 
@@ -45,6 +46,9 @@ struct fcp_facts {
 	bool taken_up;           /* in a stopped run's copy, taken up
 				    (leftover.c) */
 	bool is_root;            /* owners are compared only as root */
+	bool move_rerun;         /* --move of several SOURCEs of its name
+				    again into a copy a run before left
+				    unfinished (FCP_MOVE_MARKER) */
 	signed char answer[FCP_Q_COUNT]; /* to each question: 1 yes, -1 no,
 				    0 not asked yet */
 };

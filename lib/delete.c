@@ -5,6 +5,7 @@
 #include "check.h"
 #include "delete.h"
 #include "grow.h"
+#include "manifest.h"
 #include "merge.h"
 #include "node.h"
 #include "own.h"
@@ -211,7 +212,22 @@ struct sweep {
 	size_t skip;
 	bool backups;   /* backup names stay (keeps_backups), and a
 			   non-directory gets one instead of going */
+	int src_fd;     /* the source of the directory tidied (-1: none):
+			   no backup there takes a name it has */
+	/* The directory whose entries are removed, for their records in the
+	 * manifest (path + mskip is an entry's path below it); NULL: none
+	 * (a hidden copy's leftover, recorded under no name of its own). */
+	const struct fcp_dir *md;
+	size_t mskip;
 };
+
+/* path, removed from DEST (tree: a directory) or renamed to its backup
+ * name: its records go from the manifest. */
+static void forget(struct sweep *x, const char *path, bool tree)
+{
+	if (x->md && !x->md->is_top && strlen(path) > x->mskip)
+		fcp_manifest_forget(x->job, x->md, path + x->mskip, tree);
+}
 
 /* One deletion from the --max-delete budget; false once it is spent. */
 static bool take(struct fcp_job *job, const char *path)
@@ -391,7 +407,8 @@ static int remove_children(struct sweep *x, int *dirfd, const struct statx *dir_
 static int back_up(struct sweep *x, int dirfd, const char *name, const char *path, mode_t mode)
 {
 	char *b = NULL, *bp;
-	int r = fcp_backup_rename(x->job->o, dirfd, name, &b);
+	/* Below the directory tidied, all is extra: no source names. */
+	int r = fcp_backup_rename(x->job, dirfd, x->depth ? -1 : x->src_fd, name, &b);
 
 	if (r == 0 && x->job->obs_items) {
 		const char *slash = strrchr(path, '/');
@@ -460,8 +477,11 @@ static int remove_at(struct sweep *x, int *dirfd, const struct statx *dir_st, bo
 		fcp_report_failed(x->job, kept ? "cannot back up" : "cannot delete", path, r);
 		return r;
 	}
-	/* Gone from its name (a backup is no part of the copy). */
-	atomic_fetch_add(&x->job->c.deleted, 1);
+	/* Gone from its name: a backup is no part of the copy, but it is
+	 * counted apart, for it is not deleted. */
+	if (!x->dry)
+		forget(x, path, dir);
+	atomic_fetch_add(kept ? &x->job->c.backed_up : &x->job->c.deleted, 1);
 	if (dir)
 		atomic_fetch_add(&x->job->c.deleted_dirs, 1);
 	if (x->job->obs_items && !(kept && !x->dry))
@@ -482,12 +502,14 @@ int fcp_delete_entry(struct fcp_job *job, struct fcp_dir *d, const char *name)
 	uint64_t mnt = d->dst_mnt;
 	/* (Asked here only where d was scanned elsewhere: not stored.) */
 	unsigned char where = d->dst_mount ? d->dst_mount : mount_of(d, &mnt);
-	struct sweep x = { job, mnt, job->o->dry_run, 0, NULL, 0, keeps_backups(job, d) };
+	struct sweep x = { job, mnt, job->o->dry_run, 0, NULL, 0, keeps_backups(job, d),
+			   d->src_fd, d, 0 };
 	struct fcp_others o;
 	char *p = fcp_dir_dst_path(d, name);
 	int dfd = d->dst_fd; /* d's own: never closed here */
 	int r = 1;
 
+	x.mskip = p ? strlen(p) - strlen(name) : 0;
 	if (where != FCP_MOUNT_SAME) {
 		fcp_report_held(job, p ? p : name, where == FCP_MOUNT_ROOT
 							   ? "its directory is a mount point"
@@ -514,7 +536,7 @@ int fcp_delete_leftover(struct fcp_job *job, int dirfd, const char *name, const 
 {
 	/* Nothing in it is kept for an exclude rule or a backup name: it is
 	 * fastcp's own copy, not a tree of the destination. */
-	struct sweep x = { job, 0, false, 0, NULL, 0, false };
+	struct sweep x = { job, 0, false, 0, NULL, 0, false, -1, NULL, 0 };
 	struct statx st;
 	int r = fcp_sys_fstatx(dirfd, &st);
 
@@ -631,7 +653,8 @@ static void say_left_out(struct fcp_job *job, const struct fcp_dir *d, const cha
 void fcp_delete_extras(struct fcp_worker *w, struct fcp_dir *d)
 {
 	struct fcp_job *job = fcp_worker_job(w);
-	struct sweep x = { job, d->dst_mnt, job->o->dry_run, 0, d, 0, keeps_backups(job, d) };
+	struct sweep x = { job, d->dst_mnt, job->o->dry_run, 0, d, 0, keeps_backups(job, d),
+			   d->src_fd, d, 0 };
 	struct fcp_names extra = { 0 };
 	int dfd = d->dst_fd; /* d's own: never closed here */
 	const char *why;
@@ -647,7 +670,7 @@ void fcp_delete_extras(struct fcp_worker *w, struct fcp_dir *d)
 		return;
 	}
 	dpath = fcp_dir_dst_path(d, NULL);
-	x.skip = strlen(dpath ? dpath : "?") + 1;
+	x.skip = x.mskip = strlen(dpath ? dpath : "?") + 1;
 	bool stays = false;
 	if (extras(job, d, dpath, &extra, &stays) < 0)
 		stays = true;
@@ -736,7 +759,9 @@ bool fcp_delete_pruned(struct fcp_job *job, struct fcp_dir *d)
 	fcp_dir_unpin(job, p);
 	/* Made and taken back: not a directory copied, and not said as one
 	 * (its line waited for this: said_at_end). */
-	if (r == 0 && !d->made)
+	if (r == 0 && !d->made) {
+		fcp_manifest_forget(job, p, d->dst_name, true);
 		pruned_existing(job, d);
+	}
 	return r == 0;
 }

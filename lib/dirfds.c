@@ -91,12 +91,13 @@ static bool pin_if_open(struct fcp_dir *d)
 static int open_piece(struct fcp_job *job, int at, const char *path, const struct fcp_dir *x,
 		      bool dst)
 {
-	bool follow = !dst && job->o->symlinks == FCP_SYMLINKS_FOLLOW;
+	bool follow = dst ? job->o->keep_dirlinks : job->o->symlinks == FCP_SYMLINKS_FOLLOW;
 	struct statx st;
 	int fd, r;
 
 	/* Under --symlinks=follow a source directory may be reached through
-	 * a symlink, as it was the first time: then one level at a time. */
+	 * a symlink, as it was the first time, and under -K a copy
+	 * (dirlink.h): then one level at a time. */
 	fd = follow ? fcp_sys_openat(at, path, O_RDONLY | O_DIRECTORY, 0)
 		    : fcp_sys_open_beneath(at, path, O_RDONLY | O_DIRECTORY, 0);
 	if (fd < 0)
@@ -117,7 +118,7 @@ static int open_piece(struct fcp_job *job, int at, const char *path, const struc
 static int reopen_side(struct fcp_job *job, const struct fcp_dir *a, struct fcp_dir **chain, int n,
 		       bool dst)
 {
-	bool follow = !dst && job->o->symlinks == FCP_SYMLINKS_FOLLOW;
+	bool follow = dst ? job->o->keep_dirlinks : job->o->symlinks == FCP_SYMLINKS_FOLLOW;
 	int at = dst ? a->dst_fd : a->src_fd, fd = -1;
 	char path[PATH_MAX];
 

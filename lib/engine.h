@@ -44,6 +44,10 @@ struct fcp_xfer {
 	int direct;
 	bool piped; /* written directly too, several requests in flight (direct_pipe.c) */
 	const struct fcp_engine *used; /* the engine that moved data last (--debug, events) */
+	/* Of c.bytes, what this transfer added: taken back where its copy
+	 * fails (a copy that is not made has no bytes). One writer per
+	 * fcp_xfer: a large file's runners each have their own. */
+	uint64_t counted;
 	/* --verify: the hash of the bytes read, fed in offset order by the
 	 * engines that read (verify.h); NULL otherwise. */
 	struct fcp_vstream *vs;
@@ -53,8 +57,9 @@ struct fcp_xfer {
 #define FCP_XFER_IO(x, n) atomic_fetch_add(&fcp_worker_job((x)->w)->c.io_ops, (n))
 /* Bytes of data written (or cloned), counted as they land: the status
  * line moves during a long file, not only at its end. */
-#define FCP_XFER_BYTES(x, n) \
-	atomic_fetch_add(&fcp_worker_job((x)->w)->c.bytes, (unsigned long long)(n))
+#define FCP_XFER_BYTES(x, n)                                                                    \
+	((x)->counted += (uint64_t)(n),                                                          \
+	 atomic_fetch_add(&fcp_worker_job((x)->w)->c.bytes, (unsigned long long)(n)))
 
 /* Around each write to x->out: the write lock of a shared file, if any. */
 static inline void fcp_xfer_write_begin(struct fcp_xfer *x)

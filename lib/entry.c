@@ -9,10 +9,12 @@
 #include "check.h"
 #include "debug.h"
 #include "dest.h"
+#include "dirlink.h"
 #include "entry.h"
 #include "hooks.h"
 #include "limiter.h"
 #include "links.h"
+#include "manifest.h"
 #include "meta.h"
 #include "node.h"
 #include "plan.h"
@@ -172,15 +174,32 @@ static int planned_dir(struct fcp_entry *e, enum fcp_action a, bool *created)
 	return -1;
 }
 
+static bool move_mount_point(struct fcp_entry *e, int dfd);
+
 /* Open or make the copy of directory e, as the plan says: the one there
  * is opened; a new one is made (a root copy whole, under a temporary
  * name written to hidden_name) or, in a dry run, not made (-1). */
 static int dir_copy_open(struct fcp_entry *e, bool *created, char hidden_name[FCP_TMPNAME_MAX])
 {
-	enum fcp_action a = fcp_plan_entry(e);
-	int dfd = -1;
+	enum fcp_action a;
+	int dfd = fcp_dirlink_open(e);
 
 	hidden_name[0] = 0;
+	/* -K: a symlink there to a directory is that directory (or refused,
+	 * said): copied into as one that is there, a dry run too. --move
+	 * finds the copies through it only where they went into it. */
+	if (dfd != -ENOENT) {
+		*created = false;
+		if (dfd >= 0 && move_mount_point(e, dfd)) {
+			close(dfd);
+			return -ECANCELED;
+		}
+		if (dfd >= 0)
+			fcp_move_followed(e->job, dfd);
+		return dfd;
+	}
+	a = fcp_plan_entry(e);
+	dfd = -1;
 	/* A dry run names what would go to make room, before the mkdir,
 	 * or the item's failure where the run could not make it. */
 	if (a == FCP_ACT_REPLACE && e->job->o->dry_run && !fcp_settle_make_room(e))
@@ -511,6 +530,9 @@ static void copy_other(struct fcp_entry *e)
 		return;
 	}
 	atomic_fetch_add(lnk ? &e->job->c.symlinks : &e->job->c.specials, 1);
+	/* What it replaced (a file the manifest recorded) is gone. */
+	if (e->dst_mode)
+		fcp_manifest_forget(e->job, e->d, e->dst_name, false);
 	if (e->dst_mode)
 		atomic_fetch_add(&e->job->c.replaced, 1);
 	fcp_obs_item(e->job, e->dst_mode ? FCP_OBS_UPDATE : FCP_OBS_COPY, e->st.stx_mode, e->d,

@@ -8,6 +8,7 @@
 #include "debug.h"
 #include "dest.h"
 #include "entry.h"
+#include "manifest.h"
 #include "node.h"
 #include "sys.h"
 
@@ -87,6 +88,9 @@ void fcp_entry_link(struct fcp_entry *e)
 		return;
 	}
 	atomic_fetch_add(hard ? &e->job->c.hardlinks : &e->job->c.symlinks, 1);
+	/* A link the run did not hash took the place of what was there. */
+	if (e->dst_mode)
+		fcp_manifest_forget(e->job, e->d, e->dst_name, false);
 	if (e->job->o->debug)
 		fcp_debug_item(e->job, e->d, e->name, e->dst_name,
 			       hard ? "hard link to the source (-l)" : "symlink to the source (-s)");

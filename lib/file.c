@@ -106,6 +106,15 @@ static int verify(struct fcp_entry *e, int out)
 	return r < 0 ? r : fcp_verify_readback(e->w, e->d, out, e->vsum, e->cloned);
 }
 
+/* The bytes of a copy that is not made count for nothing (the summary's
+ * bytes are the data in the copies); a try again counts its own. Those
+ * of a large file's runners are counted by chunk (chunk.c): not here. */
+static void uncount(struct fcp_entry *e)
+{
+	if (e->xfer && e->xfer->counted)
+		atomic_fetch_sub(&e->job->c.bytes, (unsigned long long)e->xfer->counted);
+}
+
 void fcp_file_finish(struct fcp_entry *e, struct fcp_hl_entry *hl, int out,
 		     struct fcp_tmp *tmp, int err, const char *what)
 {
@@ -135,6 +144,7 @@ void fcp_file_finish(struct fcp_entry *e, struct fcp_hl_entry *hl, int out,
 		fcp_sys_removexattr(out, -1, NULL, FCP_INPLACE_MARKER);
 	err = fcp_dest_commit_file(e->w, e->d, tmp, out, e->dst_name, &what);
 	if (err < 0) {
+		uncount(e);
 		fcp_entry_fail(e, what, err);
 		goto out;
 	}
@@ -155,6 +165,7 @@ void fcp_file_finish(struct fcp_entry *e, struct fcp_hl_entry *hl, int out,
 	goto out;
 fail:
 	fcp_dest_discard_file(e->job, e->d, tmp, out);
+	uncount(e);
 	/* A transient error: tried again from scratch (its copy is gone, its
 	 * name free), or its last failure. */
 	if (!fcp_retry_later(e, err))
@@ -186,14 +197,14 @@ static bool shared(struct fcp_entry *e, const struct statx *st)
  */
 static int open_in_place(struct fcp_entry *e, struct fcp_tmp *t)
 {
-	/* Emptied, it is marked unfinished (an xattr, taken off once it is
-	 * whole) and gets an mtime no finished copy has (the epoch) until
+	/* Before it is emptied, it is marked unfinished (an xattr, taken off
+	 * once it is whole) and gets an mtime no finished copy has (the epoch) until
 	 * the source's is set last: a copy killed half way, whose writes
 	 * gave it a newer mtime than its source's, is then copied again by
 	 * -u and --sync instead of being kept for good (plan.c). */
 	static const struct timespec unfinished[2] = { { 0, UTIME_OMIT }, { 0, 0 } };
 	struct statx st;
-	int fd, r;
+	int fd, r, when, mark;
 
 	/* A backup is the old inode: it must keep the old data. */
 	if (!e->job->o->in_place || e->job->o->backup || !S_ISREG(e->dst_mode))
@@ -210,14 +221,20 @@ static int open_in_place(struct fcp_entry *e, struct fcp_tmp *t)
 	 * rewrite would destroy. Where links are not kept that is said at
 	 * the end (counted); where they are, cp -a replaces it too. */
 	if ((r = fcp_sys_fstatx(fd, &st)) < 0 || !S_ISREG(st.stx_mode) || st.stx_ino != e->dst_ino ||
-	    shared(e, &st) || (r = fcp_sys_ftruncate(fd, 0)) < 0 ||
-	    (r = fcp_sys_futimens(fd, unfinished)) < 0) {
+	    shared(e, &st)) {
 		close(fd);
 		return r < 0 ? r : -ENOENT;
 	}
-	/* Where xattrs cannot be set, the epoch mtime alone tells until the
-	 * first write. */
-	fcp_sys_fsetxattr(fd, FCP_INPLACE_MARKER, "", 0);
+	/* Marked before it is emptied, by either sign: the epoch mtime needs
+	 * its owner, the xattr where they cannot be set is missing. Where
+	 * neither holds (a file of another owner on such a filesystem), a
+	 * killed rewrite could not be told: the copy is made the usual way. */
+	when = fcp_sys_futimens(fd, unfinished);
+	mark = fcp_sys_fsetxattr(fd, FCP_INPLACE_MARKER, "", 0);
+	if ((when < 0 && mark < 0) || (r = fcp_sys_ftruncate(fd, 0)) < 0) {
+		close(fd);
+		return when < 0 && mark < 0 ? -ENOENT : r;
+	}
 	memset(t, 0, sizeof(*t));
 	t->in_place = true;
 	e->create_mode = 0;

@@ -7,10 +7,12 @@
  * destination parent; the pool copies directories first, data as found, and
  * directory metadata post-order; finally the counters become the stats.
  */
+#include "backup.h"
 #include "check.h"
 #include "dedup.h"
 #include "delete.h"
 #include "dest.h"
+#include "dirlink.h"
 #include "dist.h"
 #include "engine.h"
 #include "filter.h"
@@ -299,9 +301,23 @@ static bool same_file_ok(struct fcp_job *job, const char *src, const struct stat
 	return S_ISREG(sst->stx_mode) && o->backup != FCP_BACKUP_NONE && (o->force & FCP_FORCE);
 }
 
-/* Whether the copy of src (sst) to name in dst must be refused though it
- * can be made: returns true after reporting why. dstx is what is at the
- * destination now, or NULL; pfd the directory of name. */
+/* --move of several SOURCEs of one name into the directory name of pfd,
+ * which is there: did a run before leave it marked (FCP_MOVE_MARKER, a
+ * move into it that did not remove all its sources)? Marked now if not:
+ * the mark stays until they are all gone (move_unmark), so that a run
+ * stopped before then is known by the next one (plan.c, move_keeps). */
+static bool marked_move(const struct fcp_job *job, int pfd, const char *name)
+{
+	static const char merged[] = "merged SOURCEs";
+	void *val = NULL;
+	ssize_t n = fcp_sys_getxattr(-1, pfd, name, FCP_MOVE_MARKER, &val);
+
+	free(val);
+	if (n < 0 && !job->o->dry_run)
+		fcp_sys_setxattr(-1, pfd, name, FCP_MOVE_MARKER, merged, sizeof(merged) - 1);
+	return n >= 0;
+}
+
 /* A filtered --move of a directory: a rename would take what the filters
  * leave out too; copied, only what they choose goes (move.c). */
 static bool filtered_dir(const struct fcp_job *job, const struct statx *st)
@@ -309,6 +325,9 @@ static bool filtered_dir(const struct fcp_job *job, const struct statx *st)
 	return S_ISDIR(st->stx_mode) && fcp_options_filter(job->o);
 }
 
+/* Whether the copy of src (sst) to name in dst must be refused though it
+ * can be made: returns true after reporting why. dstx is what is at the
+ * destination now, or NULL; pfd the directory of name. */
 static bool refused(struct fcp_job *job, const struct fcp_operand *op, const char *dst, bool into,
 		    const struct statx *sst, const struct statx *dstx, int pfd, const char *name)
 {
@@ -358,6 +377,20 @@ static bool own_operand(struct fcp_job *job, const char *src, const struct place
 				  "--log, --events):", to, 0);
 	free(to);
 	return onto;
+}
+
+/* -b: another operand's backup in pfd must not take name (backup.h):
+ * noted before anything is copied. False after saying why not. */
+static bool name_noted(struct fcp_job *job, int pfd, const char *name)
+{
+	struct statx st;
+
+	if (job->o->backup == FCP_BACKUP_NONE || fcp_sys_fstatx(pfd, &st) < 0 ||
+	    fcp_backup_note_copy(job, fcp_statx_dev(&st), st.stx_ino, name) == 0)
+		return true;
+	fcp_report_errorf(job, "out of memory");
+	atomic_fetch_add(&job->c.failed, 1);
+	return false;
 }
 
 /* Resolve one SOURCE into a top pseudo-directory and its entry item.
@@ -439,14 +472,23 @@ static struct fcp_item *prepare(struct fcp_job *job, const struct fcp_operand *o
 		atomic_fetch_add(&job->c.failed, 1);
 		goto out;
 	}
+	if (!name_noted(job, pfd, p.name))
+		goto out;
 	/* Several SOURCEs of this name merge into one copy: renamed whole,
 	 * the first would become the tree the later ones are merged over, and
 	 * a file of theirs would replace its files with nothing of them left.
 	 * Copied, the replaced file's source stays (move.c). */
 	if (job->o->move && !op->merges && !job->o->dry_run && !filtered_dir(job, &sst) &&
-	    (t->moved = fcp_move_rename(job, src, &sst, pfd, p.name, r == 0 ? &dstx : NULL)))
+	    (t->moved = fcp_move_rename(job, src, &sst, pfd, p.name, r == 0 ? &dstx : NULL))) {
+		/* What the rename replaced is gone; the source's tree, moved
+		 * unread, gets no record (the key: fcp_manifest_key). */
+		fcp_manifest_forget_key(job, into ? p.name : "", true);
 		goto out;
+	}
 	t->root.src_arg = src;
+	t->root.merges = op->merges;
+	t->root.move_rerun = job->o->move && op->merges && r == 0 && S_ISDIR(dstx.stx_mode) &&
+			     marked_move(job, pfd, p.name);
 	t->root.name = strdup(p.name);
 	t->root.rel_top = into ? t->root.name : "";
 	t->root.src_abs = realpath(src, real) ? strdup(real) : NULL;
@@ -524,6 +566,7 @@ static void collect(struct fcp_job *job, struct fcp_stats *s)
 	s->unchanged = c->unchanged;
 	s->updated = c->updated;
 	s->deleted = c->deleted;
+	s->backed_up = c->backed_up;
 	s->moved = c->moved;
 	s->not_replaced = c->not_replaced;
 	s->unchanged_dirs = c->unchanged_dirs;
@@ -627,6 +670,33 @@ static void free_operands(struct fcp_operand *ops, int n)
 	free(ops);
 }
 
+/* Is a SOURCE inside a copy of this job (operands.h)? Then nothing is
+ * done: its copy, or another's, would overwrite or delete it before it is
+ * read. A --check only reads: it compares whatever the trees hold. */
+static bool inside_copy(struct fcp_job *job, const struct fcp_operand *ops, int nsrc,
+			const char *dst, bool into)
+{
+	char **roots;
+	bool refused;
+
+	if (job->o->check)
+		return false;
+	roots = calloc(nsrc ? nsrc : 1, sizeof(*roots));
+	for (int i = 0; roots && i < nsrc; i++) {
+		struct placement p = place(ops[i].src, dst, into, job->o->parents);
+
+		roots[i] = p.parent && p.name ? fcp_path_join(p.parent, p.name) : NULL;
+		free(p.parent);
+		free(p.name);
+	}
+	refused = !roots || fcp_operands_inside_copy(job, ops, nsrc, roots, dst, into,
+						     fcp_job_follows_args(job) ? 0 : AT_SYMLINK_NOFOLLOW);
+	for (int i = 0; roots && i < nsrc; i++)
+		free(roots[i]);
+	free(roots);
+	return refused;
+}
+
 /* Is the copy of an earlier operand of the same name unfinished (left
  * under its .fcp-* name, or not started)? Then ops[i] is not copied: its
  * round would find the name free and make a new copy of its own half
@@ -695,14 +765,30 @@ static bool whole(struct fcp_job *job, const struct fcp_root *root)
  * copy found. A copy named with failed items keeps it: the same command
  * again finishes it in place, not inside itself (cp's placement, now that
  * the name is a directory). */
-static void move_unmark(const struct fcp_job *job, const struct fcp_root *root)
+static bool src_gone(const struct fcp_root *root)
 {
 	struct statx st;
 
+	return fcp_sys_statx(AT_FDCWD, root->src_arg, AT_SYMLINK_NOFOLLOW, STATX_TYPE, &st) ==
+	       -ENOENT;
+}
+
+/* A --move's copy that other SOURCEs of its name merge into is marked
+ * until every one of them is gone. */
+static bool merged_gone(const struct top *tops, int n, const struct fcp_root *root)
+{
+	for (int i = 0; root->merges && i < n; i++)
+		if (tops[i].root.merges && tops[i].root.name && root->name &&
+		    !strcmp(tops[i].root.name, root->name) && !src_gone(&tops[i].root))
+			return false;
+	return true;
+}
+
+static void move_unmark(const struct fcp_job *job, const struct fcp_root *root, bool merged_gone)
+{
 	if (root->dst_fd >= 0 && !root->left && !atomic_load(&job->stop) && !job->o->dry_run &&
 	    !atomic_load(&root->failed) &&
-	    (!job->o->move || fcp_sys_statx(AT_FDCWD, root->src_arg, AT_SYMLINK_NOFOLLOW,
-					    STATX_TYPE, &st) == -ENOENT)) {
+	    (!job->o->move || (src_gone(root) && merged_gone))) {
 		fcp_sys_removexattr(root->dst_fd, -1, NULL, FCP_MOVE_MARKER);
 		/* Left by a run killed between its rename and its unmarking
 		 * (dest.c), on the copy this run went on into. */
@@ -981,6 +1067,10 @@ static int run(const struct fcp_options *o, char *const *srcs, int nsrc, const c
 				  "the data before the source goes", fcp_move_conflict(o));
 		return FCP_EXIT_USAGE;
 	}
+	if (fcp_dirlink_conflict(o)) {
+		fcp_report_errorf(&job, "%s", fcp_dirlink_conflict(o));
+		return FCP_EXIT_USAGE;
+	}
 	if (o->move) {
 		moving.sync = true;
 		job.o = &moving;
@@ -1036,6 +1126,13 @@ static int run(const struct fcp_options *o, char *const *srcs, int nsrc, const c
 		name_operands(&job, ops, srcs, nsrc, dst, into);
 	last = !tops || !ops ? -ENOMEM : fcp_dist_leader(&job) ? plan(&job, ops, nsrc, dst, into) : 0;
 	last = fcp_dist_share(&job, last);
+	if (last >= 0 && fcp_dist_share(&job, fcp_dist_leader(&job) &&
+					       inside_copy(&job, ops, nsrc, dst, into))) {
+		free_operands(ops, nsrc);
+		free(tops);
+		fcp_dist_free(&job);
+		return FCP_EXIT_USAGE;
+	}
 	if (last >= 0)
 		fcp_dir_budget(&job, &threads, &max_threads, dir_roots(ops, nsrc));
 	if (last >= 0 && o->manifest && fcp_manifest_open(&job, o->manifest, dst) < 0) {
@@ -1048,6 +1145,7 @@ static int run(const struct fcp_options *o, char *const *srcs, int nsrc, const c
 	if (last < 0 || fcp_own_init(&job) < 0 || fcp_merge_init(&job, ops, nsrc) < 0 ||
 	    fcp_sched_create(&job, threads, max_threads) < 0 || fcp_hl_init(&job) < 0 ||
 	    fcp_dd_init(&job) < 0 || fcp_move_init(&job) < 0 ||
+	    fcp_dirlink_init(&job, srcs, nsrc) < 0 ||
 	    (o->check && fcp_check_links_init(&job) < 0)) {
 		fcp_report_errorf(&job, "out of memory");
 		free_operands(ops, nsrc);
@@ -1055,6 +1153,7 @@ static int run(const struct fcp_options *o, char *const *srcs, int nsrc, const c
 		fcp_sched_destroy(&job);
 		fcp_manifest_close(&job);
 		fcp_move_free(&job);
+		fcp_dirlink_free(&job);
 		fcp_own_free(&job);
 		fcp_merge_free(&job);
 		fcp_dist_free(&job);
@@ -1097,19 +1196,21 @@ static int run(const struct fcp_options *o, char *const *srcs, int nsrc, const c
 		close(dfd);
 	fcp_manifest_close(&job); /* its last records written (or failed, counted) */
 	for (int i = 0; i < nsrc; i++) {
-		move_unmark(&job, &tops[i].root);
+		move_unmark(&job, &tops[i].root, merged_gone(tops, nsrc, &tops[i].root));
 		top_release(&job, &tops[i]);
 	}
 	free(tops);
 	fcp_own_free(&job);
 	fcp_merge_free(&job);
 	fcp_delete_free(&job);
+	fcp_backup_free(&job);
 	fcp_check_links_free(&job);
 	collect(&job, stats);
 	stats->io_path = atomic_load(&job.uring_used) ? "io_uring" : "sync";
 	fcp_hl_free(&job);
 	fcp_dd_free(&job);
 	fcp_move_free(&job);
+	fcp_dirlink_free(&job);
 	fcp_dist_free(&job);
 	fcp_sched_destroy(&job);
 	clock_gettime(CLOCK_MONOTONIC, &t1);

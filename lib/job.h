@@ -31,6 +31,7 @@ struct fcp_upcalls;
 struct fcp_dist_root;
 struct fcp_own;
 struct fcp_merge;
+struct fcp_dirlinks;
 
 /* One top-level SOURCE and where it goes. */
 struct fcp_root {
@@ -60,6 +61,11 @@ struct fcp_root {
 	char *adopt_name;       /* and its temporary name */
 	bool adopted;           /* the copy is that one: its files under final
 				   names may be a killed run's (resume.c) */
+	bool merges;            /* another SOURCE's copy has its name too */
+	bool move_rerun;        /* --move of several SOURCEs of its name into
+				   a copy a run before left unfinished
+				   (FCP_MOVE_MARKER): a file there may be the
+				   only copy of another's (fcp_move_keeps) */
 	atomic_bool stale;      /* and a name in it that this run could neither
 				   confirm nor remove may be that run's partial
 				   file (or a rank could not open it at all):
@@ -181,6 +187,7 @@ struct fcp_counters {
 	atomic_ullong excluded;      /* left out by a filter (plan.c) */
 	atomic_ullong leftovers;     /* of interrupted runs, found (leftover.c) */
 	atomic_ullong unchanged, updated, deleted; /* plan.c, delete.c */
+	atomic_ullong backed_up;     /* --delete -b: renamed, not deleted (delete.c) */
 	/* The summary's rows (stats.c): of those, directories; files whose
 	 * data replaced another (-v's "update"); a dry run's would-be copies
 	 * (report.c) */
@@ -225,6 +232,7 @@ struct fcp_job {
 	struct fcp_hlmap *hl;
 	struct fcp_ddmap *dd;        /* --dedup's content map (dedup.c), or NULL */
 	struct fcp_move_made *move_made; /* --move: the copies made (move.c), or NULL */
+	struct fcp_backups *backups; /* -b: the backup names made (backup.c), or NULL */
 	struct fcp_dist_state *dist; /* one of several ranks (dist.c), or NULL */
 	const struct fcp_hooks *hooks; /* its calls from the tree (hooks.h), or NULL */
 	const struct fcp_upcalls *up; /* the core's calls up (upcalls.h), or NULL */
@@ -250,7 +258,8 @@ struct fcp_job {
 	atomic_bool pipe_refused;    /* a direct pipe was refused O_DIRECT: no more */
 	atomic_bool resume_warned;   /* --resume could not record: said once */
 	atomic_bool verify_no_direct; /* --verify: the destination refused O_DIRECT */
-	atomic_bool check_buffered;  /* --check: the destination refused O_DIRECT */
+	atomic_bool check_buffered;  /* --check: a filesystem of DEST refused O_DIRECT
+					(check.c keeps which) */
 	atomic_llong delete_taken;   /* deletions begun, against --max-delete */
 	atomic_bool delete_stopped;  /* --max-delete reached: no more */
 	/* Descriptors, budgeted from RLIMIT_NOFILE (dirfds.c): directories open
@@ -269,6 +278,8 @@ struct fcp_job {
 	char errors[FCP_ERRORS_KEPT][256];
 	struct fcp_manifest *man;    /* --manifest (manifest.c), or NULL */
 	struct fcp_own *own;         /* the files the job writes (own.c) */
+	struct fcp_dirlinks *dirlinks; /* -K: the SOURCEs a followed symlink
+					  must keep out of (dirlink.c), or NULL */
 	struct fcp_merge *merge;     /* --delete: SOURCEs whose copies meet
 					(merge.c), or NULL */
 	struct fcp_check_links *check_links; /* --check: hard-link pairs (check.c) */
@@ -495,10 +506,10 @@ void fcp_move_dry_kept(struct fcp_job *job, const struct fcp_dir *d, const char 
 /* The option that cannot go with --move (it makes no copy of the data
  * before the source would go), or NULL. */
 const char *fcp_move_conflict(const struct fcp_options *o);
-/* The record of the copies made, under --move (0, or -ENOMEM). */
 /* An entry of directory fd dirfd that a filter left out of a --move: it
  * stays in the source, and the directories that hold it with it. */
 void fcp_move_left_out(struct fcp_job *job, int dirfd, const char *name);
+/* The record of the copies made, under --move (0, or -ENOMEM). */
 int fcp_move_init(struct fcp_job *job);
 void fcp_move_free(struct fcp_job *job);
 /* A regular file's copy is named name in dirfd: this run wrote or cloned
@@ -511,6 +522,12 @@ void fcp_move_made(struct fcp_job *job, uint64_t src_dev, uint64_t src_ino, int 
  * compared equal, or a link to such a copy. */
 void fcp_move_found(struct fcp_job *job, uint64_t src_dev, uint64_t src_ino, int dirfd,
 		    const char *name);
+/* Did this run write the data of the file dst (fcp_move_made)? */
+bool fcp_move_wrote(struct fcp_job *job, const struct statx *dst);
+/* -K: the copy of a source directory went into the directory fd, reached
+ * through a symlink in DEST (dirlink.h). The prune follows only such a
+ * symlink, to find the copies inside. */
+void fcp_move_followed(struct fcp_job *job, int fd);
 
 /* The marker xattr of a hidden root copy: its final name and its source
  * root's identity (fcp_root_marker). */

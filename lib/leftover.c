@@ -56,6 +56,7 @@
 #include "delete.h"
 #include "dest.h"
 #include "job.h"
+#include "manifest.h"
 #include "merge.h"
 #include "node.h"
 #include "observe.h"
@@ -529,8 +530,8 @@ void fcp_leftover_drop_unconfirmed(struct fcp_job *job, struct fcp_dir *d, const
 	r = fcp_sys_statx(d->dst_fd, name, AT_SYMLINK_NOFOLLOW, STATX_TYPE, &st);
 	if (r == 0 && S_ISDIR(st.stx_mode))
 		r = fcp_delete_entry(job, d, name);
-	else if (r == 0)
-		r = fcp_sys_unlinkat(d->dst_fd, name, 0);
+	else if (r == 0 && (r = fcp_sys_unlinkat(d->dst_fd, name, 0)) == 0)
+		fcp_manifest_forget(job, d, name, false);
 	if (r < 0 && r != -ENOENT)
 		atomic_store(&d->root->stale, true);
 }

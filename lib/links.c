@@ -140,6 +140,7 @@ struct hl_waiter {
 struct fcp_hl_entry {
 	struct fcp_hl_entry *next;
 	uint64_t dev, ino;
+	uint64_t dst_fs;        /* the filesystem of the first copy (dst_fs()) */
 	int state;              /* 0 copying, 1 copied */
 	int base_fd;            /* held open by the job until its end */
 	char *rel_dir;          /* directory of the first copy, relative to root */
@@ -193,6 +194,15 @@ void fcp_hl_free(struct fcp_job *job)
 	job->hl = NULL;
 }
 
+/* Under -K, a directory of the copy may be on another filesystem than
+ * DEST, reached through a symlink the copy followed (dirlink.h): names of
+ * one inode are linked within each filesystem, each has a first copy of
+ * its own (a link cannot cross). Else 0: DEST is one tree. */
+static uint64_t dst_fs(const struct fcp_job *job, const struct fcp_dir *d)
+{
+	return job->o->keep_dirlinks ? d->dst_dev : 0;
+}
+
 /* state: of a new entry, 0 (its first name is being copied) or 1 (done:
  * found up to date as copy_ino, or a dry run's "would copy"). Set in the
  * same critical section that makes the entry, so no later name can queue
@@ -206,16 +216,18 @@ static enum fcp_hl_state claim(struct fcp_job *job, const struct statx *st, stru
 	struct fcp_hlmap *m = job->hl;
 	struct fcp_hl_entry *e;
 	enum fcp_hl_state s = FCP_HL_FIRST;
+	uint64_t fs = dst_fs(job, d);
 
 	pthread_mutex_lock(&m->lock);
 	for (e = m->b[h]; e; e = e->next)
-		if (e->ino == st->stx_ino && e->dev == dev)
+		if (e->ino == st->stx_ino && e->dev == dev && e->dst_fs == fs)
 			break;
 	if (!e) {
 		e = calloc(1, sizeof(*e));
 		if (e) {
 			e->dev = dev;
 			e->ino = st->stx_ino;
+			e->dst_fs = fs;
 			e->base_fd = d->is_top ? d->dst_fd : d->root->dst_fd;
 			e->rel_dir = fcp_dir_rel_path(d);
 			e->name = strdup(dst_name);
@@ -329,16 +341,18 @@ struct fcp_hl_entry *fcp_hl_claim_new(struct fcp_job *job, const struct statx *s
 	uint64_t dev = fcp_statx_dev(st);
 	size_t h = hl_bucket(dev, st->stx_ino);
 	struct fcp_hl_entry *e;
+	uint64_t fs = dst_fs(job, d);
 
 	pthread_mutex_lock(&m->lock);
 	for (e = m->b[h]; e; e = e->next)
-		if (e->ino == st->stx_ino && e->dev == dev)
+		if (e->ino == st->stx_ino && e->dev == dev && e->dst_fs == fs)
 			break;
 	if (e) {
 		e = NULL; /* another name has it: the synchronous way links it */
 	} else if ((e = calloc(1, sizeof(*e)))) {
 		e->dev = dev;
 		e->ino = st->stx_ino;
+		e->dst_fs = fs;
 		e->base_fd = d->is_top ? d->dst_fd : d->root->dst_fd;
 		e->rel_dir = fcp_dir_rel_path(d);
 		e->name = strdup(dst_name);
@@ -387,6 +401,10 @@ int fcp_hl_link(struct fcp_worker *w, struct fcp_hl_entry *e, struct fcp_dir *d,
 	from = *e->rel_dir ? fcp_sys_open_beneath(e->base_fd, e->rel_dir,
 						  O_PATH | O_DIRECTORY, 0)
 			   : fcp_sys_openat(e->base_fd, ".", O_PATH | O_DIRECTORY, 0);
+	/* Under -K the copies' path may pass a symlink in DEST that the copy
+	 * followed (dirlink.h), as the user asked: followed again. */
+	if ((from == -ELOOP || from == -EXDEV) && job->o->keep_dirlinks)
+		from = fcp_sys_openat(e->base_fd, e->rel_dir, O_PATH | O_DIRECTORY, 0);
 	if (from < 0)
 		return from;
 	struct link_src src = { from, e->name };

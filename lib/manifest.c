@@ -46,9 +46,17 @@ char *fcp_manifest_key(const struct fcp_dir *d, const char *name, bool src)
 #define BATCH 4096        /* records per transaction, at most */
 #define LINGER_MS 200     /* the writer waits this long for a batch to fill */
 
+/* What a queued rec asks of the table. */
+enum rec_kind {
+	REC_PUT,         /* insert or replace the record */
+	REC_FORGET,      /* delete the destination record of path */
+	REC_FORGET_TREE, /* that, and every one below path (a directory) */
+};
+
 struct rec {
 	struct rec *next;
 	int side;
+	enum rec_kind kind;
 	bool has_hash;
 	uint64_t size, ino;
 	int64_t mtime, ctime, verified;
@@ -300,6 +308,74 @@ void fcp_manifest_copied(struct fcp_job *job, const struct fcp_dir *d, const cha
 	free(key);
 }
 
+void fcp_manifest_forget_key(struct fcp_job *job, const char *key, bool tree)
+{
+	struct fcp_manifest *m = job->man;
+	size_t n = strlen(key) + 1;
+	struct rec *r;
+
+	/* A dry run changes nothing, the manifest included. */
+	if (!m || job->o->dry_run)
+		return;
+	if ((r = malloc(sizeof(*r) + n))) {
+		*r = (struct rec){ .kind = tree ? REC_FORGET_TREE : REC_FORGET };
+		memcpy(r->path, key, n);
+		/* Queued behind the records made before: a name that changes
+		 * type in this run (a file replaced by a directory) loses its
+		 * old record before the new ones below it are written. */
+		pthread_mutex_lock(&m->lock);
+		*m->tail = r;
+		m->tail = &r->next;
+		if (++m->queued >= BATCH)
+			pthread_cond_signal(&m->wake);
+		pthread_mutex_unlock(&m->lock);
+	}
+}
+
+void fcp_manifest_forget(struct fcp_job *job, const struct fcp_dir *d, const char *rel,
+			 bool tree)
+{
+	char *key;
+
+	if (job->man && (key = fcp_manifest_key(d, rel, false))) {
+		fcp_manifest_forget_key(job, key, tree);
+		free(key);
+	}
+}
+
+/* Delete the destination record of r->path, and with REC_FORGET_TREE
+ * every one below it: compared by bytes, as a range (path/ up to path0,
+ * '0' following '/'), since LIKE would take a '%' or '_' in a name for a
+ * wildcard and a name need not be valid UTF-8. */
+static int forget(sqlite3_stmt *del, const struct rec *r)
+{
+	size_t n = strlen(r->path);
+	char *lo = malloc(n + 2), *hi = malloc(n + 2);
+	int rc = SQLITE_NOMEM;
+
+	if (lo && hi) {
+		memcpy(lo, r->path, n);
+		memcpy(hi, r->path, n);
+		memcpy(lo + n, "/", 2);
+		memcpy(hi + n, "0", 2);
+		sqlite3_reset(del);
+		sqlite3_bind_text(del, 1, r->path, (int)n, SQLITE_STATIC);
+		/* Only a directory's removal, and never below "" (DEST). */
+		if (r->kind == REC_FORGET_TREE && n) {
+			sqlite3_bind_text(del, 2, lo, (int)n + 1, SQLITE_TRANSIENT);
+			sqlite3_bind_text(del, 3, hi, (int)n + 1, SQLITE_TRANSIENT);
+		} else {
+			sqlite3_bind_null(del, 2);
+			sqlite3_bind_null(del, 3);
+		}
+		rc = sqlite3_step(del);
+		rc = rc == SQLITE_DONE ? SQLITE_OK : rc;
+	}
+	free(lo);
+	free(hi);
+	return rc;
+}
+
 /* One record into the open transaction. */
 static int put(sqlite3_stmt *ins, const struct rec *r)
 {
@@ -334,15 +410,21 @@ static void write_batch(struct fcp_job *job, struct fcp_manifest *m, struct rec 
 	static const char sql[] =
 		"INSERT OR REPLACE INTO files(side, path, size, mtime, ctime, ino, xxh128, verified) "
 		"VALUES (?, ?, ?, ?, ?, ?, ?, ?)";
-	sqlite3_stmt *ins = NULL;
+	/* (A NULL bound to ?2 and ?3 leaves the exact path alone.) */
+	static const char del_sql[] =
+		"DELETE FROM files WHERE side = 0 AND (path = ?1 OR (path >= ?2 AND path < ?3))";
+	sqlite3_stmt *ins = NULL, *del = NULL;
 	int rc = m->failed ? SQLITE_ERROR
 			   : sqlite3_exec(m->db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
 
 	if (rc == SQLITE_OK)
 		rc = sqlite3_prepare_v2(m->db, sql, -1, &ins, NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_prepare_v2(m->db, del_sql, -1, &del, NULL);
 	for (struct rec *r = list; rc == SQLITE_OK && r; r = r->next)
-		rc = put(ins, r);
+		rc = r->kind == REC_PUT ? put(ins, r) : forget(del, r);
 	sqlite3_finalize(ins);
+	sqlite3_finalize(del);
 	if (rc == SQLITE_OK)
 		rc = sqlite3_exec(m->db, "COMMIT", NULL, NULL, NULL);
 	if (rc != SQLITE_OK && !m->failed) {
@@ -849,6 +931,70 @@ static int rows(struct fcp_manifest *m, struct row **out, size_t *n)
 	return rc == SQLITE_DONE || rc == SQLITE_OK ? 0 : -1;
 }
 
+/* The highest directory of dest on the filesystem dev: dest itself, or
+ * the first directory on the way down to rel (a file below dfd) that is.
+ * malloc'd, or NULL. */
+static char *fs_top(int dfd, const char *dest, const char *rel, uint64_t dev)
+{
+	char *q = strdup(rel), *slash;
+	struct statx st;
+
+	if (fcp_sys_fstatx(dfd, &st) == 0 && fcp_statx_dev(&st) == dev) {
+		free(q);
+		return strdup(dest);
+	}
+	for (slash = q ? strchr(q, '/') : NULL; slash; slash = strchr(slash + 1, '/')) {
+		*slash = 0;
+		if (fcp_sys_statx(dfd, q, AT_SYMLINK_NOFOLLOW, STATX_TYPE, &st) == 0 &&
+		    fcp_statx_dev(&st) == dev) {
+			char *p = fcp_path_join(dest, q);
+			free(q);
+			return p;
+		}
+		*slash = '/';
+	}
+	free(q);
+	return fcp_path_join(dest, rel); /* a file mounted there alone */
+}
+
+/* A recorded file of DEST (fd, st; p its path) read through the page
+ * cache: said once for its filesystem (check.h). */
+static void no_direct(struct fcp_job *job, int dfd, const char *dest, const struct row *r,
+		      int fd, const struct statx *st)
+{
+	char *top;
+
+	if (!fcp_check_no_direct_first(job, fd))
+		return;
+	top = *r->path ? fs_top(dfd, dest, r->path, fcp_statx_dev(st)) : strdup(dest);
+	fcp_check_say_no_direct(job, fd, top ? top : dest);
+	free(top);
+}
+
+/* The recorded file r, open as fd (st; p its path), read from storage
+ * (O_DIRECT) and compared with its recorded hash. */
+static void compare_one(struct fcp_job *job, int dfd, const char *dest, const struct row *r,
+			int fd, const struct statx *st, const char *p, void *buf, size_t cap)
+{
+	bool direct = fcp_sys_set_direct(fd, true) == 0;
+	struct fcp_hash h;
+	int e = fcp_hash_fd(job, fd, st->stx_size, buf, cap, direct, &h);
+
+	/* Read through the page cache after all (refused by the fcntl, or
+	 * by a read): said, and the comparison stands for what was read. */
+	if (e == 0 && st->stx_size > 0 && (!direct || fcp_sys_direct_on(fd) == 0))
+		no_direct(job, dfd, dest, r, fd, st);
+	if (e < 0) {
+		fcp_report_failed(job, "cannot read", p, e);
+	} else if (!fcp_hash_equal(&h, &r->h)) {
+		fcp_check_say(job, p, "content differs");
+	} else {
+		/* The same bytes: verified now. */
+		fcp_manifest_record(job, false, r->path, st, &h);
+		atomic_fetch_add(&job->c.files, 1);
+	}
+}
+
 /* Read one recorded file again: say how it changed; record its hash when
  * it is the one recorded. A file recorded without a hash is not read: its
  * bytes may be damaged already, and nothing here could tell, so its hash
@@ -860,7 +1006,6 @@ static void verify_one(struct fcp_job *job, int dfd, const char *dest, const str
 	int fd = *r->path ? fcp_sys_open_beneath(dfd, r->path, O_RDONLY | O_NOFOLLOW, 0)
 			  : fcp_sys_openat(AT_FDCWD, dest, O_RDONLY | O_NOFOLLOW, 0);
 	struct statx st;
-	struct fcp_hash h;
 	int e;
 
 	if (fd == -ENOENT || fd == -ENOTDIR)
@@ -879,16 +1024,8 @@ static void verify_one(struct fcp_job *job, int dfd, const char *dest, const str
 			      (unsigned long long)st.stx_size);
 	else if (!r->has_hash)
 		(*unhashed)++;
-	else if ((e = fcp_hash_fd(job, fd, st.stx_size, buf, cap,
-				  fcp_sys_set_direct(fd, true) == 0, &h)) < 0)
-		fcp_report_failed(job, "cannot read", p, e);
-	else if (!fcp_hash_equal(&h, &r->h))
-		fcp_check_say(job, p, "content differs");
-	else {
-		/* The same bytes: verified now. */
-		fcp_manifest_record(job, false, r->path, &st, &h);
-		atomic_fetch_add(&job->c.files, 1);
-	}
+	else
+		compare_one(job, dfd, dest, r, fd, &st, p, buf, cap);
 	if (fd >= 0)
 		close(fd);
 	free(p);
@@ -1211,8 +1348,10 @@ int fcp_manifest_verify(const struct fcp_options *o, const char *dest, struct fc
 	 * missing or empty one is a mistake (a mistyped name), never made. */
 	if (open_for(&job, o->manifest, true) < 0)
 		return FCP_EXIT_USAGE;
-	/* Not even the access times of DEST move (directories included). */
+	/* Not even the access times of DEST move (directories included).
+	 * (The check's table of filesystems refusing O_DIRECT: check.h.) */
 	fcp_sys_reads_noatime(true);
+	fcp_check_links_init(&job);
 	r = rows(job.man, &x.v, &x.n);
 	all = x.n;
 	if (r < 0) {
@@ -1249,6 +1388,7 @@ int fcp_manifest_verify(const struct fcp_options *o, const char *dest, struct fc
 	if (x.dfd >= 0)
 		close(x.dfd);
 	free(x.v);
+	fcp_check_links_free(&job);
 	fcp_manifest_close(&job);
 	stats->files = job.c.files;
 	stats->failed = job.c.failed + (r < 0);
@@ -1275,6 +1415,9 @@ void fcp_manifest_record(struct fcp_job *job, bool src, const char *key,
 			 const struct statx *st, const struct fcp_hash *h) { }
 void fcp_manifest_copied(struct fcp_job *job, const struct fcp_dir *d, const char *name,
 			 const struct fcp_hash *h) { }
+void fcp_manifest_forget(struct fcp_job *job, const struct fcp_dir *d, const char *rel,
+			 bool tree) { }
+void fcp_manifest_forget_key(struct fcp_job *job, const char *key, bool tree) { }
 bool fcp_manifest_has(struct fcp_job *job, const char *key, const struct statx *st)
 {
 	return false;

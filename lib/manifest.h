@@ -73,6 +73,17 @@ void fcp_manifest_record(struct fcp_job *job, bool src, const char *key,
 void fcp_manifest_copied(struct fcp_job *job, const struct fcp_dir *d, const char *name,
 			 const struct fcp_hash *h);
 
+/* The entry rel (a path below d) that this run removed from DEST, or
+ * replaced by something that is no file it recorded (a symlink, a special
+ * file), or renamed to its backup name (-b): its record goes, and with
+ * tree (a directory removed) every record below it, so that a check of
+ * DEST alone does not say missing what the run took away on purpose. A
+ * file gone from DEST by other hands keeps its record: that loss is said. */
+void fcp_manifest_forget(struct fcp_job *job, const struct fcp_dir *d, const char *rel,
+			 bool tree);
+/* The same for the destination record key (fcp_manifest_key). */
+void fcp_manifest_forget_key(struct fcp_job *job, const char *key, bool tree);
+
 /* --check --manifest FILE DEST: every file recorded under DEST is read
  * again, each one changed or gone said as --check says it (and its hash,
  * found equal, recorded as verified now); one recorded without a hash is

@@ -45,16 +45,19 @@ static bool acl_mirror(const char *key)
 	return !strcmp(key, "trusted.SGI_ACL_FILE") || !strcmp(key, "trusted.SGI_ACL_DEFAULT");
 }
 
-/* The mark fastcp puts on a move's copy whose source is not all removed
- * yet is no metadata of the source: not compared, and never removed as an
- * xattr the source lacks (a re-run that set a directory's metadata dropped
- * it, and the run after it put the rest into DEST/SOURCE). A hidden copy's
- * mark is taken off right after the copy gets its name (dest.c): one found
- * under a final name (a held copy the user renamed, a run killed between
- * the two) is stale, and goes as any xattr the source lacks. */
+/* The marks fastcp puts on its copies are no metadata of the source: not
+ * compared, and never removed as xattrs the source lacks. A move's copy
+ * whose source is not all removed yet keeps FCP_MOVE_MARKER (a re-run that
+ * set a directory's metadata dropped it, and the run after it put the rest
+ * into DEST/SOURCE). A hidden copy taken up by --sync has its metadata set
+ * before its rename: dropping FCP_ROOT_MARKER there left it hidden and
+ * unmarked for a kill in between, which no later run takes up. The root
+ * marks are taken off by name after the rename (dest.c), and a stale one
+ * by the run that goes on into that copy (job.c). */
 static bool own_mark(const char *key)
 {
-	return !strcmp(key, FCP_MOVE_MARKER);
+	return !strcmp(key, FCP_MOVE_MARKER) || !strcmp(key, FCP_ROOT_MARKER) ||
+	       !strcmp(key, FCP_DONE_MARKER);
 }
 
 /* Is key a part the job keeps? The SELinux label is its own part (cp's

@@ -54,6 +54,14 @@ struct fcp_move_made {
 	size_t nleft, capleft;
 	bool left_sorted;
 	bool left_lost; /* one could not be recorded: nothing is removed */
+	/* The mount points (/proc/self/mountinfo, read once): a directory
+	 * that holds one is not renamed (fcp_move_rename). */
+	char **mounts;
+	size_t nmounts;
+	bool mounts_read, mounts_unknown;
+	/* -K: the directories copied into through a symlink in DEST. */
+	struct left *followed;
+	size_t nfollowed, capfollowed;
 };
 
 const char *fcp_move_conflict(const struct fcp_options *o)
@@ -87,6 +95,10 @@ void fcp_move_free(struct fcp_job *job)
 	pthread_mutex_destroy(&job->move_made->lock);
 	free(job->move_made->v);
 	free(job->move_made->left);
+	for (size_t i = 0; i < job->move_made->nmounts; i++)
+		free(job->move_made->mounts[i]);
+	free(job->move_made->mounts);
+	free(job->move_made->followed);
 	free(job->move_made);
 	job->move_made = NULL;
 }
@@ -136,6 +148,22 @@ void fcp_move_made(struct fcp_job *job, uint64_t src_dev, uint64_t src_ino, int 
 	record(job, src_dev, src_ino, dirfd, name, true);
 }
 
+bool fcp_move_wrote(struct fcp_job *job, const struct statx *dst)
+{
+	struct fcp_move_made *m = job->move_made;
+	uint64_t dev = fcp_statx_dev(dst);
+	bool here = false;
+
+	if (!m)
+		return false;
+	/* (Rare: only a re-run of a move of same-named SOURCEs asks.) */
+	pthread_mutex_lock(&m->lock);
+	for (size_t i = 0; i < m->n && !here; i++)
+		here = m->v[i].dst_dev == dev && m->v[i].dst_ino == dst->stx_ino && (m->v[i].seq & 1);
+	pthread_mutex_unlock(&m->lock);
+	return here;
+}
+
 void fcp_move_found(struct fcp_job *job, uint64_t src_dev, uint64_t src_ino, int dirfd,
 		    const char *name)
 {
@@ -170,6 +198,52 @@ void fcp_move_left_out(struct fcp_job *job, int dirfd, const char *name)
 		m->left_sorted = false;
 	}
 	pthread_mutex_unlock(&m->lock);
+}
+
+void fcp_move_followed(struct fcp_job *job, int fd)
+{
+	struct fcp_move_made *m = job->move_made;
+	struct statx st;
+
+	if (!m || fcp_sys_fstatx(fd, &st) < 0)
+		return;
+	pthread_mutex_lock(&m->lock);
+	if (m->nfollowed == m->capfollowed) {
+		size_t cap = m->capfollowed ? m->capfollowed * 2 : 16;
+		struct left *v = realloc(m->followed, cap * sizeof(*v));
+
+		m->followed = v ? v : m->followed;
+		m->capfollowed = v ? cap : m->capfollowed;
+	}
+	/* Not recorded (memory): not followed by the prune, its sources stay. */
+	if (m->nfollowed < m->capfollowed) {
+		m->followed[m->nfollowed].dev = fcp_statx_dev(&st);
+		m->followed[m->nfollowed++].ino = st.stx_ino;
+	}
+	pthread_mutex_unlock(&m->lock);
+}
+
+/* -K: the copy of source directory s is the directory d leads to, where
+ * the copy followed that symlink (d is then that directory's statx);
+ * else d stays as it is. A symlink the copy did not follow (refused: it
+ * leads into a SOURCE) has nothing of the copy's inside. Asked by the one
+ * thread that prunes. */
+static bool followed_copy(struct fcp_job *job, const struct statx *s, int ddir,
+			  const char *dname, struct statx *d)
+{
+	struct fcp_move_made *m = job->move_made;
+	struct statx t;
+
+	if (!job->o->keep_dirlinks || !m || !S_ISDIR(s->stx_mode) || !S_ISLNK(d->stx_mode) ||
+	    fcp_sys_statx(ddir, dname, 0, STATX_BASIC_STATS, &t) < 0 || !S_ISDIR(t.stx_mode) ||
+	    fcp_statx_same_inode(&t, s))
+		return false;
+	for (size_t i = 0; i < m->nfollowed; i++)
+		if (m->followed[i].dev == fcp_statx_dev(&t) && m->followed[i].ino == t.stx_ino) {
+			*d = t;
+			return true;
+		}
+	return false;
 }
 
 static int cmp_left(const void *a, const void *b)
@@ -258,6 +332,85 @@ static bool guarded(const struct fcp_options *o)
 	return o->update != FCP_UPDATE_ALL || o->interactive || o->backup != FCP_BACKUP_NONE;
 }
 
+/* A mountinfo path with its octal escapes (\040 for a space) undone, in
+ * place. */
+static void unescape(char *p)
+{
+	char *w = p;
+
+	for (; *p; p++) {
+		if (p[0] == '\\' && p[1] >= '0' && p[1] <= '3' && p[2] >= '0' && p[2] <= '7' &&
+		    p[3] >= '0' && p[3] <= '7') {
+			*w++ = (char)((p[1] - '0') << 6 | (p[2] - '0') << 3 | (p[3] - '0'));
+			p += 3;
+		} else {
+			*w++ = *p;
+		}
+	}
+	*w = 0;
+}
+
+/* The fifth field of each line of /proc/self/mountinfo: where each mount
+ * is, as this process's root sees it. False when they cannot be told. */
+static bool read_mounts(struct fcp_move_made *m)
+{
+	int fd = fcp_sys_openat(AT_FDCWD, "/proc/self/mountinfo", O_RDONLY | O_CLOEXEC, 0);
+	char *buf = NULL, *line, *save = NULL;
+	const size_t max = 16 << 20; /* thousands of mounts take a few MB */
+	ssize_t n = fd >= 0 ? fcp_sys_read_stream(fd, max, &buf) : fd;
+
+	if (fd >= 0)
+		close(fd);
+	for (line = n > 0 ? strtok_r(buf, "\n", &save) : NULL; line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char *f = line, *end, **v;
+
+		for (int i = 0; i < 4 && f; i++)
+			f = strchr(f, ' ') ? strchr(f, ' ') + 1 : NULL;
+		if (!f || !(end = strchr(f, ' ')))
+			break;
+		*end = 0;
+		unescape(f);
+		if (!(v = realloc(m->mounts, (m->nmounts + 1) * sizeof(*v))) ||
+		    !(v[m->nmounts] = strdup(f))) {
+			m->mounts = v ? v : m->mounts;
+			n = -ENOMEM;
+			break;
+		}
+		m->mounts = v;
+		m->nmounts++;
+	}
+	free(buf);
+	return n > 0 && (size_t)n < max && !line; /* whole, every line read */
+}
+
+/* Is a mount point at or below directory src (a bind mount of the same
+ * filesystem too)? A rename would carry it along, and what is on it is no
+ * part of the move (see fcp_move_prune). Where it cannot be told: yes,
+ * and the copy, which tells each mount point by its mount id, does it. */
+static bool holds_mount(struct fcp_job *job, const char *src)
+{
+	struct fcp_move_made *m = job->move_made;
+	char *real;
+	size_t n;
+	bool found = false;
+
+	if (!m)
+		return true;
+	if (!m->mounts_read) {
+		m->mounts_read = true;
+		m->mounts_unknown = !read_mounts(m);
+	}
+	if (m->mounts_unknown || !(real = realpath(src, NULL)))
+		return true;
+	n = strcmp(real, "/") ? strlen(real) : 0;
+	for (size_t i = 0; i < m->nmounts && !found; i++)
+		found = !strncmp(m->mounts[i], real, n) &&
+			(m->mounts[i][n] == '/' || (!m->mounts[i][n] && n));
+	free(real);
+	return found;
+}
+
 bool fcp_move_rename(struct fcp_job *job, const char *src, const struct statx *sst, int pfd,
 		     const char *name, const struct statx *dstx)
 {
@@ -272,6 +425,8 @@ bool fcp_move_rename(struct fcp_job *job, const char *src, const struct statx *s
 	    (job->o->deref_args &&
 	     (fcp_sys_statx(AT_FDCWD, src, AT_SYMLINK_NOFOLLOW, STATX_TYPE, &l) < 0 ||
 	      S_ISLNK(l.stx_mode))))
+		return false;
+	if (S_ISDIR(sst->stx_mode) && holds_mount(job, src))
 		return false;
 	if (!dstx)
 		r = fcp_sys_renameat(AT_FDCWD, src, pfd, name, RENAME_NOREPLACE);
@@ -360,7 +515,7 @@ static void kept(struct fcp_job *job, const char *path, const char *why, int err
 }
 
 static bool prune(struct fcp_job *job, int sdir, const char *sname, int ddir, const char *dname,
-		  const char *path, uint64_t dev, uint64_t mnt);
+		  const char *path, uint64_t dev, uint64_t mnt, uint64_t dmnt);
 
 #define NOT_ITS_COPY "what is at its destination is not its copy (kept there, or its copy failed)"
 
@@ -381,9 +536,9 @@ void fcp_move_dry_kept(struct fcp_job *job, const struct fcp_dir *d, const char 
 }
 
 /* Empty source directory sfd into its copy dfd (durable first), entry by
- * entry. dev and mnt: sfd's filesystem and mount. */
+ * entry. dev and mnt: sfd's filesystem and mount; dmnt: dfd's mount. */
 static void prune_children(struct fcp_job *job, int sfd, int dfd, const char *path,
-			   uint64_t dev, uint64_t mnt)
+			   uint64_t dev, uint64_t mnt, uint64_t dmnt)
 {
 	int fd = fcp_sys_openat(sfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0), r;
 	DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
@@ -408,18 +563,20 @@ static void prune_children(struct fcp_job *job, int sfd, int dfd, const char *pa
 			continue;
 		if (asprintf(&child, "%s/%s", path, de->d_name) < 0)
 			child = NULL;
-		prune(job, sfd, de->d_name, dfd, de->d_name, child ? child : de->d_name, dev, mnt);
+		prune(job, sfd, de->d_name, dfd, de->d_name, child ? child : de->d_name, dev, mnt,
+		      dmnt);
 		free(child);
 	}
 	closedir(dir);
 }
 
 static bool prune_dir(struct fcp_job *job, int sdir, const char *sname, int ddir,
-		      const char *dname, const char *path, const struct statx *s)
+		      const char *dname, const char *path, const struct statx *s,
+		      const struct statx *d)
 {
 	int sfd = fcp_sys_openat(sdir, sname, NOFOLLOW_DIR, 0), dfd, r;
 	struct statx now;
-	uint64_t mnt;
+	uint64_t mnt, dmnt;
 
 	if (sfd < 0) {
 		kept(job, path, "cannot open directory", sfd);
@@ -432,20 +589,27 @@ static bool prune_dir(struct fcp_job *job, int sdir, const char *sname, int ddir
 		kept(job, path, "it changed while it was moved", 0);
 		return false;
 	}
-	dfd = fcp_sys_openat(ddir, dname, NOFOLLOW_DIR, 0);
+	/* (A symlink the copy followed, -K: the directory it leads to, the
+	 * one it led to then.) */
+	dfd = fcp_sys_openat(ddir, dname, NOFOLLOW_DIR & ~O_NOFOLLOW, 0);
+	if (dfd >= 0 && (fcp_sys_fstatx(dfd, &now) < 0 || !fcp_statx_same_inode(&now, d))) {
+		close(dfd);
+		dfd = -ESTALE;
+	}
 	if (dfd < 0) {
 		close(sfd);
 		kept(job, path, "cannot open the copy of", dfd);
 		return false;
 	}
-	/* Its mount, to know a bind mount below it by (mount_of()). */
-	if (fcp_sys_mount_id(sfd, "", AT_EMPTY_PATH, &mnt) < 0) {
+	/* Its mount, and its copy's, to know a mount point below either. */
+	if (fcp_sys_mount_id(sfd, "", AT_EMPTY_PATH, &mnt) < 0 ||
+	    fcp_sys_mount_id(dfd, "", AT_EMPTY_PATH, &dmnt) < 0) {
 		close(sfd);
 		close(dfd);
 		kept(job, path, "cannot tell the mount of", -EOPNOTSUPP);
 		return false;
 	}
-	prune_children(job, sfd, dfd, path, fcp_statx_dev(s), mnt);
+	prune_children(job, sfd, dfd, path, fcp_statx_dev(s), mnt, dmnt);
 	close(dfd);
 	close(sfd);
 	/* Whatever stayed inside was named already. */
@@ -476,9 +640,11 @@ static bool mount_point(const struct statx *s, int sdir, const char *sname, uint
 /* Remove source sname of sdir (path, for messages) where its copy dname
  * of ddir is whole and durable; a directory once emptied. Never below a
  * mount point of the source (dev and mnt: the parent's filesystem and
- * mount; 0 for a SOURCE itself). */
+ * mount; 0 for a SOURCE itself), nor where what stands for its copy is a
+ * mount point inside DEST (dmnt: ddir's mount; 0 for DEST itself, which
+ * may be one). */
 static bool prune(struct fcp_job *job, int sdir, const char *sname, int ddir, const char *dname,
-		  const char *path, uint64_t dev, uint64_t mnt)
+		  const char *path, uint64_t dev, uint64_t mnt, uint64_t dmnt)
 {
 	struct statx s, d;
 	enum made_by by;
@@ -494,15 +660,25 @@ static bool prune(struct fcp_job *job, int sdir, const char *sname, int ddir, co
 		kept(job, path, "a mount point is not moved across", 0);
 		return false;
 	}
-	if ((r = fcp_sys_statx(ddir, dname, AT_SYMLINK_NOFOLLOW, STATX_BASIC_STATS, &d)) < 0) {
+	if ((r = fcp_sys_statx(ddir, dname, AT_SYMLINK_NOFOLLOW, STATX_BASIC_STATS | STATX_MNT_ID,
+			       &d)) < 0) {
 		/* Pruned (-m): nothing in it was moved; it stays, unnamed. */
 		if (r == -ENOENT && S_ISDIR(s.stx_mode) && job->o->prune_empty_dirs)
 			return false;
 		kept(job, path, "its copy is missing", 0);
 		return false;
 	}
-	if (S_ISDIR(s.stx_mode) && S_ISDIR(d.stx_mode))
-		return prune_dir(job, sdir, sname, ddir, dname, path, &s);
+	/* Nothing is copied into a mount point inside DEST (the copy said
+	 * so), and what is found there is not this run's copy: a symlink or
+	 * an empty directory there that looks the same is no reason to
+	 * remove the source's, which may be the only one (a bind mount of
+	 * the source itself). The same inode on both sides is the source. */
+	if ((dmnt && mount_point(&d, ddir, dname, dmnt)) || fcp_statx_same_inode(&s, &d)) {
+		kept(job, path, NOT_ITS_COPY, 0);
+		return false;
+	}
+	if (S_ISDIR(s.stx_mode) && (S_ISDIR(d.stx_mode) || followed_copy(job, &s, ddir, dname, &d)))
+		return prune_dir(job, sdir, sname, ddir, dname, path, &s, &d);
 	/* Checked first: a file -n, -u or -i kept there may pass the quick
 	 * check, and the message must not blame the source. */
 	if (S_ISREG(s.stx_mode) && (by = made(job, &s, &d)) != MADE) {
@@ -572,7 +748,7 @@ void fcp_move_prune(struct fcp_job *job, const char *src, int ddir, const char *
 	if ((r = fcp_sys_fsync(ddir)) < 0)
 		kept(job, src, "cannot sync the destination of", r);
 	else
-		prune(job, sdir, basename(b), ddir, dname, src, 0, 0);
+		prune(job, sdir, basename(b), ddir, dname, src, 0, 0, 0);
 	close(sdir);
 out:
 	free(a);

@@ -596,11 +596,6 @@ void fcp_obs_failed(struct fcp_job *job, const char *path, const char *what, con
 	free(reason);
 }
 
-void fcp_obs_plan(struct fcp_job *job, const char *verb, const char *path)
-{
-	fcp_obs_plan_times(job, verb, path, NULL);
-}
-
 void fcp_obs_plan_times(struct fcp_job *job, const char *verb, const char *path,
 			const char *const times[2])
 {

@@ -81,9 +81,8 @@ char *fcp_obs_quote(const char *path);
 void fcp_obs_failed(struct fcp_job *job, const char *path, const char *what, const char *why);
 
 /* A line of --dry-run ("plan": its action and path) or of --check (a
- * "difference": what differs, and the path), as an event. */
-void fcp_obs_plan(struct fcp_job *job, const char *verb, const char *path);
-/* The same with the two mtimes an "mtime" difference is about, exact
+ * "difference": what differs, and the path), as an event; with the two
+ * mtimes an "mtime" difference is about (or NULL), exact
  * ("SECONDS.NANOSECONDS" since the epoch), for programs. */
 void fcp_obs_plan_times(struct fcp_job *job, const char *verb, const char *path,
 			const char *const times[2]);
@@ -102,8 +101,6 @@ void fcp_obs_totals(struct fcp_job *job, const struct fcp_totals *t);
 
 /* progress.c: the status line and the pre-scan, threads of their own. */
 int fcp_progress_start(struct fcp_job *job, char *const *srcs, int nsrc);
-/* The status line of t in width columns at most (0: no bound). */
-void fcp_progress_text(const struct fcp_totals *t, char *buf, size_t len, int width);
 /* Stop them and take the line away (the summary comes in its place). */
 void fcp_progress_stop(struct fcp_job *job);
 /* Under err_lock: take the line away before a message is printed; the

@@ -15,6 +15,7 @@
 #include <libgen.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static int cmp_u64(uint64_t a, uint64_t b)
 {
@@ -160,4 +161,148 @@ bool fcp_operand_just_created(const struct fcp_operand *op, const struct statx *
 	if (op->round == 0 || !now)
 		return false;
 	return !op->dst_existed || !fcp_statx_same_inode(&op->dst_st, now);
+}
+
+/* A copy that is a directory (only a directory holds a source), by inode. */
+struct root_ino {
+	uint64_t dev, ino;
+	int op;
+};
+
+static int by_root_ino(const void *a, const void *b)
+{
+	const struct root_ino *x = a, *y = b;
+	int c = cmp_u64(x->dev, y->dev);
+
+	c = c ? c : cmp_u64(x->ino, y->ino);
+	return c ? c : x->op - y->op;
+}
+
+/* The copies that exist now as directories: one that does not exist yet
+ * holds no source. Its last component is not followed, as the copy does
+ * not follow it. */
+static size_t root_inodes(char *const *roots, int n, struct root_ino *v)
+{
+	size_t k = 0;
+	struct statx st;
+
+	for (int i = 0; i < n; i++)
+		if (roots[i] && fcp_sys_statx(AT_FDCWD, roots[i], AT_SYMLINK_NOFOLLOW,
+					      STATX_BASIC_STATS, &st) == 0 && S_ISDIR(st.stx_mode))
+			v[k++] = (struct root_ino){ fcp_statx_dev(&st), st.stx_ino, i };
+	qsort(v, k, sizeof(*v), by_root_ino);
+	return k;
+}
+
+/* The first copy in v that is directory st, or NULL. */
+static const struct root_ino *root_at(const struct root_ino *v, size_t k, const struct statx *st)
+{
+	struct root_ino key = { fcp_statx_dev(st), st->stx_ino, -1 };
+	size_t lo = 0, hi = k;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (by_root_ino(&v[mid], &key) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < k && v[lo].dev == key.dev && v[lo].ino == key.ino ? &v[lo] : NULL;
+}
+
+/* Where a SOURCE's entries are: the directory itself, as copied (a
+ * symlink not followed is an entry of its parent), else its parent. */
+static int source_dir(const char *src, int sflags, bool *is_dir)
+{
+	struct statx st;
+	char *copy, *parent;
+	size_t len;
+	int fd;
+
+	*is_dir = fcp_sys_statx(AT_FDCWD, src, sflags, STATX_BASIC_STATS, &st) == 0 &&
+		  S_ISDIR(st.stx_mode);
+	if (*is_dir)
+		return fcp_sys_openat(AT_FDCWD, src, O_PATH | O_DIRECTORY, 0);
+	if (!(copy = strdup(src)))
+		return -ENOMEM;
+	for (len = strlen(copy); len > 1 && copy[len - 1] == '/';)
+		copy[--len] = 0;
+	parent = dirname(copy);
+	fd = fcp_sys_openat(AT_FDCWD, parent, O_PATH | O_DIRECTORY, 0);
+	free(copy);
+	return fd;
+}
+
+/* Say why ops[i] is refused: it is inside roots[j], ops[j]'s copy. */
+static void refuse_inside(struct fcp_job *job, const struct fcp_operand *ops, int i,
+			  char *const *roots, const char *dst, bool into, int j)
+{
+	const char *verb = job->o->move ? "move" : "copy";
+	const char *to = into || job->o->parents ? roots[j] : dst;
+
+	if (j == i)
+		fcp_report_errorf(job, "cannot %s '%s' to '%s': the source is inside its own copy, "
+				  "whose files would replace or delete it before they are read",
+				  verb, ops[i].src, to);
+	else
+		fcp_report_errorf(job, "cannot %s '%s': it is inside '%s', the copy of '%s', whose "
+				  "files would replace or delete it before they are read",
+				  verb, ops[i].src, to, ops[j].src);
+}
+
+/* The copy that ops[i] is inside, or -1: walks up from its directory. */
+static int inside_which(const struct fcp_operand *ops, int i, const struct root_ino *v, size_t k,
+			int sflags)
+{
+	bool is_dir;
+	int fd = source_dir(ops[i].src, sflags, &is_dir), found = -1;
+
+	for (int level = 0; fd >= 0 && found < 0; level++) {
+		struct statx cur, up;
+		const struct root_ino *r;
+		int next;
+
+		if (fcp_sys_fstatx(fd, &cur) < 0)
+			break;
+		/* Its own copy is left to prepare's refusals: a directory
+		 * onto itself is "the same file", a file onto a directory
+		 * above it cannot "overwrite directory". */
+		for (r = root_at(v, k, &cur); r && r < v + k && r->dev == fcp_statx_dev(&cur) &&
+					      r->ino == cur.stx_ino && found < 0; r++)
+			if (r->op != i || (is_dir && level > 0))
+				found = r->op;
+		next = fcp_sys_openat(fd, "..", O_PATH | O_DIRECTORY, 0);
+		close(fd);
+		fd = next;
+		if (fd >= 0 && fcp_sys_fstatx(fd, &up) == 0 && fcp_statx_same_inode(&up, &cur))
+			break; /* ".." of the root is the root */
+	}
+	if (fd >= 0)
+		close(fd);
+	return found;
+}
+
+bool fcp_operands_inside_copy(struct fcp_job *job, const struct fcp_operand *ops, int n,
+			      char *const *roots, const char *dst, bool into, int sflags)
+{
+	struct root_ino *v = malloc((n ? n : 1) * sizeof(*v));
+	size_t k;
+	bool any = false;
+
+	if (!v) {
+		fcp_report_errorf(job, "out of memory");
+		return true;
+	}
+	k = root_inodes(roots, n, v);
+	for (int i = 0; i < n && k; i++) {
+		int j = inside_which(ops, i, v, k, sflags);
+
+		if (j >= 0) {
+			refuse_inside(job, ops, i, roots, dst, into, j);
+			any = true;
+		}
+	}
+	free(v);
+	return any;
 }

@@ -42,4 +42,14 @@ int fcp_operands_plan(struct fcp_job *job, struct fcp_operand *ops, int n, const
  * (now: its statx, or NULL when there is nothing)? */
 bool fcp_operand_just_created(const struct fcp_operand *op, const struct statx *now);
 
+/* Is a SOURCE inside a copy this job makes (roots[i]: ops[i]'s copy, its
+ * path, or NULL)? That copy would replace (or, --delete, remove) the
+ * source's files before they are read. Told by inode, walking up from each
+ * SOURCE through "..": no spelling, symlink or bind mount hides it. A
+ * directory that is its own copy is left to the "same file" refusal.
+ * sflags: how a SOURCE is stat'ed (-H, -L). Reports each and returns true
+ * when any is. */
+bool fcp_operands_inside_copy(struct fcp_job *job, const struct fcp_operand *ops, int n,
+			      char *const *roots, const char *dst, bool into, int sflags);
+
 #endif

@@ -10,6 +10,7 @@
  * DEST: what the decision asks for is carried out by settle.c.
  * --check (check.c) asks the same questions, item by item.
  */
+#include "check.h"
 #include "decide.h"
 #include "hash.h"
 #include "manifest.h"
@@ -107,7 +108,7 @@ static int side_hash(struct fcp_entry *e, bool src, const struct statx *st, stru
 	int fd = -1, r;
 	size_t cap;
 	void *buf = fcp_worker_buf(e->w, &cap);
-	bool direct = false;
+	bool direct = false, refused = false;
 	struct statx now;
 
 	*read = false;
@@ -129,10 +130,16 @@ static int side_hash(struct fcp_entry *e, bool src, const struct statx *st, stru
 		if (dbuf && fcp_sys_set_direct(fd, true) == 0)
 			direct = true, buf = dbuf;
 		else
-			buf = fcp_worker_buf(e->w, &cap);
+			refused = dbuf != NULL, buf = fcp_worker_buf(e->w, &cap);
 	}
 	if (r >= 0)
 		r = fcp_hash_fd(e->job, fd, st->stx_size, buf, cap, direct, h);
+	/* Refused by the fcntl, or by a read (fcp_hash_fd went on without
+	 * it): --check says that DEST's bytes came through the page cache. */
+	if (direct && r == 0)
+		refused = fcp_sys_direct_on(fd) == 0;
+	if (refused && r == 0 && !src && e->job->o->check)
+		fcp_check_no_direct(e->job, e->d, fd);
 	if (direct && fd == e->src_fd) /* the batch's: the copy reads it next */
 		fcp_sys_set_direct(fd, false);
 	if (r == 0 && key && src)
@@ -229,7 +236,8 @@ int fcp_plan_source_hash(struct fcp_entry *e, struct fcp_hash *h)
 static struct fcp_facts facts_of(const struct fcp_entry *e, const struct statx *dst)
 {
 	struct fcp_facts f = { .src = &e->st, .dst = dst, .may_exist = may_exist(e->d),
-			       .taken_up = fcp_plan_taken_up(e->d), .is_root = e->job->is_root };
+			       .taken_up = fcp_plan_taken_up(e->d), .is_root = e->job->is_root,
+			       .move_rerun = e->d->root && e->d->root->move_rerun };
 
 	f.answer[FCP_Q_CONTENT] = e->content;
 	return f;
@@ -250,6 +258,8 @@ static bool answer(struct fcp_entry *e, const struct statx *dst, enum fcp_questi
 		return half_rewritten(e);
 	case FCP_Q_USER:
 		return ask(e);
+	case FCP_Q_WROTE:
+		return fcp_move_wrote(e->job, dst);
 	default:
 		return false;
 	}

@@ -392,11 +392,6 @@ static void line_text(const struct fcp_totals *t, char *buf, size_t len, int wid
 	}
 }
 
-void fcp_progress_text(const struct fcp_totals *t, char *buf, size_t len, int width)
-{
-	line_text(t, buf, len, width);
-}
-
 static int columns(void)
 {
 	struct winsize ws;

@@ -21,15 +21,39 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The length of the valid UTF-8 sequence at p (1 to 4), or 0. */
+static int utf8_len(const unsigned char *p)
+{
+	int n = *p < 0x80 ? 1 : *p >= 0xc2 && *p <= 0xdf ? 2 : *p >= 0xe0 && *p <= 0xef ? 3
+		: *p >= 0xf0 && *p <= 0xf4 ? 4 : 0;
+
+	for (int i = 1; i < n; i++)
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+	/* Overlong forms and surrogates are no characters either. */
+	if ((n == 3 && ((*p == 0xe0 && p[1] < 0xa0) || (*p == 0xed && p[1] >= 0xa0))) ||
+	    (n == 4 && ((*p == 0xf0 && p[1] < 0x90) || (*p == 0xf4 && p[1] >= 0x90))))
+		return 0;
+	return n;
+}
+
 static void put_path(FILE *f, const char *path)
 {
-	/* Names are bytes: show control characters escaped so that a name
-	 * with a newline cannot forge a second message line. */
-	for (const unsigned char *p = (const unsigned char *)path; p && *p; p++) {
-		if (*p < 0x20 || *p == 0x7f)
+	/* Names are bytes: control characters and bytes that are no UTF-8
+	 * are shown escaped (\ooo), so that a name with a newline cannot
+	 * forge a second message line and every line names one file; a
+	 * backslash is doubled, so that "a\012b" is not the name with a
+	 * newline. */
+	for (const unsigned char *p = (const unsigned char *)path; p && *p;) {
+		int n = utf8_len(p);
+
+		if (*p == '\\')
+			fputs("\\\\", f);
+		else if (*p < 0x20 || *p == 0x7f || !n)
 			fprintf(f, "\\%03o", *p);
 		else
-			fputc(*p, f);
+			fwrite(p, 1, n, f);
+		p += n ? n : 1;
 	}
 }
 

@@ -148,14 +148,15 @@ static bool link_settled(struct fcp_entry *e, enum fcp_action a)
  * item is refused, as in cp. */
 static bool backed_up(struct fcp_entry *e)
 {
-	int r;
+	/* A root's source is named by its path, not found in a directory. */
+	int src = e->d->is_top ? -1 : e->d->src_fd, r;
 
-	if (fcp_backup_is_source(e->w, e->d->dst_fd, e->dst_name, &e->st)) {
+	if (fcp_backup_is_source(e->w, e->d->dst_fd, src, e->dst_name, &e->st)) {
 		fcp_report_failed_in(e->job, "not copied, its backup name is the source:", e->d,
 				     e->name, false, 0);
 		return false;
 	}
-	r = fcp_backup_make(e->w, e->d->dst_fd, e->dst_name);
+	r = fcp_backup_make(e->w, e->d->dst_fd, src, e->dst_name);
 	if (r < 0)
 		fcp_report_failed_in(e->job, "cannot back up", e->d, e->dst_name, true, r);
 	return r == 0;

@@ -102,10 +102,14 @@ void fcp_stats_print(const struct fcp_stats *s, FILE *f)
 		(unsigned long long)s->specials, s_(s->specials), s->seconds, rate,
 		s->files / secs, s->threads, s_(s->threads), s->io_path ? s->io_path : "sync");
 	/* A dry run's counts are its closing line's (fcp_stats_print_plan). */
-	if (!s->dry_run && (s->unchanged || s->updated || s->deleted))
-		fprintf(f, "fastcp: %llu unchanged, %llu with metadata updated, %llu deleted\n",
+	if (!s->dry_run && (s->unchanged || s->updated || s->deleted || s->backed_up))
+		fprintf(f, "fastcp: %llu unchanged, %llu with metadata updated, %llu deleted",
 			(unsigned long long)s->unchanged, (unsigned long long)s->updated,
 			(unsigned long long)s->deleted);
+	if (!s->dry_run && s->backed_up)
+		fprintf(f, ", %llu renamed to backup names (-b)", (unsigned long long)s->backed_up);
+	if (!s->dry_run && (s->unchanged || s->updated || s->deleted || s->backed_up))
+		fputc('\n', f);
 	if (s->not_replaced)
 		fprintf(f, "fastcp: %llu file%s kept where %s already (-n, -u or -i)\n",
 			(unsigned long long)s->not_replaced, s_(s->not_replaced),
@@ -150,9 +154,10 @@ bool fcp_stats_changed(const struct fcp_stats *s)
 	if (s->check)
 		return false;
 	if (s->dry_run)
-		return s->plan_copied || s->plan_replaced || s->updated || s->deleted;
+		return s->plan_copied || s->plan_replaced || s->updated || s->deleted ||
+		       s->backed_up;
 	return s->files || s->dirs || s->symlinks || s->specials || s->hardlinks || s->updated ||
-	       s->deleted || s->moved;
+	       s->deleted || s->backed_up || s->moved;
 }
 
 /* "entries", and of which kinds (those there are): the count is not read
@@ -185,9 +190,12 @@ void fcp_stats_print_plan(const struct fcp_stats *s, FILE *f)
 	fprintf(f, "fastcp: dry run, nothing changed: would copy %llu entr%s (",
 		(unsigned long long)s->plan_copied, s->plan_copied == 1 ? "y" : "ies");
 	print_kinds(s, f);
-	fprintf(f, "%s), update %llu (%s), update metadata of %llu, delete %llu\n", copy,
+	fprintf(f, "%s), update %llu (%s), update metadata of %llu, delete %llu", copy,
 		(unsigned long long)s->plan_replaced, update, (unsigned long long)s->updated,
 		(unsigned long long)s->deleted);
+	if (s->backed_up)
+		fprintf(f, ", rename %llu to backup names (-b)", (unsigned long long)s->backed_up);
+	fputc('\n', f);
 }
 
 /* One row of the table: a count, or "-" where the run did not count it. */
@@ -227,9 +235,12 @@ void fcp_stats_print_table(const struct fcp_stats *s, FILE *f)
 				   s->skipped);
 	long long ff = (long long)(s->failed + s->not_copied);
 	long long df = (long long)(s->deleted - s->deleted_dirs), dd = (long long)s->deleted_dirs;
+	/* Extras renamed to backup names (non-directories) were extras, not
+	 * deleted. */
+	long long xf = df + (long long)s->backed_up;
 	long long nd = (long long)(s->dirs + s->updated_dirs), sd = (long long)s->unchanged_dirs;
 	long long x = s->delete_asked ? 0 : -1;
-	const long long files[6] = { nf + sf + ff, nf, sf, ff, x < 0 ? -1 : df, df },
+	const long long files[6] = { nf + sf + ff, nf, sf, ff, x < 0 ? -1 : xf, df },
 			dirs[6] = { nd + sd, nd, sd, -1, x < 0 ? -1 : dd, dd },
 			bytes[6] = { (long long)(s->bytes + s->bytes_skipped), (long long)s->bytes,
 				     (long long)s->bytes_skipped, -1, -1, -1 };
@@ -323,6 +334,7 @@ void fcp_stats_json(const struct fcp_stats *s, struct fcp_json *j)
 	fcp_json_u64(j, "unchanged", s->unchanged);
 	fcp_json_u64(j, "updated", s->updated);
 	fcp_json_u64(j, "deleted", s->deleted);
+	fcp_json_u64(j, "backed_up", s->backed_up);
 	fcp_json_u64(j, "moved", s->moved);
 	fcp_json_u64(j, "verified_files", s->verified_files);
 	fcp_json_u64(j, "verified_bytes", s->verified_bytes);

@@ -758,6 +758,13 @@ int fcp_sys_set_direct(int fd, bool on)
 	RET(fcntl(fd, F_SETFL, fl));
 }
 
+int fcp_sys_direct_on(int fd)
+{
+	int fl = fcntl(fd, F_GETFL);
+
+	return fl < 0 ? -errno : (fl & O_DIRECT) != 0;
+}
+
 ssize_t fcp_sys_read_stream(int fd, size_t max, char **buf)
 {
 	ssize_t n;

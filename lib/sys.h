@@ -144,5 +144,7 @@ int fcp_sys_first_extent(int fd, uint64_t *phys);
 /* Turn O_DIRECT on or off for an open file (-EINVAL: not on this
  * filesystem). */
 int fcp_sys_set_direct(int fd, bool on);
+/* Is O_DIRECT on for fd: 1, 0, or -errno. */
+int fcp_sys_direct_on(int fd);
 
 #endif

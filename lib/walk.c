@@ -7,6 +7,7 @@
  * child landed: a read-only directory could not have been filled otherwise,
  * and the children's renames would have changed its mtime.
  */
+#include "backup.h"
 #include "dest.h"
 #include "job.h"
 #include "delete.h"
@@ -149,6 +150,10 @@ static void emit(struct fcp_worker *w, struct fcp_dir *d, struct batch *b, const
 	}
 	if (d->seen)
 		fcp_names_add(job, d, name);
+	/* A backup made in d's copy must not take this name (backup.h). */
+	if (job->o->backup != FCP_BACKUP_NONE &&
+	    fcp_backup_note_copy(job, d->dst_dev, d->dst_ino, name) < 0)
+		fcp_report_failed_in(job, "out of memory in", d, NULL, false, -ENOMEM);
 	/* Only a source that reaches into this very run's destination can
 	 * hold one of this job's temporary names; copied, it could replace a
 	 * file in flight under that name. (A directory so named is this job's

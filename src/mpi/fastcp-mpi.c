@@ -58,11 +58,14 @@ static int parse(int rank, int argc, char **argv, struct fcp_options *o, char **
 
 /* Options whose output is one file or one database: every rank would
  * write it at once. --move removes a source only where its own process
- * made the copy or compared it (lib/move.c), and rank 0 removes them all. */
+ * made the copy or compared it (lib/move.c), and rank 0 removes them all.
+ * -K: another rank opens a directory of the copy beneath the root without
+ * following a symlink (lib/dist.c), so not one the copy followed. */
 static const char *unshared(const struct fcp_options *o)
 {
 	return o->manifest ? "--manifest" : o->events ? "--events" : o->log ? "--log" :
-	       o->check ? "--check" : o->move ? "--move" : NULL;
+	       o->check ? "--check" : o->move ? "--move" :
+	       o->keep_dirlinks ? "--keep-directory-symlink (-K)" : NULL;
 }
 
 /* Returns the exit status r, 1 instead of 0 when --json's summary could

@@ -18,8 +18,14 @@ static const size_t counts[] = {
 	COUNT(links_rewritten), COUNT(bytes_cloned), COUNT(bytes_holes), COUNT(io_ops),
 	COUNT(unchanged_dirs), COUNT(updated_dirs), COUNT(deleted_dirs), COUNT(replaced),
 	COUNT(bytes_skipped), COUNT(plan_copied), COUNT(plan_copied_bytes), COUNT(plan_replaced),
-	COUNT(plan_replaced_bytes), COUNT(in_place_shared),
+	COUNT(plan_replaced_bytes), COUNT(in_place_shared), COUNT(uncompared), COUNT(backed_up),
+	COUNT(plan_kind[0]), COUNT(plan_kind[1]), COUNT(plan_kind[2]), COUNT(plan_kind[3]),
+	COUNT(plan_kind[4]),
 };
+/* Every counter of fcp_stats is in counts[] (a new one is summed only once
+ * it is named there): the kinds of a dry run's total were rank 0's. */
+_Static_assert(sizeof(((struct fcp_stats *)0)->plan_kind) == 5 * sizeof(uint64_t),
+	       "counts[] names plan_kind[0..4]");
 #define NCOUNTS (sizeof(counts) / sizeof(counts[0]))
 
 void fcp_mpi_stats_reduce(struct fcp_stats *s, MPI_Comm comm)

@@ -33,7 +33,7 @@ bad_usage() {
 	check_nogrep "^/|^[^ ]+/fastcp:" "$T/err" "fastcp $*: message prefixed with the binary's path"
 }
 bad_usage --bogus-option src d_bad1
-bad_usage -K src d_bad2
+bad_usage -Y src d_bad2
 bad_usage --reflink=sometimes src d_bad3
 bad_usage --symlinks=maybe src d_bad4
 bad_usage --no-preserve=colour src d_bad5

@@ -51,4 +51,26 @@ check_absent back/new/photos "the copy copied into itself"
 check_eq "$(find back -mindepth 1 -maxdepth 1 -name '.fcp-*' | wc -l)" 0 "hidden copies left"
 check_eq "$(t_sums back/new)" "$(t_sums photos)" "every file of the source in the copy"
 getfattr -d -m - --absolute-names back/new | grep -q 'user\.fastcp' && fail "a marker left on the finished copy"
+
+# A hidden copy taken up by --sync: its directory's metadata is set before
+# its rename, and setting it dropped user.fastcp.root as an xattr the
+# source lacks, so a kill between the two left it hidden and unmarked.
+# Now the marker comes off only after the rename there too.
+mkdir back2
+faultfs_mount back2 fback2 --enospc-after=20000
+run_fcp --sync photos fback2/
+check_rc 1 "a --sync copy into a full destination"
+umount fback2
+hidden=$(find back2 -mindepth 1 -maxdepth 1 -name '.fcp-*')
+[ -n "$hidden" ] || fail "the stopped --sync run left no hidden copy"
+strace -f -o "$T/trace2" -e trace=renameat2,renameat,rename,fremovexattr,removexattr,lremovexattr \
+	"$FASTCP" --sync photos back2/ >out 2>err
+check_eq "$?" 0 "the same --sync again under strace"
+check_eq "$(t_sums back2/photos)" "$(t_sums photos)" "every file of the source in the copy"
+ren=$(grep -n 'rename[a-z0-9]*(.*"\.fcp-[0-9a-f-]*", .*"photos"' "$T/trace2" | head -1 | cut -d: -f1)
+unm=$(grep -n 'removexattr(.*"user\.fastcp\.root"' "$T/trace2" | head -1 | cut -d: -f1)
+sed 's/^/  | /' "$T/trace2" | grep -E 'rename|user.fastcp.root'
+[ -n "$ren" ] || fail "no rename of the taken-up copy to 'photos' in the trace"
+[ -z "$unm" ] || [ "$ren" -lt "$unm" ] ||
+	fail "the marker came off the taken-up copy (line $unm) before its rename (line $ren)"
 echo PASS

@@ -37,6 +37,36 @@ for where in samefs tmpfs; do
 	check_eq "$(cat D/x/f)" "content of b" "$where: b/x's moved file"
 	check_eq "$(cat a/x/f)" "content of a" "$where: a/x's file"
 	every_byte "$where, second run"
+
+	# b/x is not all gone (its file 'keep' cannot replace a/x's
+	# directory there), so no sibling is missing, and DEST/x was there
+	# before the first run (found by the scenario tester, seed 12001833):
+	# the second run copied a/x's f over the only copy of b/x's.
+	rm -rf a b D/x && mkdir -p a/x/keep b/x D/x
+	echo "content of a" >a/x/f
+	echo k >a/x/keep/k
+	echo "content of b" >b/x/f
+	echo kb >b/x/keep
+	run_fcp --move a/x b/x D/
+	check_rc 1 "$where: a file in the way of a directory, and a/x's file replaced"
+	check_eq "$(cat D/x/f)" "content of b" "$where: the later SOURCE's file in DEST"
+	check_absent b/x/f
+	every_byte "$where, first run into an existing DEST/x"
+	run_fcp --move a/x b/x D/
+	check_rc 1 "$where: the same command again"
+	check_eq "$(cat D/x/f)" "content of b" "$where: b/x's moved file, kept"
+	check_eq "$(cat a/x/f)" "content of a" "$where: a/x's file, kept"
+	every_byte "$where, second run into an existing DEST/x"
+	# All moved: the mark the run put on DEST/x goes with the sources.
+	rm -rf a b D/x && mkdir -p a/x b/x D/x
+	echo "content of a" >a/x/fa
+	echo "content of b" >b/x/fb
+	run_fcp --move a/x b/x D/
+	check_rc 0 "$where: two SOURCEs of one name moved into an existing DEST/x"
+	check_absent a/x
+	check_absent b/x
+	getfattr --absolute-names -d -m - D/x 2>/dev/null | grep -q 'user\.fastcp' &&
+		fail "$where: a mark left on D/x after everything was moved"
 	if [ "$where" = tmpfs ]; then umount D; fi
 done
 echo PASS

@@ -11,6 +11,17 @@ need_treecmp
 need_cmd setfattr setfacl
 
 t_mktree "$T/src"
+# A dry run's closing line: its total and kinds summed over every rank,
+# as fastcp's own (the kinds were rank 0's alone).
+run_fcp --dry-run "$T/src" "$T/dry/"
+check_rc 0 "fastcp --dry-run"
+want=$(grep '^fastcp: dry run' "$T/all")
+[ -n "$want" ] || fail "fastcp --dry-run said no closing line"
+for n in 2 4; do
+	run_mpi "$n" --dry-run "$T/src" "$T/dry/"
+	check_rc 0 "fastcp-mpi -np $n --dry-run"
+	check_eq "$(grep '^fastcp: dry run' "$T/all")" "$want" "-np $n: the dry run's closing line"
+done
 for n in 1 2 4; do
 	run_mpi "$n" --stats "$T/src" "$T/dst$n"
 	check_rc 0 "fastcp-mpi -np $n"

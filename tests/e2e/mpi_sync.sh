@@ -55,9 +55,10 @@ check_rc 0 "--sync of a directory missing a linked name"
 check_tree "$T/src" "$T/dst"
 
 # One file written by every rank at once, and --move (rank 0 removes a
-# source only where it made or compared the copy itself): refused, said
+# source only where it made or compared the copy itself), -K (another
+# rank opens no directory through a symlink): refused, said
 # once, nothing changed.
-for opt in "--manifest=$T/m.db" "--events=$T/ev" "--log=$T/log" --check --move; do
+for opt in "--manifest=$T/m.db" "--events=$T/ev" "--log=$T/log" --check --move -K; do
 	run_mpi 2 $opt "$T/src" "$T/dst"
 	check_rc 2 "fastcp-mpi $opt"
 	check_eq "$(grep -c 'not available across ranks' "$T/err")" 1 "$opt: one message"

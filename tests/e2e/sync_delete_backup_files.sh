@@ -72,6 +72,36 @@ check_rc 0 "numbered, second run"
 check_eq "$(cat "$T/n/d/f.~1~" "$T/n/d/h.~1~" "$T/n/d/h.~2~")" \
 	"$(printf 'old file contents\nextra file\nsecond h')" "numbered backups"
 
+# Counted as what happened: two extras renamed to backup names are no
+# deletions, in the summary, the table (extras 2, deleted 0), --json and
+# the dry run's closing line; without -b they are deleted.
+counts() { # DIR
+	rm -rf "$1" && mkdir -p "$1/s" "$1/d"
+	echo a >"$1/s/a"; echo e >"$1/d/e1"; echo e >"$1/d/e2"
+}
+counts "$T/c"
+run_fcp --mirror -b --dry-run -T "$T/c/s" "$T/c/d"
+check_rc 0 "counts: dry run"
+check_grep "update metadata of [0-9]+, delete 0, rename 2 to backup names \(-b\)$" "$T/out" \
+	"counts: the dry run's closing line"
+run_fcp --mirror -b --stats -T "$T/c/s" "$T/c/d"
+check_rc 0 counts
+check_eq "$(ls "$T/c/d" | tr '\n' ' ')" "a e1~ e2~ " "counts: the tree"
+check_grep "^fastcp: [0-9]+ unchanged, [0-9]+ with metadata updated, 0 deleted, 2 renamed to backup names \(-b\)$" \
+	"$T/err" "counts: the summary line"
+check_grep "^fastcp: entries +1 +1 +0 +0 +2 +0$" "$T/err" "counts: the table's entries"
+counts "$T/c"
+run_fcp --mirror -b --json -T "$T/c/s" "$T/c/d"
+check_rc 0 "counts: --json"
+check_grep '"deleted": ?0, ?"backed_up": ?2,' "$T/out" "counts: --json"
+check_grep '"changed": ?true' "$T/out" "counts: --json changed"
+counts "$T/c"
+run_fcp --mirror --stats -T "$T/c/s" "$T/c/d"
+check_rc 0 "counts without -b"
+check_grep "^fastcp: [0-9]+ unchanged, [0-9]+ with metadata updated, 2 deleted$" "$T/err" \
+	"counts without -b: the summary line"
+check_grep "^fastcp: entries +1 +1 +0 +0 +2 +2$" "$T/err" "counts without -b: the table"
+
 # Without -b extras still go.
 setup "$T/p"
 run_fcp --mirror -T "$T/p/s" "$T/p/d"

@@ -57,9 +57,13 @@ for opt in "--inplace --no-preserve=links" "--in-place" "--in-place -u --sync" \
 done
 
 # 3. --move into a tmpfs DEST holding a bind mount of a source directory:
-# the file "copied" onto itself was removed, exit 0.
-mkdir -p src/sub
+# the file "copied" onto itself was removed, exit 0; and so were, after
+# the copy declined the mount point, the symlink, FIFO and empty
+# directory it found there "the same" (they are the source's own).
+mkdir -p src/sub/empty
 echo PRECIOUS >src/sub/f
+ln -s target src/sub/l
+mkfifo src/sub/p
 echo top >src/t
 t_mount_fs tmpfs 16m "$T/dstfs"
 mkdir -p dstfs/d/sub
@@ -67,6 +71,9 @@ t_bind "$T/src/sub" "$T/dstfs/d/sub"
 run_fcp --move -v -T src dstfs/d
 umount dstfs/d/sub
 check_eq "$(cat src/sub/f 2>/dev/null)" PRECIOUS "the source's only copy"
+check_eq "$(readlink src/sub/l)" target "the source's symlink"
+[ -p src/sub/p ] || fail "the source's FIFO was removed"
+[ -d src/sub/empty ] || fail "the source's empty directory was removed"
 check_rc 1
 # --move enters no mount point inside DEST (as --delete does not).
 check_grep "not moved into a mount point inside DEST: 'dstfs/d/sub'" "$T/err"

@@ -4,7 +4,7 @@
  * that the fallbacks of fastcp can be tested on this machine.
  *
  *   deny [empty-path] [proc-link] [tmpfile] [unlink] [noreplace] [renameflags] [xattrat]
- *        -- COMMAND [ARG...]
+ *        [direct] -- COMMAND [ARG...]
  *
  *   empty-path  linkat(..., AT_EMPTY_PATH) fails with ENOENT (no
  *               CAP_DAC_READ_SEARCH on kernels before 6.10)
@@ -18,6 +18,8 @@
  *               FUSE daemons without rename2 take no rename flags)
  *   xattrat     setxattrat, getxattrat, listxattrat and removexattrat fail
  *               with ENOSYS (kernels before 6.13)
+ *   direct      openat(..., O_DIRECT) and fcntl(F_SETFL, O_DIRECT) fail
+ *               with EINVAL (a filesystem without O_DIRECT: some FUSE)
  *
  * A seccomp filter does it; it sees system calls only, not io_uring
  * requests (those need --no-io-uring, or a probe made by system call).
@@ -48,7 +50,7 @@
 
 int main(int argc, char **argv)
 {
-	unsigned link_mask = 0, open_mask = 0, rename_mask = 0, flags_mask = 0;
+	unsigned link_mask = 0, open_mask = 0, rename_mask = 0, flags_mask = 0, direct_mask = 0;
 	unsigned unlink_nr = ~0u; /* matches no system call unless asked */
 	unsigned xattrat_lo = ~0u; /* the same */
 	int i;
@@ -68,6 +70,8 @@ int main(int argc, char **argv)
 			flags_mask = ~0u;
 		else if (!strcmp(argv[i], "xattrat"))
 			xattrat_lo = 463; /* setxattrat .. removexattrat: 463 .. 466 everywhere */
+		else if (!strcmp(argv[i], "direct"))
+			direct_mask = O_DIRECT;
 		else {
 			fprintf(stderr, "deny: unknown feature %s\n", argv[i]);
 			return 2;
@@ -81,6 +85,18 @@ int main(int argc, char **argv)
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
 		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, ARCH, 1, 0),
 		ALLOW,
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_openat, 0, 3),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG(2)),
+		BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, direct_mask, 0, 1),
+		FAIL(EINVAL),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_fcntl, 0, 5),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG(1)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, F_SETFL, 0, 3),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG(2)),
+		BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, direct_mask, 0, 1),
+		FAIL(EINVAL),
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
 		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, unlink_nr, 0, 1),
 		FAIL(EPERM),

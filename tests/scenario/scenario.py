@@ -522,6 +522,12 @@ def gen_command(rng, w, prev):
             c["fault"] = {"fs": rng.choice(FSFAULTS), "k": k}
     elif mode in ("copy", "sync", "mirror") and not w["user"] and rng.random() < 0.12:
         c["mpi"] = rng.choice([2, 3])  # fastcp-mpi on 2-3 ranks, same semantics
+        if rng.random() < 0.4:
+            # A rank killed (mpirun ends the others), or Ctrl-C or a
+            # SIGTERM to mpirun (passed to every rank), some time after
+            # the ranks have started.
+            c["fault"] = {"sig": rng.choice(["KILL", "INT", "TERM"]), "ms": rng.choice([0, 20, 60, 150, 400]),
+                          "mpi": True}
     return c
 
 
@@ -700,6 +706,11 @@ def flip(p, off, log, q):
 
 
 # ---------------------------------------------------------------- the model
+class Abandoned(Exception):
+    """The scenario cannot go on for a reason outside fastcp (counted and
+    shown in the soak's summary, never a pass of what it did not check)."""
+
+
 class Unknown(Exception):
     """The model does not cover this case: only the safety invariants apply."""
 
@@ -1211,6 +1222,11 @@ def run_fastcp2(c, W, w, log, fault, ffs):
             ffs.release()
         log.append("%s & p=$!; until grep -q 'faultfs: holding' ffs.log; do sleep 0.01; done; kill -%s $p; "
                    "rm hold; wait $p; echo \"exit $?\"" % (shell, fault["sig"]))
+    elif fault and fault.get("mpi") and fastcp_mpi():
+        delivered = mpi_signal(p, fault)
+        how = "pkill -KILL -n -x fastcp-mpi" if fault["sig"] == "KILL" else "kill -%s $p" % fault["sig"]
+        log.append("%s & p=$!; until pgrep -x fastcp-mpi >/dev/null; do sleep 0.01; done; sleep %.3f; %s; "
+                   "wait $p; echo \"exit $?\"" % (shell, fault["ms"] / 1000.0, how))
     elif fault and "sig" in fault:
         time.sleep(fault["ms"] / 1000.0)
         if p.poll() is None:
@@ -1222,13 +1238,94 @@ def run_fastcp2(c, W, w, log, fault, ffs):
         if fault and (ffs and ffs.p or fault["fs"] == "full"):
             delivered = fault["fs"]
         log.append("%s; echo \"exit $?\"" % shell)
+    ranks = descendants(p.pid, "fastcp-mpi") if c.get("mpi") else []
     try:
         out, err = p.communicate(timeout=TIMEOUT)
     except subprocess.TimeoutExpired:
+        tree = ps()
+        if c.get("mpi") and (delivered or "").startswith("SIGKILL") and \
+                not any(alive(r) for r in ranks + descendants(p.pid, "fastcp-mpi")):
+            # Every rank has ended (a zombie is not reaped by the mpirun
+            # that hangs): Open MPI's own hang after a rank killed early
+            # ("PMIX ERROR: UNREACHABLE"), which fastcp cannot end.
+            p.kill()
+            p.communicate()
+            raise Abandoned("mpirun hung after its ranks had ended (a rank killed early)")
         p.kill()
         out, err = p.communicate()
-        raise Violation("no-hang", "fastcp ran over %d s: %s" % (TIMEOUT, shell))
+        raise Violation("no-hang", "fastcp ran over %d s: %s\n%s\n  stderr: %s" % (
+            TIMEOUT, shell, tree, err.decode(errors="replace")[-600:]))
+    # mpirun gone, its ranks too: none may go on writing into the next step.
+    t0 = time.time()
+    while c.get("mpi") and any(alive(r) for r in ranks + descendants(p.pid, "fastcp-mpi")):
+        if time.time() - t0 > 10:
+            raise Violation("no-hang", "a rank of fastcp-mpi outlived mpirun by 10 s: %s\n%s" % (shell, ps()))
+        time.sleep(0.02)
     return p.returncode, out, err, delivered
+
+
+def descendants(pid, name):
+    """The pids of the processes called name below pid."""
+    kids, names = {}, {}
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            with open("/proc/%s/stat" % d) as fh:
+                st = fh.read()
+        except OSError:
+            continue
+        comm = st[st.index("(") + 1:st.rindex(")")]
+        ppid = int(st[st.rindex(")") + 2:].split()[1])
+        kids.setdefault(ppid, []).append(int(d))
+        names[int(d)] = comm
+    out, todo = [], [pid]
+    while todo:
+        for k in kids.get(todo.pop(), []):
+            todo.append(k)
+            if names.get(k) == name:
+                out.append(k)
+    return out
+
+
+def ps():
+    """The processes of fastcp and mpirun, with their state and wait
+    channel: what a hang was waiting for."""
+    r = subprocess.run(["ps", "-eo", "pid,ppid,stat,wchan:24,etime,args"], stdout=subprocess.PIPE,
+                       stderr=subprocess.DEVNULL)
+    return "\n".join("  " + l for l in r.stdout.decode(errors="replace").splitlines()
+                     if "fastcp" in l or "mpirun" in l or "PID" in l)[:3000]
+
+
+def alive(pid):
+    try:
+        with open("/proc/%d/stat" % pid) as fh:
+            return fh.read().split(") ")[1][0] != "Z"
+    except OSError:
+        return False
+
+
+def mpi_signal(p, fault):
+    """fault's signal to a run of fastcp-mpi under mpirun p, fault["ms"]
+    after its ranks have started: SIGKILL to the last rank started, or
+    SIGINT/SIGTERM to mpirun. What was delivered, or None (it ended first)."""
+    t0 = time.time()
+    while p.poll() is None and not descendants(p.pid, "fastcp-mpi") and time.time() - t0 < 20:
+        time.sleep(0.005)
+    time.sleep(fault["ms"] / 1000.0)
+    if p.poll() is not None:
+        return None
+    if fault["sig"] != "KILL":
+        p.send_signal(getattr(signal, "SIG" + fault["sig"]))
+        return "SIG%s to mpirun" % fault["sig"]
+    ranks = descendants(p.pid, "fastcp-mpi")
+    if not ranks:
+        return None
+    try:
+        os.kill(max(ranks), signal.SIGKILL)
+    except OSError:
+        return None
+    return "SIGKILL to a rank"
 
 
 def hidden_roots(W):
@@ -1299,6 +1396,10 @@ class Run:
             return None
         except Violation as v:
             return v
+        except Abandoned as x:
+            self.stats["cover"].add(("abandoned", str(x)))
+            self.stats["abandoned"] = str(x)
+            return None
         except Exception as x:  # the tester's own bug: a failure too, never a pass
             import traceback
             return Violation("tester-error", "%s\n%s" % (x, traceback.format_exc()), type(x).__name__)
@@ -1349,7 +1450,9 @@ class Run:
         self.out = out
         post = self.state()
         self.ctx = cov + (" under " + delivered if delivered and "fs" in fault else "")
+        self.delivered = delivered
         self.check(c, pre, post, rc, err)
+        self.delivered = None
         self.faulted = {}
         if not (delivered and rc != 0 and c.get("again", True)) and ffs:
             ffs.close()
@@ -1460,7 +1563,11 @@ class Run:
                 self.fail("refusal-changes-nothing", "exit 2 but DEST or a source changed")
             return
         # I10 exit 1 names its failures.
-        if rc == 1 and c["mode"] not in ("check", "checkman") and not err.strip():
+        # (Not a signal sent to mpirun: it ends the job with exit 1 and
+        # says nothing, also where the ranks had finished or had not yet
+        # begun; what the copy left is checked all the same.)
+        if rc == 1 and c["mode"] not in ("check", "checkman") and not err.strip() and \
+                not (getattr(self, "delivered", None) or "").endswith(" to mpirun"):
             self.fail("failure-named", "exit 1 with nothing on stderr")
         # I7 at most one hidden copy per destination name.
         for (dp, name), l in hidden_roots(W).items():
@@ -1734,7 +1841,8 @@ def main2(args):
                 bad += 1
                 print("seed %s: FAIL %s" % (s, v))
             else:
-                print("seed %s: ok (%d commands)" % (s, st["cmds"]))
+                print("seed %s: %s (%d commands)" % (s, "abandoned: " + st["abandoned"]
+                                                      if st.get("abandoned") else "ok", st["cmds"]))
         return 1 if bad else 0
     if cmd == "soak":
         return soak(float(args[1]), int(args[2]) if len(args) > 2 else None)
@@ -1814,6 +1922,8 @@ def check_seeds(args):
             break
         sc, v, st = run_seed(seed)
         ran += 1
+        if st.get("abandoned"):
+            print("seed %d: abandoned: %s" % (seed, st["abandoned"]))
         if v:
             k = known_as(v, known)
             if k:
@@ -1854,10 +1964,13 @@ def soak(seconds, seed=None):
     n = cmds = 0
     cover = set()
     found, met = {}, {}
+    gave_up = []
     while time.time() - t0 < seconds:
         sc, v, st = run_seed(seed)
         n += 1
         cmds += st["cmds"]
+        if st.get("abandoned"):
+            gave_up.append(seed)
         cover |= st["cover"]
         if v:
             k = known_as(v, known)
@@ -1870,7 +1983,7 @@ def soak(seconds, seed=None):
     dt = time.time() - t0
     print("soak: %d seeds (%d..%d) in %.0f s: %.2f seeds/s, %.2f commands/s"
           % (n, first, seed - 1, dt, n / dt, cmds / dt))
-    for kind in ("option", "event", "fault", "fs", "modelled", "unmodelled"):
+    for kind in ("option", "event", "fault", "fs", "modelled", "unmodelled", "abandoned"):
         xs = sorted(x for k, x in ((c[0], c[1]) for c in cover if len(c) == 2) if k == kind)
         print("  %s (%d): %s" % (kind, len(xs), ", ".join(xs)))
     modes = sorted({c[1] for c in cover if c[0] == "combo"})
@@ -1879,6 +1992,9 @@ def soak(seconds, seed=None):
         evs = sorted({c[2] for c in cover if c[0] == "combo" and c[1] == m} - {"-"})
         fs = sorted({c[3] for c in cover if c[0] == "combo" and c[1] == m} - {"-"})
         print("    %-9s after %s; faults %s" % (m, ", ".join(evs) or "no event", ", ".join(fs) or "none"))
+    if gave_up:
+        print("  ABANDONED (outside fastcp, see above): %d seeds, e.g. %s"
+              % (len(gave_up), " ".join(map(str, gave_up[:8]))))
     for what, seeds in sorted(met.items()):
         print("  KNOWN %s: %d seeds, e.g. %s" % (what, len(seeds), " ".join(map(str, seeds[:8]))))
     for sig, seeds in sorted(found.items()):

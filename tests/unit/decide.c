@@ -24,9 +24,11 @@ struct tcase {
 	const char *opts; /* s --sync, c --checksum, n -n, u -u, i -i, d --dry-run,
 			     m --move, z --size-only, p --in-place,
 			     a --attributes-only, h --dedup=hardlink, x xattrs kept,
-			     t a taken-up copy, N a directory made by this job */
+			     t a taken-up copy, N a directory made by this job,
+			     r a --move again into a copy left marked */
 	struct side src, dst;
-	const char *answers; /* "C+" content same, "X-" xattrs differ, T target, M mark, U -i */
+	const char *answers; /* "C+" content same, "X-" xattrs differ, T target, M mark, U -i,
+				W written by this run */
 	enum fcp_action act;
 	enum fcp_question ask; /* FCP_Q_NONE: act is the decision */
 };
@@ -124,6 +126,19 @@ static const struct tcase cases[] = {
 	  0 },
 	{ "--dedup=hardlink: one name only", "sh", F(3, 100), FL(3, 101, 1), "", FCP_ACT_REPLACE,
 	  0 },
+	/* --move again into a copy of SOURCEs of one name left marked. */
+	{ "--move again: who wrote it asked", "smr", F(3, 100), F(4, 200), "", FCP_ACT_COPY,
+	  FCP_Q_WROTE },
+	{ "--move again: another's file kept", "smr", F(3, 100), F(4, 200), "W-", FCP_ACT_KEEP, 0 },
+	{ "--move again: this run's file replaced", "smr", F(3, 100), F(4, 200), "W+",
+	  FCP_ACT_REPLACE, 0 },
+	{ "--move again: same size, content asked", "smr", F(3, 100), F(3, 200), "W-",
+	  FCP_ACT_COPY, FCP_Q_CONTENT },
+	{ "--move again: same bytes, not kept", "smr", F(3, 100), F(3, 200), "W-C+",
+	  FCP_ACT_REPLACE, 0 },
+	{ "--move again: other bytes of one size, kept", "smr", F(3, 100), F(3, 200), "W-C-",
+	  FCP_ACT_KEEP, 0 },
+	{ "--move without the mark: replaced", "sm", F(3, 100), F(4, 200), "", FCP_ACT_REPLACE, 0 },
 };
 
 static struct statx statx_of(const struct side *s)
@@ -163,6 +178,7 @@ static void options_of(const char *opts, struct fcp_options *o, struct fcp_facts
 		case 'x': o->preserve |= FCP_PRESERVE_XATTR; break;
 		case 't': f->taken_up = true; break;
 		case 'N': f->may_exist = false; break;
+		case 'r': f->move_rerun = true; break;
 		}
 	}
 }
@@ -171,14 +187,15 @@ static void answers_of(const char *a, struct fcp_facts *f)
 {
 	static const enum fcp_question q[128] = { ['C'] = FCP_Q_CONTENT, ['T'] = FCP_Q_TARGET,
 						  ['X'] = FCP_Q_XATTRS, ['M'] = FCP_Q_MARK,
-						  ['U'] = FCP_Q_USER };
+						  ['U'] = FCP_Q_USER, ['W'] = FCP_Q_WROTE };
 
 	for (; a[0] && a[1]; a += 2)
 		f->answer[q[(int)a[0]]] = a[1] == '+' ? 1 : -1;
 }
 
 static const char *const names[] = { "copy", "replace", "meta", "skip", "keep" };
-static const char *const questions[] = { "none", "content", "target", "xattrs", "mark", "user" };
+static const char *const questions[] = { "none",  "content", "target", "xattrs",
+					 "mark",  "user",    "wrote" };
 
 static void run(const struct tcase *t)
 {
