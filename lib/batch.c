@@ -11,6 +11,7 @@
 #include "engine.h"
 #include "job.h"
 #include "plan.h"
+#include "settle.h"
 #include "worker.h"
 
 #include <dirent.h>
@@ -93,7 +94,7 @@ void fcp_batch_copy(struct fcp_worker *w, struct fcp_item *it)
 	       job->o->make != FCP_MAKE_COPY || job->o->attributes_only ||
 	       job->o->sparse == FCP_SPARSE_ALWAYS;
 	if (fcp_plan_looks(job, it->dir) && !once)
-		n = fcp_plan_batch(w, it->dir, names, n, was);
+		n = fcp_settle_batch(w, it->dir, names, n, was);
 	for (int i = 0; i < n; i++)
 		back[i] = true;
 	if (n > 0 && !once && uring_wanted(job, it->dir)) {

@@ -27,7 +27,7 @@
 #ifndef FCP_CHECK_H
 #define FCP_CHECK_H
 
-#include "entry.h"
+#include "node.h"
 
 /* Compare entry e of d with what is at its destination name; say every
  * difference (a directory: only missing or another type; its metadata

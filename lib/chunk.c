@@ -26,6 +26,7 @@
 #include "dest.h"
 #include "engine.h"
 #include "entry.h"
+#include "hooks.h"
 #include "links.h"
 #include "node.h"
 #include "resume.h"
@@ -241,7 +242,7 @@ bool fcp_chunk_start(struct fcp_entry *e, const struct fcp_xfer *x, struct fcp_h
 		it->ctx = b;
 		fcp_sched_push(e->w, it);
 	}
-	fcp_dist_chunk_add(e->job, b);
+	fcp_hook_chunk_add(e->job, b);
 	run(e->w, b);
 	return true;
 }
@@ -278,7 +279,7 @@ static void land_range(struct fcp_bigfile *b)
 		r = fcp_sys_fdatasync(b->x.out);
 	c = fcp_sys_close(b->x.out);
 	err = err ? err : r < 0 ? r : c < 0 ? c : 0;
-	fcp_dist_chunk_result(b->e.job, b->owner, b->id, atomic_load(&b->bytes), err,
+	fcp_hook_chunk_result(b->e.job, b->owner, b->id, atomic_load(&b->bytes), err,
 			      atomic_load(&b->eof));
 	close(b->x.in);
 	pthread_mutex_destroy(&b->wlock);
@@ -295,7 +296,7 @@ static void land_last(struct fcp_worker *w, struct fcp_bigfile *b)
 		land_range(b);
 		return;
 	}
-	fcp_dist_chunk_remove(b->e.job, b);
+	fcp_hook_chunk_remove(b->e.job, b);
 
 	if (!err && eof < b->x.size)
 		err = FCP_ESHRANK;
@@ -553,7 +554,7 @@ void fcp_chunk_take(struct fcp_job *job, int in, int out, const struct fcp_chunk
 	if (!b) {
 		close(in);
 		close(out);
-		fcp_dist_chunk_result(job, owner, id, 0, -ENOMEM, (int64_t)s->size);
+		fcp_hook_chunk_result(job, owner, id, 0, -ENOMEM, (int64_t)s->size);
 		return;
 	}
 	b->e.job = job;

@@ -40,16 +40,8 @@ void fcp_chunk_returned(struct fcp_job *job, struct fcp_bigfile *b, uint64_t byt
 
 /* A range [first, end) of another rank's file (owner, id), its source and
  * copy open here as in and out (taken): queued for this rank's workers;
- * its result goes back through fcp_dist_chunk_result(). */
+ * its result goes back through the job's hooks (hooks.h). */
 void fcp_chunk_take(struct fcp_job *job, int in, int out, const struct fcp_chunk_share *s,
 		    int first, int end, int owner, uint64_t id);
-
-/* dist_chunk.c: b's chunks may go to other ranks (a no-op for a job of
- * one process, or a file that is not shareable); and no longer. */
-void fcp_dist_chunk_add(struct fcp_job *job, struct fcp_bigfile *b);
-void fcp_dist_chunk_remove(struct fcp_job *job, struct fcp_bigfile *b);
-/* This rank's part of a range is done: its result, queued for the owner. */
-void fcp_dist_chunk_result(struct fcp_job *job, int owner, uint64_t id, uint64_t bytes, int err,
-			   int64_t eof);
 
 #endif

@@ -31,7 +31,6 @@
 #include "manifest.h"
 #include "node.h"
 #include "observe.h"
-#include "plan.h"
 #include "resume.h"
 #include "sys.h"
 #include "worker.h"
@@ -415,18 +414,4 @@ const char *fcp_dedup_dry_verb(struct fcp_entry *e)
 	if (fd != e->src_fd)
 		close(fd);
 	return !found ? NULL : e->job->o->dedup == FCP_DEDUP_HARDLINK ? "link" : "clone";
-}
-
-/* The inode carries the metadata of the name whose mtime it has: that
- * name (the first copy, or a source hard link) is updated as usual, so a
- * chmod of the first file's source still reaches the copy; a name with
- * another mtime is one of the others. */
-bool fcp_dedup_linked_copy(struct fcp_entry *e, const struct statx *dst)
-{
-	bool other = e->st.stx_mtime.tv_sec != dst->stx_mtime.tv_sec ||
-		     e->st.stx_mtime.tv_nsec != dst->stx_mtime.tv_nsec;
-
-	return e->job->o->dedup == FCP_DEDUP_HARDLINK && other && S_ISREG(e->st.stx_mode) &&
-	       S_ISREG(dst->stx_mode) && dst->stx_nlink > 1 && dst->stx_size == e->st.stx_size &&
-	       e->st.stx_size > 0 && fcp_plan_content(e, dst) == 1;
 }

@@ -42,11 +42,6 @@ void fcp_dedup_done(struct fcp_worker *w, struct fcp_entry *e, bool ok);
  * or "link" for a content seen before in this run, else NULL. */
 const char *fcp_dedup_dry_verb(struct fcp_entry *e);
 
-/* --sync with --dedup=hardlink: is dst (e's copy, more than one name,
- * another mtime than e's) a name of the first copy of e's content, the
- * same bytes? Its metadata is that first copy's: up to date as it is. */
-bool fcp_dedup_linked_copy(struct fcp_entry *e, const struct statx *dst);
-
 /* Do fds a and b hold the same len bytes from offset 0? buf holds cap
  * bytes (two halves are used). 1 yes, 0 no, or -errno. */
 int fcp_dedup_same_bytes(int a, int b, uint64_t len, void *buf, size_t cap);

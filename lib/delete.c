@@ -9,8 +9,9 @@
 #include "merge.h"
 #include "node.h"
 #include "own.h"
-#include "plan.h"
+#include "pick.h"
 #include "sys.h"
+#include "upcalls.h"
 #include "observe.h"
 #include "worker.h"
 
@@ -643,7 +644,7 @@ static void say_left_out(struct fcp_job *job, const struct fcp_dir *d, const cha
 	if (fcp_sys_statx(d->src_fd, name, AT_SYMLINK_NOFOLLOW, STATX_TYPE, &st) < 0)
 		return;
 	pthread_mutex_lock(&job->err_lock);
-	fcp_progress_clear(job);
+	fcp_up_clear_line(job);
 	fprintf(job->err, "fastcp: removed '%s', left by an interrupted run, left out by the "
 			  "filters now\n", path ? path : name);
 	pthread_mutex_unlock(&job->err_lock);
@@ -737,7 +738,7 @@ bool fcp_delete_pruned(struct fcp_job *job, struct fcp_dir *d)
 	if (!d->made && !(o->delete_extra && o->max_delete < 0))
 		return false;
 	/* A dry run says what the run would find: nothing would be left in
-	 * it (plan.c and fcp_delete_extras mark what would). */
+	 * it (settle.c and fcp_delete_extras mark what would). */
 	if (o->dry_run) {
 		if (atomic_load(&d->holds))
 			return false;

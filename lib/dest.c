@@ -2,9 +2,7 @@
  * dest.c - create under a temporary name (or none, or the final one in a
  * hidden directory), rename (or link) into place.
  */
-#include "delete.h"
 #include "dest.h"
-#include "manifest.h"
 #include "node.h"
 #include "sys.h"
 #include "worker.h"
@@ -519,25 +517,6 @@ static int rename_noreplace(struct fcp_job *job, int dirfd, const char *old, con
 		return r < 0 ? r : -EEXIST;
 	r = fcp_sys_renameat(dirfd, old, dirfd, new, 0);
 	return r == -ENOTEMPTY || r == -ENOTDIR || r == -EISDIR ? -EEXIST : r;
-}
-
-void fcp_dest_drop_unconfirmed(struct fcp_job *job, struct fcp_dir *d, const char *name)
-{
-	struct statx st;
-	int r;
-
-	/* A temporary name may be one of this job's own, in flight. */
-	if (!name || d->is_top || d->dst_fd < 0 || job->o->dry_run || !strncmp(name, ".fcp-", 5)) {
-		atomic_store(&d->root->stale, true);
-		return;
-	}
-	r = fcp_sys_statx(d->dst_fd, name, AT_SYMLINK_NOFOLLOW, STATX_TYPE, &st);
-	if (r == 0 && S_ISDIR(st.stx_mode))
-		r = fcp_delete_entry(job, d, name);
-	else if (r == 0 && (r = fcp_sys_unlinkat(d->dst_fd, name, 0)) == 0)
-		fcp_manifest_forget(job, d, name, false);
-	if (r < 0 && r != -ENOENT)
-		atomic_store(&d->root->stale, true);
 }
 
 /* The full path of d's hidden copy, for the message at the job's end:

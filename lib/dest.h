@@ -149,12 +149,6 @@ void fcp_dest_unhide(struct fcp_job *job, struct fcp_dir *d);
  * until it has its final name (fcp_signal_note, job.c). */
 void fcp_dest_note_hidden(struct fcp_dir *d);
 
-/* An item of d (name; NULL: d itself) failed in a stopped run's hidden
- * copy taken up: what that run left at its name may be partial, so it
- * goes, as a new copy would lack it; where it cannot (or d's own names
- * are not known), the copy is stale and keeps its hidden name. */
-void fcp_dest_drop_unconfirmed(struct fcp_job *job, struct fcp_dir *d, const char *name);
-
 /* Does directory fd carry a default ACL (inherited by new inodes in it)? */
 bool fcp_dest_has_default_acl(int dirfd);
 

@@ -25,6 +25,17 @@
 #include <string.h>
 #include <unistd.h>
 
+/* The tree's calls into a run of several ranks. */
+static const struct fcp_hooks hooks = {
+	.root_made = fcp_dist_root_made,
+	.dir_done = fcp_dist_dir_done,
+	.defer_link = fcp_dist_defer_link,
+	.may_share = fcp_dist_may_share,
+	.chunk_add = fcp_dist_chunk_add,
+	.chunk_remove = fcp_dist_chunk_remove,
+	.chunk_result = fcp_dist_chunk_result,
+};
+
 int fcp_dist_init(struct fcp_job *job)
 {
 	const struct fcp_dist *t = job->o->dist;
@@ -48,6 +59,7 @@ int fcp_dist_init(struct fcp_job *job)
 	t->ops->bcast(t->ctx, job->tmp_prefix, sizeof(job->tmp_prefix));
 	job->tmp_rank = t->rank;
 	job->dist = ds;
+	job->hooks = &hooks;
 	return 0;
 }
 
@@ -91,6 +103,7 @@ void fcp_dist_free(struct fcp_job *job)
 	pthread_mutex_destroy(&ds->lock);
 	free(ds);
 	job->dist = NULL;
+	job->hooks = NULL;
 }
 
 bool fcp_dist_leader(const struct fcp_job *job)

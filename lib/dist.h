@@ -3,7 +3,9 @@
  * (ranks); the program's side, its transport, is in fastcp.h.
  *
  * Every call below is a no-op (false, 0) for a job of one process, so the
- * modules call them without asking first.
+ * modules call them without asking first. The copy of the tree, a floor
+ * below, reaches dist only through the hooks fcp_dist_init installs on
+ * the job (hooks.h).
  */
 #ifndef FCP_DIST_H
 #define FCP_DIST_H
@@ -11,10 +13,9 @@
 #include "job.h"
 #include "meta.h"
 
-struct fcp_entry;
-
 /* Set up job->dist where o->dist has more than one rank: collective (rank
- * 0's temporary-name prefix goes to every rank). 0 or -ENOMEM. */
+ * 0's temporary-name prefix goes to every rank), and job->hooks. 0 or
+ * -ENOMEM. */
 int fcp_dist_init(struct fcp_job *job);
 void fcp_dist_free(struct fcp_job *job);
 
@@ -28,23 +29,6 @@ bool fcp_dist_leader(const struct fcp_job *job);
 
 /* Collective: rank 0's v on every rank (one process: v). */
 int fcp_dist_share(struct fcp_job *job, int v);
-
-/* Rank 0 made (or opened) root copy d: held open, and named, until every
- * rank is done with it (fcp_dist_run). */
-void fcp_dist_root_made(struct fcp_job *job, struct fcp_dir *d);
-
-/* Directory d, below a root copy, is finished here: its metadata is set
- * once no rank can still copy into it (dst as fcp_meta_copy takes it). */
-void fcp_dist_dir_done(struct fcp_job *job, struct fcp_dir *d, struct fcp_at dst);
-
-/* A name of an inode with several links, met while the tree is copied:
- * sent to the rank that owns the inode, which copies all its names after
- * the tree. True when it is taken so. */
-bool fcp_dist_defer_link(struct fcp_entry *e);
-
-/* Might other ranks copy parts of a file of this size (dist_chunk.c)? Its
- * copy then needs a name they can open: never an unnamed inode. */
-bool fcp_dist_may_share(const struct fcp_job *job, uint64_t size);
 
 /* Collective: run one round, its operands queued on rank 0: the tree,
  * balanced between the ranks; the inodes with several names, each on its

@@ -7,6 +7,7 @@
 #define FCP_DIST_INT_H
 
 #include "dist.h"
+#include "hooks.h"
 
 enum unit_kind { UNIT_SCAN, UNIT_BATCH, UNIT_NAMES, UNIT_RANGE };
 enum phase { PHASE_TREE, PHASE_LINKS, PHASE_AFTER };
@@ -138,6 +139,20 @@ int fcp_dist_chunk_give(struct fcp_job *job, int max, struct buf *b);
 void fcp_dist_chunk_take(struct fcp_job *job, const struct unit *u);
 /* Free what dist_chunk.c keeps. */
 void fcp_dist_chunk_free(struct fcp_dist_state *ds);
+
+/* The hooks of the tree (hooks.h), as fcp_dist_init installs them. */
+void fcp_dist_root_made(struct fcp_job *job, struct fcp_dir *d);
+void fcp_dist_dir_done(struct fcp_job *job, struct fcp_dir *d, struct fcp_at dst);
+bool fcp_dist_defer_link(struct fcp_entry *e);
+/* dist_chunk.c: a file of this size may be shared (not under --verify);
+ * b's chunks may go to other ranks (not a file that is not shareable),
+ * and no longer; this rank's part of a range is done, queued for the
+ * owner. */
+bool fcp_dist_may_share(const struct fcp_job *job, uint64_t size);
+void fcp_dist_chunk_add(struct fcp_job *job, struct fcp_bigfile *b);
+void fcp_dist_chunk_remove(struct fcp_job *job, struct fcp_bigfile *b);
+void fcp_dist_chunk_result(struct fcp_job *job, int owner, uint64_t id, uint64_t bytes, int err,
+			   int64_t eof);
 
 /* Work below d went to another rank or phase: the metadata of d and of
  * the directories above it waits for every rank. */

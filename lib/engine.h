@@ -189,7 +189,7 @@ const char *fcp_direct_describe(void);
 
 /*
  * engine_uring.c: copy the small regular files names[0..n) of d through
- * io_uring; was[i]: what the plan found in DEST (fcp_plan_batch). back[i] is set for every file it left to the synchronous path
+ * io_uring; was[i]: what the plan found in DEST (fcp_settle_batch). back[i] is set for every file it left to the synchronous path
  * (not small, sparse, hard-linked, not regular, or an error that path
  * explains). On a rotational source, where[i] is then set to the device
  * offset of a handed-back regular file's first extent, read on the

@@ -10,14 +10,15 @@
 #include "debug.h"
 #include "dest.h"
 #include "dirlink.h"
-#include "dist.h"
 #include "entry.h"
+#include "hooks.h"
 #include "limiter.h"
 #include "links.h"
 #include "manifest.h"
 #include "meta.h"
 #include "node.h"
 #include "plan.h"
+#include "settle.h"
 #include "sys.h"
 #include "observe.h"
 #include "worker.h"
@@ -201,16 +202,16 @@ static int dir_copy_open(struct fcp_entry *e, bool *created, char hidden_name[FC
 	dfd = -1;
 	/* A dry run names what would go to make room, before the mkdir,
 	 * or the item's failure where the run could not make it. */
-	if (a == FCP_ACT_REPLACE && e->job->o->dry_run && !fcp_plan_make_room(e))
+	if (a == FCP_ACT_REPLACE && e->job->o->dry_run && !fcp_settle_make_room(e))
 		return -ECANCELED;
 	/* What is in the way stays under -n (said, as the run says it). */
-	if (a == FCP_ACT_KEEP && fcp_plan_type_kept(e))
+	if (a == FCP_ACT_KEEP && fcp_settle_type_kept(e))
 		return -ECANCELED;
 	if (a == FCP_ACT_SKIP || e->job->o->dry_run)
 		dfd = planned_dir(e, a, created);
 	if (e->job->o->dry_run)
 		return dfd;
-	if (a == FCP_ACT_REPLACE && !fcp_plan_make_room(e))
+	if (a == FCP_ACT_REPLACE && !fcp_settle_make_room(e))
 		return -ECANCELED;
 	if (dfd < 0)
 		dfd = e->d->is_top ? fcp_dest_mkdir_hidden(e->w, e->d->root, e->d->dst_fd,
@@ -301,8 +302,8 @@ static void copy_dir(struct fcp_entry *e)
 	    (nd->root->dst_fd = fcp_sys_dup(dfd)) < 0)
 		fcp_entry_fail(e, "cannot keep open the copy of", nd->root->dst_fd);
 	/* Several ranks: the root copy is finished when they all are. */
-	if (nd->depth == 0 && e->job->dist && dfd >= 0)
-		fcp_dist_root_made(e->job, nd);
+	if (nd->depth == 0 && dfd >= 0)
+		fcp_hook_root_made(e->job, nd);
 	/* One that was there and is planned counts as unchanged or
 	 * updated when it is finished (plan.c). */
 	if (created || !(fcp_plan_decides(e->job, e->d) || fcp_plan_dir_compared(e->job))) {
@@ -342,7 +343,7 @@ bool fcp_entry_hardlink(struct fcp_entry *e, struct fcp_hl_entry **hl)
 		return false;
 	/* Several ranks: its other names may be found by another; one rank
 	 * copies them all once the tree is done (dist.c). */
-	if (fcp_dist_defer_link(e))
+	if (fcp_hook_defer_link(e))
 		return true;
 	s = fcp_hl_claim(e->job, &e->st, e->d, e->name, e->dst_name, hl);
 	if (s == FCP_HL_FIRST)
@@ -557,7 +558,7 @@ static int try_open_regular(struct fcp_entry *e)
 		return 1;
 	}
 	e->src_fd = fd;
-	if (fcp_plan_settled(e))
+	if (fcp_settle_entry(e))
 		close(fd);
 	else
 		fcp_file_copy(e);
@@ -587,7 +588,7 @@ static void copy_contents(struct fcp_entry *e)
 	e->st.stx_mode = S_IFREG | (e->st.stx_mode & 07777);
 	e->st.stx_size = e->st.stx_blocks = 0; /* read until end of file */
 	e->st.stx_nlink = 1;
-	if (fcp_plan_settled(e))
+	if (fcp_settle_entry(e))
 		close(fd);
 	else
 		fcp_file_copy(e);
@@ -644,7 +645,7 @@ static void dispatch(struct fcp_entry *e, unsigned char d_type)
 		}
 		break;
 	}
-	if (!fcp_plan_settled(e))
+	if (!fcp_settle_entry(e))
 		copy_other(e);
 }
 

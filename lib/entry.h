@@ -5,41 +5,7 @@
 #define FCP_ENTRY_H
 
 #include "job.h"
-
-/* One source entry being copied: where it is, where it goes, what it is. */
-struct fcp_entry {
-	struct fcp_worker *w;
-	struct fcp_job *job;
-	struct fcp_dir *d;
-	const char *name;       /* source name in d */
-	const char *dst_name;   /* destination name in d */
-	struct statx st;
-	int src_fd;             /* open source fd, or -1 */
-	mode_t create_mode;     /* a regular file's copy was created with
-				   (fcp_meta_create_mode; 0 = private) */
-	mode_t dst_mode;        /* what the plan found at the destination
-				   (0: nothing, or not looked) */
-	uint64_t dst_ino;       /* and its inode number */
-	unsigned char changes;  /* how it differed from the item there
-				   (FCP_CHG_*, observe.h): -v's lines */
-	const struct fcp_xfer *xfer; /* how a file's data moved (--debug), or NULL */
-	const char *engine;     /* how a file's data went (observers) */
-	struct fcp_vsum *vsum;  /* --verify: the source's hash (verify.h) */
-	bool cloned;            /* its data was cloned */
-	struct fcp_dd_entry *dd_first; /* --dedup: the first copy of its
-				   content (dedup.h), or NULL */
-	int dd_from;            /* --dedup=reflink: that first copy, open to
-				   clone from, -2 cloned from it, or -1
-				   (fcp_dedup_settled) */
-	int attempt;            /* retries of it so far (limiter.h) */
-	signed char content;    /* --checksum: its content compared already
-				   (fcp_compare_batch): 1 equal, -1 not; 0
-				   not yet */
-	const struct statx *dst_st; /* and the destination's statx it was
-				   compared by, or NULL */
-	bool check_walk;        /* --check -m: a directory missing in DEST,
-				   walked to tell whether it was pruned */
-};
+#include "node.h"
 
 /* file.c: copy a regular file; e->src_fd is open (and closed here). */
 void fcp_file_copy(struct fcp_entry *e);

@@ -11,9 +11,9 @@
 #include "debug.h"
 #include "dedup.h"
 #include "dest.h"
-#include "dist.h"
 #include "engine.h"
 #include "entry.h"
+#include "hooks.h"
 #include "manifest.h"
 #include "limiter.h"
 #include "links.h"
@@ -271,7 +271,7 @@ void fcp_file_copy(struct fcp_entry *e)
 		out = fcp_resume_open(e, &tmp, &rs);
 	else if ((out = open_in_place(e, &tmp)) == -ENOENT)
 		out = fcp_dest_create(e->w, e->d, &tmp, e->create_mode, e->dst_name,
-				      fcp_dist_may_share(e->job, e->st.stx_size));
+				      fcp_hook_may_share(e->job, e->st.stx_size));
 	if (rs.found)
 		e->create_mode = 0; /* a killed run made it: its mode is set at the end */
 	if (out < 0) {

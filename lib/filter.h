@@ -7,7 +7,7 @@
  * matching: rules are compiled once, when they are read (the command
  * line, or a .gitignore when its directory is scanned), and matched per
  * entry against its path relative to the copy's root (or, for a
- * .gitignore, to the ignore file's directory). lib/plan.c decides with
+ * .gitignore, to the ignore file's directory). lib/pick.c decides with
  * them; the fuzz target (tests/fuzz/filter.c) and the unit test drive
  * them alone.
  *

@@ -27,6 +27,7 @@
 #include "own.h"
 #include "parents.h"
 #include "sys.h"
+#include "upcalls.h"
 #include "verify.h"
 
 #include <dirent.h>
@@ -74,11 +75,6 @@ void fcp_options_release(struct fcp_options *o)
 {
 	fcp_filter_free(o->filter);
 	o->filter = NULL;
-}
-
-const char *fcp_version(void)
-{
-	return FCP_VERSION;
 }
 
 /* CPUs this process may run on (its affinity mask, which cgroup cpusets
@@ -1038,6 +1034,14 @@ static void catch_signals(struct fcp_job *job, struct sigaction old[3])
 	}
 }
 
+/* What the core calls up into (upcalls.h): the job's status line, its
+ * signal notes, the copies it takes up. */
+static const struct fcp_upcalls upcalls = {
+	.clear_line = fcp_progress_clear,
+	.signal_said = fcp_signal_said,
+	.failed_taken_up = fcp_leftover_drop_unconfirmed,
+};
+
 /* The job, watched by obs (observe.h; NULL: nobody). */
 static int run(const struct fcp_options *o, char *const *srcs, int nsrc, const char *dst,
 	       struct fcp_stats *stats, struct fcp_obs *obs)
@@ -1047,7 +1051,7 @@ static int run(const struct fcp_options *o, char *const *srcs, int nsrc, const c
 	 * copy found by its marker: move_resumed). */
 	struct fcp_options moving = *o;
 	struct fcp_job job = { .o = o, .err = o->err ? o->err : stderr, .obs = obs,
-			       .obs_items = obs != NULL };
+			       .obs_items = obs != NULL, .up = &upcalls };
 	struct sigaction old_actions[3];
 	struct timespec t0, t1;
 	struct top *tops;

@@ -26,6 +26,8 @@ struct fcp_ddmap;
 struct fcp_names;
 struct fcp_worker;
 struct fcp_dist_state;
+struct fcp_hooks;
+struct fcp_upcalls;
 struct fcp_dist_root;
 struct fcp_own;
 struct fcp_merge;
@@ -232,6 +234,8 @@ struct fcp_job {
 	struct fcp_move_made *move_made; /* --move: the copies made (move.c), or NULL */
 	struct fcp_backups *backups; /* -b: the backup names made (backup.c), or NULL */
 	struct fcp_dist_state *dist; /* one of several ranks (dist.c), or NULL */
+	const struct fcp_hooks *hooks; /* its calls from the tree (hooks.h), or NULL */
+	const struct fcp_upcalls *up; /* the core's calls up (upcalls.h), or NULL */
 	unsigned tmp_rank;           /* in every temporary name: the ranks share
 					tmp_prefix */
 	/* Engines that answered "not between these filesystems": a key of the
@@ -472,6 +476,13 @@ bool fcp_leftover_scan(struct fcp_job *job, const struct fcp_dir *d, const char 
  * from its high 32 (random): a name whose prefix carries its tag is one
  * fastcp made (a user's file of that shape does so once in 2^32). */
 uint32_t fcp_leftover_tag(uint32_t random);
+
+/* leftover.c: an item of d (name; NULL: d itself) failed in a stopped
+ * run's hidden copy taken up: what that run left at its name may be
+ * partial, so it goes, as a new copy would lack it; where it cannot (or
+ * d's own names are not known), the copy is stale and keeps its hidden
+ * name. Reached from report.c through the job's upcalls. */
+void fcp_leftover_drop_unconfirmed(struct fcp_job *job, struct fcp_dir *d, const char *name);
 
 /* leftover.c: at the job's end, remove root's superseded hidden copy (the
  * scan found it in top's directory) if this run copied the root whole into

@@ -56,11 +56,13 @@
 #include "delete.h"
 #include "dest.h"
 #include "job.h"
+#include "manifest.h"
 #include "merge.h"
 #include "node.h"
 #include "observe.h"
 #include "resume.h"
 #include "sys.h"
+#include "upcalls.h"
 
 #include <dirent.h>
 #include <stdio.h>
@@ -205,7 +207,7 @@ static bool removed(struct fcp_job *job, const struct fcp_dir *d, const char *ab
 	if (!abs_dir || asprintf(&path, "%s/%s", abs_dir, name) < 0)
 		path = fcp_dir_dst_path(d, name);
 	pthread_mutex_lock(&job->err_lock);
-	fcp_progress_clear(job);
+	fcp_up_clear_line(job);
 	fprintf(job->err, "fastcp: removed '%s', a temporary file left by an interrupted run "
 			  "(the source lacks it)\n", path ? path : name);
 	pthread_mutex_unlock(&job->err_lock);
@@ -252,7 +254,7 @@ static void say_taken(struct fcp_job *job, const struct fcp_dir *d, const char *
 	if (!abs_dir || asprintf(&path, "%s/%s", abs_dir, name) < 0)
 		path = fcp_dir_dst_path(d, name);
 	pthread_mutex_lock(&job->err_lock);
-	fcp_progress_clear(job);
+	fcp_up_clear_line(job);
 	fprintf(job->err, "fastcp: finishing '%s', the copy of '%s' that an interrupted run "
 			  "left\n", path ? path : name, root->src_arg);
 	pthread_mutex_unlock(&job->err_lock);
@@ -390,7 +392,7 @@ void fcp_leftover_superseded(struct fcp_job *job, struct fcp_dir *top, struct fc
 	root->superseded_fd = -1;
 	if (r == 0) {
 		pthread_mutex_lock(&job->err_lock);
-		fcp_progress_clear(job);
+		fcp_up_clear_line(job);
 		fprintf(job->err, "fastcp: removed '%s', the unfinished copy of '%s' that an "
 				  "interrupted run left: that source is copied whole into '%s' now\n",
 			root->superseded, root->src_arg, root->name);
@@ -458,7 +460,7 @@ static void warn_unmarkable(struct fcp_job *job, const struct fcp_dir *d, const 
 		return;
 	}
 	pthread_mutex_lock(&job->err_lock);
-	fcp_progress_clear(job);
+	fcp_up_clear_line(job);
 	fprintf(job->err, "fastcp: '%s' keeps no extended attributes: a copy interrupted here "
 			  "cannot be taken up by the same command, and its hidden copy holds back "
 			  "later copies of directories into it until it is renamed or removed\n",
@@ -513,4 +515,23 @@ bool fcp_leftover_scan(struct fcp_job *job, const struct fcp_dir *d, const char 
 	/* A read error part way leaves names unseen. */
 	special |= r < 0;
 	return special;
+}
+
+void fcp_leftover_drop_unconfirmed(struct fcp_job *job, struct fcp_dir *d, const char *name)
+{
+	struct statx st;
+	int r;
+
+	/* A temporary name may be one of this job's own, in flight. */
+	if (!name || d->is_top || d->dst_fd < 0 || job->o->dry_run || !strncmp(name, ".fcp-", 5)) {
+		atomic_store(&d->root->stale, true);
+		return;
+	}
+	r = fcp_sys_statx(d->dst_fd, name, AT_SYMLINK_NOFOLLOW, STATX_TYPE, &st);
+	if (r == 0 && S_ISDIR(st.stx_mode))
+		r = fcp_delete_entry(job, d, name);
+	else if (r == 0 && (r = fcp_sys_unlinkat(d->dst_fd, name, 0)) == 0)
+		fcp_manifest_forget(job, d, name, false);
+	if (r < 0 && r != -ENOENT)
+		atomic_store(&d->root->stale, true);
 }

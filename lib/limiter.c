@@ -11,7 +11,6 @@
  * until it is within BURST_NS of now. Lock-free, and with many takers the
  * sum of their rates is the limit.
  */
-#include "entry.h"
 #include "limiter.h"
 #include "node.h"
 

@@ -53,6 +53,12 @@ struct fcp_obs {
 	struct timespec t0;
 };
 
+/* Here, below the program's side, since the start event names it too. */
+const char *fcp_version(void)
+{
+	return FCP_VERSION;
+}
+
 static const char *const action_name[] = {
 	[FCP_OBS_COPY] = "copy", [FCP_OBS_LINK] = "link", [FCP_OBS_MKDIR] = "mkdir",
 	[FCP_OBS_UNCHANGED] = "unchanged", [FCP_OBS_UPDATE] = "update",

@@ -15,7 +15,7 @@
  */
 #include "observe.h"
 #include "grow.h"
-#include "plan.h"
+#include "pick.h"
 #include "sys.h"
 
 #include <dirent.h>

@@ -9,11 +9,11 @@
  * status line's thread takes too (progress.c): the line is cleared before
  * the message and redrawn under it, never torn.
  */
-#include "dest.h"
 #include "job.h"
 #include "node.h"
 #include "observe.h"
 #include "sys.h"
+#include "upcalls.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -86,7 +86,7 @@ static void msg_send(struct fcp_job *job, struct msg *m, FILE *out, bool keep,
 {
 	fclose(m->f);
 	pthread_mutex_lock(&job->err_lock);
-	fcp_progress_clear(job);
+	fcp_up_clear_line(job);
 	fputs(m->buf, out);
 	if (keep && job->nerrors < FCP_ERRORS_KEPT) {
 		/* Without "fastcp: " and the newline. */
@@ -297,7 +297,7 @@ void fcp_report_failed_in(struct fcp_job *job, const char *what, const struct fc
 	report_failed(job, what, p, err, stops_job(err) || gone, gone ? d : NULL);
 	free(p);
 	if (d && d->root && d->root->adopted)
-		fcp_dest_drop_unconfirmed(job, (struct fcp_dir *)d, name);
+		fcp_up_failed_taken_up(job, (struct fcp_dir *)d, name);
 }
 
 static const char *warn_name[FCP_WARN_KINDS] = {
@@ -332,7 +332,7 @@ void fcp_report_left(struct fcp_job *job, const char *src, const struct fcp_root
 	struct msg m;
 
 	/* A signal said where the copy stays, as this would: once is enough. */
-	if (atomic_load(&job->stop) && fcp_signal_said(root))
+	if (atomic_load(&job->stop) && fcp_up_signal_said(job, root))
 		return;
 	if (!msg_open(&m))
 		return;

@@ -10,7 +10,7 @@
 #ifndef FCP_RESUME_H
 #define FCP_RESUME_H
 
-#include "entry.h"
+#include "node.h"
 
 #include <sys/types.h>
 

@@ -11,13 +11,15 @@
 #include "dest.h"
 #include "job.h"
 #include "delete.h"
-#include "dist.h"
 #include "grow.h"
+#include "hooks.h"
 #include "meta.h"
 #include "node.h"
 #include "observe.h"
 #include "own.h"
+#include "pick.h"
 #include "plan.h"
+#include "settle.h"
 #include "sys.h"
 #include "worker.h"
 
@@ -362,11 +364,11 @@ static void dir_finish(struct fcp_worker *w, struct fcp_dir *d)
 		fcp_delete_extras(w, d);
 		/* Pruned (--prune-empty-dirs), it has no metadata to take. */
 		pruned = !later && fcp_delete_pruned(job, d);
-		bool apply = !pruned && fcp_plan_dir_meta(job, d, &dst);
+		bool apply = !pruned && fcp_settle_dir_meta(job, d, &dst);
 		/* (Set later even where the plan found it up to date: the
 		 * other ranks' files may yet move its times.) */
 		if (later && !job->o->dry_run && !job->o->check)
-			fcp_dist_dir_done(job, d, dst);
+			fcp_hook_dir_done(job, d, dst);
 		else if (apply)
 			fcp_meta_copy(job, FCP_AT_FD(d->src_fd), dst, &d->st, d, NULL);
 		int r = job->o->fsync && !later && !pruned ? fcp_sys_fsync(d->dst_fd) : 0;

@@ -1,0 +1,45 @@
+/*
+ * upcalls.h - the calls the core makes into the floors above it (the
+ * status line, the notes a signal printed, a copy taken up), through a
+ * table the program's side installs on the job (job->up, job.c). A job
+ * without one (a unit test's, the manifest check's) has no status line,
+ * no signal notes and no copy taken up: each call is then a no-op.
+ *
+ * The core stands below them: it must not name their functions, or a
+ * change up there would reach down into every module.
+ */
+#ifndef FCP_UPCALLS_H
+#define FCP_UPCALLS_H
+
+#include "job.h"
+
+struct fcp_upcalls {
+	/* Under err_lock: take the status line away before a message is
+	 * printed (progress.c). */
+	void (*clear_line)(struct fcp_job *job);
+	/* Has a signal's note said where the copy of root (key) stays
+	 * (job.c)? */
+	bool (*signal_said)(const void *key);
+	/* An item of d (name; NULL: d itself) failed in a stopped run's
+	 * copy taken up (leftover.c). */
+	void (*failed_taken_up)(struct fcp_job *job, struct fcp_dir *d, const char *name);
+};
+
+static inline void fcp_up_clear_line(struct fcp_job *job)
+{
+	if (job->up)
+		job->up->clear_line(job);
+}
+
+static inline bool fcp_up_signal_said(const struct fcp_job *job, const void *key)
+{
+	return job->up && job->up->signal_said(key);
+}
+
+static inline void fcp_up_failed_taken_up(struct fcp_job *job, struct fcp_dir *d, const char *name)
+{
+	if (job->up)
+		job->up->failed_taken_up(job, d, name);
+}
+
+#endif
