@@ -257,14 +257,17 @@ static int inside_which(const struct fcp_operand *ops, int i, const struct root_
 {
 	bool is_dir;
 	int fd = source_dir(ops[i].src, sflags, &is_dir), found = -1;
+	struct statx cur, up;
 
+	/* One statx a level: the one of ".." is the next level's. */
+	if (fd >= 0 && fcp_sys_fstatx(fd, &cur) < 0) {
+		close(fd);
+		return -1;
+	}
 	for (int level = 0; fd >= 0 && found < 0; level++) {
-		struct statx cur, up;
 		const struct root_ino *r;
 		int next;
 
-		if (fcp_sys_fstatx(fd, &cur) < 0)
-			break;
 		/* Its own copy is left to prepare's refusals: a directory
 		 * onto itself is "the same file", a file onto a directory
 		 * above it cannot "overwrite directory". */
@@ -275,8 +278,11 @@ static int inside_which(const struct fcp_operand *ops, int i, const struct root_
 		next = fcp_sys_openat(fd, "..", O_PATH | O_DIRECTORY, 0);
 		close(fd);
 		fd = next;
-		if (fd >= 0 && fcp_sys_fstatx(fd, &up) == 0 && fcp_statx_same_inode(&up, &cur))
+		if (fd >= 0 && fcp_sys_fstatx(fd, &up) < 0)
+			break;
+		if (fd >= 0 && fcp_statx_same_inode(&up, &cur))
 			break; /* ".." of the root is the root */
+		cur = up;
 	}
 	if (fd >= 0)
 		close(fd);
