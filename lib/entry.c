@@ -35,6 +35,11 @@
 void fcp_entry_fail(struct fcp_entry *e, const char *what, int err)
 {
 	fcp_report_failed_in(e->job, what, e->d, e->name, false, err);
+	/* --move: a file with other names stays with all of them where one
+	 * failed, so that the same command links them again; with one
+	 * name moved, the one left would be copied as a file of its own. */
+	if (e->job->o->move && !S_ISDIR(e->st.stx_mode) && e->st.stx_nlink > 1 && e->d->src_fd >= 0)
+		fcp_move_left_out(e->job, e->d->src_fd, e->name);
 }
 
 /* Is the entry's symlink followed? Under -L all are; under -H those
