@@ -1239,12 +1239,21 @@ def run_fastcp2(c, W, w, log, fault, ffs):
             delivered = fault["fs"]
         log.append("%s; echo \"exit $?\"" % shell)
     ranks = descendants(p.pid, "fastcp-mpi") if c.get("mpi") else []
-    try:
-        out, err = p.communicate(timeout=TIMEOUT)
-    except subprocess.TimeoutExpired:
+    ranks_dead = lambda: not any(alive(r) for r in ranks + descendants(p.pid, "fastcp-mpi"))
+    t0, since = time.time(), None
+    while True:
+        try:
+            # (A rank killed: asked every 2 s whether mpirun waits on
+            # ranks that have all ended; 10 s so is a hang.)
+            out, err = p.communicate(timeout=2 if c.get("mpi") and delivered else TIMEOUT)
+            break
+        except subprocess.TimeoutExpired:
+            dead = c.get("mpi") and (delivered or "").startswith("SIGKILL") and ranks_dead()
+            since = (since or time.time()) if dead else None
+            if time.time() - t0 < TIMEOUT and not (since and time.time() - since >= 10):
+                continue
         tree = ps()
-        if c.get("mpi") and (delivered or "").startswith("SIGKILL") and \
-                not any(alive(r) for r in ranks + descendants(p.pid, "fastcp-mpi")):
+        if c.get("mpi") and (delivered or "").startswith("SIGKILL") and ranks_dead():
             # Every rank has ended (a zombie is not reaped by the mpirun
             # that hangs): Open MPI's own hang after a rank killed early
             # ("PMIX ERROR: UNREACHABLE"), which fastcp cannot end.
