@@ -5,19 +5,20 @@
  * its unfinished root copy stays as a .fcp-* directory beside the
  * destination name, and in directories that already existed its temporary
  * files stay under .fcp-* names (unnamed files in new directories leave
- * nothing). Nothing reuses them yet, so each costs its space until someone
- * removes it. Every run names those it meets: the directory where its root
- * copies go, and each destination directory that existed, read before
- * anything of this run can be in it.
+ * nothing). Every run looks for them where it copies: the directory where
+ * its root copies go, and each destination directory that existed, read
+ * before anything of this run can be in it; what it finds it finishes,
+ * removes or names, as below.
  *
  * The same reading tells whether the directory holds a FIFO, device or
  * socket: where it holds none, commits rename plainly (dest.c).
  *
- * Without --sync nothing is removed. A name of the temporary shape proves
- * neither that fastcp made it nor that the run that made it is dead: a
- * run going on now holds a lock on its hidden root copy
- * (fcp_dest_mkdir_hidden), so that one is left out, but its temporary
- * files look like any leftover.
+ * A name of the temporary shape proves neither that fastcp made it nor
+ * that the run that made it is dead: a run going on now holds a lock on
+ * its hidden root copy (fcp_dest_mkdir_hidden), so that one is left out,
+ * but its temporary files look like any leftover (a second run into the
+ * same directory may remove one; the first then fails that file at its
+ * rename, and loses nothing).
  *
  * Every run that copies (not --dry-run) finishes a stopped run's hidden
  * root copy of a name it copies, so that the same command again never
