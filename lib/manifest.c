@@ -249,6 +249,17 @@ bool fcp_manifest_has(struct fcp_job *job, const char *key, const struct statx *
 	return known_of(job, false, key, st) != NULL;
 }
 
+/* r to the writer's queue, in order; the writer wakes for a batch. */
+static void enqueue(struct fcp_manifest *m, struct rec *r)
+{
+	pthread_mutex_lock(&m->lock);
+	*m->tail = r;
+	m->tail = &r->next;
+	if (++m->queued >= BATCH)
+		pthread_cond_signal(&m->wake);
+	pthread_mutex_unlock(&m->lock);
+}
+
 /* Queue a record; verified: h is of bytes read from storage now. */
 static void record(struct fcp_job *job, bool src, const char *key, const struct statx *st,
 		   const struct fcp_hash *h, bool verified)
@@ -266,12 +277,7 @@ static void record(struct fcp_job *job, bool src, const char *key, const struct 
 	if (h)
 		r->h = *h;
 	memcpy(r->path, key, n);
-	pthread_mutex_lock(&m->lock);
-	*m->tail = r;
-	m->tail = &r->next;
-	if (++m->queued >= BATCH)
-		pthread_cond_signal(&m->wake);
-	pthread_mutex_unlock(&m->lock);
+	enqueue(m, r);
 }
 
 void fcp_manifest_record(struct fcp_job *job, bool src, const char *key,
@@ -323,12 +329,7 @@ void fcp_manifest_forget_key(struct fcp_job *job, const char *key, bool tree)
 		/* Queued behind the records made before: a name that changes
 		 * type in this run (a file replaced by a directory) loses its
 		 * old record before the new ones below it are written. */
-		pthread_mutex_lock(&m->lock);
-		*m->tail = r;
-		m->tail = &r->next;
-		if (++m->queued >= BATCH)
-			pthread_cond_signal(&m->wake);
-		pthread_mutex_unlock(&m->lock);
+		enqueue(m, r);
 	}
 }
 
