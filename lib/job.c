@@ -1195,10 +1195,11 @@ static int run(const struct fcp_options *o, char *const *srcs, int nsrc, const c
 	if (dfd >= 0)
 		close(dfd);
 	fcp_manifest_close(&job); /* its last records written (or failed, counted) */
-	for (int i = 0; i < nsrc; i++) {
+	/* Every mark first: merged_gone() reads the others' names. */
+	for (int i = 0; i < nsrc; i++)
 		move_unmark(&job, &tops[i].root, merged_gone(tops, nsrc, &tops[i].root));
+	for (int i = 0; i < nsrc; i++)
 		top_release(&job, &tops[i]);
-	}
 	free(tops);
 	fcp_own_free(&job);
 	fcp_merge_free(&job);
