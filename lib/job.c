@@ -1061,6 +1061,7 @@ static int run(const struct fcp_options *o, char *const *srcs, int nsrc, const c
 
 	memset(stats, 0, sizeof(*stats));
 	clock_gettime(CLOCK_MONOTONIC, &t0);
+	clock_gettime(CLOCK_REALTIME_COARSE, &job.began);
 	pthread_mutex_init(&job.err_lock, NULL);
 	if (fcp_move_conflict(o)) {
 		fcp_report_errorf(&job, "--move cannot be combined with %s: it makes no copy of "

@@ -209,6 +209,9 @@ struct fcp_counters {
 };
 
 struct fcp_job {
+	/* When it began, by the clock filesystems stamp times with: what was
+	 * made before is no part of it, nor of a run that began after it. */
+	struct timespec began;
 	const struct fcp_options *o;
 	FILE *err;
 	pthread_mutex_t err_lock;

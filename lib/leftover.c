@@ -328,8 +328,13 @@ static bool adopted(struct fcp_job *job, const struct fcp_dir *d, const char *ab
 	/* Empty and unmarked: killed between its mkdir and its marker, or
 	 * before anything was written. Nothing of anyone's is in it, and a
 	 * run going on would hold its lock: it goes, so the same command
-	 * never leaves it beside its copy. */
-	if (!marked && fcp_sys_unlinkat(d->dst_fd, name, AT_REMOVEDIR) == 0) {
+	 * never leaves it beside its copy. Not one made since this job began:
+	 * another run going on now may be between its mkdir and its lock
+	 * (two runs into one directory at once; its copy then failed). */
+	if (!marked && (st.stx_ctime.tv_sec < job->began.tv_sec ||
+			(st.stx_ctime.tv_sec == job->began.tv_sec &&
+			 st.stx_ctime.tv_nsec < job->began.tv_nsec)) &&
+	    fcp_sys_unlinkat(d->dst_fd, name, AT_REMOVEDIR) == 0) {
 		close(fd);
 		return true;
 	}

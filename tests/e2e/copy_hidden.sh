@@ -140,6 +140,7 @@ check_absent "$left/sub/bad" "the file that failed"
 # hidden directory. The same command removes it (nothing is in it) and
 # leaves no .fcp-* beside its copy; one with something in it stays, named.
 mkdir -p ek/src && echo e >ek/src/e && mkdir -p ek/d/.fcp-0123456789abcdef-1-0
+sleep 0.1 # made before the run began (the filesystem's clock is coarse)
 run_fcp -T ek/src ek/d/copy
 check_rc 0 "the same command beside an empty unmarked hidden copy"
 check_tree ek/src ek/d/copy
