@@ -784,11 +784,11 @@ static bool merged_gone(const struct top *tops, int n, const struct fcp_root *ro
 	return true;
 }
 
-static void move_unmark(const struct fcp_job *job, const struct fcp_root *root, bool merged_gone)
+static void move_unmark(const struct fcp_job *job, const struct fcp_root *root, bool others_gone)
 {
 	if (root->dst_fd >= 0 && !root->left && !atomic_load(&job->stop) && !job->o->dry_run &&
 	    !atomic_load(&root->failed) &&
-	    (!job->o->move || (src_gone(root) && merged_gone))) {
+	    (!job->o->move || (src_gone(root) && others_gone))) {
 		fcp_sys_removexattr(root->dst_fd, -1, NULL, FCP_MOVE_MARKER);
 		/* Left by a run killed between its rename and its unmarking
 		 * (dest.c), on the copy this run went on into. */
