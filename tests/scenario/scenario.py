@@ -809,6 +809,10 @@ def model(c, W, pre):
             t = pre["src"][s.replace("@W@/", "")]
         srcsnaps.append(t)
     mounts = pre["mounts"]
+    # -b never takes as a backup name a name this run copies to, or a
+    # backup name it already took: NAME~~ then, as cp -b run in order.
+    written = {join(T, r) for t, T in zip(srcsnaps, targets) for r in (t or {})}
+    backups = set()
     for s, t, T in zip(c["srcs"], srcsnaps, targets):
         if not t:
             raise Unknown("a missing source")
@@ -866,7 +870,11 @@ def model(c, W, pre):
                 if old["mt"] >= e["mt"]:
                     new = old
             elif mode == "b" and old:
-                dest[p + "~"] = dict(old)
+                b = p + "~"
+                while b in written or b in backups:
+                    b += "~"
+                backups.add(b)
+                dest[b] = dict(old)
             elif mode == "l":
                 new["same_ino"] = e["ino"]
             elif mode == "s":
