@@ -9,6 +9,7 @@
 #include "own.h"
 #include "sys.h"
 
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
@@ -830,6 +831,73 @@ static int dest_recorded(sqlite3 *db, const char *root, char **was)
 	return rc;
 }
 
+/* The DEST recorded in the manifest, read only (a check writes nothing
+ * of its own): malloc'd, or NULL when none is (an older fastcp's). */
+static char *dest_of(sqlite3 *db)
+{
+	sqlite3_stmt *q;
+	char *was = NULL;
+
+	if (sqlite3_prepare_v2(db, "SELECT value FROM meta WHERE name = 'dest'", -1, &q, NULL) !=
+	    SQLITE_OK)
+		return NULL;
+	if (sqlite3_step(q) == SQLITE_ROW && sqlite3_column_text(q, 0))
+		was = strdup((const char *)sqlite3_column_text(q, 0));
+	sqlite3_finalize(q);
+	return was;
+}
+
+/* The DEST a manifest names, read from the database file alone, writing
+ * nothing: opened read-write, SQLite makes its -wal and -shm files beside
+ * it and removes them, which changes the directory's ctime, and a manifest
+ * refused for another DEST must leave everything as it was. "immutable"
+ * reads no journal: a record only in a killed run's -wal is met by
+ * bind_dest, which reads it all. malloc'd, or NULL when none is read. */
+static char *dest_peek(const char *path)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t n = strlen(path);
+	char *uri = malloc(3 * n + sizeof("file:?immutable=1")), *q = uri, *was = NULL;
+	sqlite3 *db = NULL;
+	int app = 0, ver = 0;
+
+	if (!uri || fcp_sys_access(path, R_OK) < 0) {
+		free(uri);
+		return NULL;
+	}
+	q += sprintf(q, "file:");
+	for (const unsigned char *c = (const unsigned char *)path; *c; c++) {
+		if (isalnum(*c) || strchr("/-._~", *c)) {
+			*q++ = *c;
+		} else {
+			*q++ = '%';
+			*q++ = hex[*c >> 4];
+			*q++ = hex[*c & 15];
+		}
+	}
+	strcpy(q, "?immutable=1");
+	/* Only a manifest identify() would take: another one is refused for
+	 * what it is, first. */
+	if (sqlite3_open_v2(uri, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL) == SQLITE_OK &&
+	    one_int(db, "PRAGMA application_id", &app) == SQLITE_OK && app == APP_ID &&
+	    one_int(db, "PRAGMA user_version", &ver) == SQLITE_OK && ver <= SCHEMA)
+		was = dest_of(db);
+	sqlite3_close(db);
+	free(uri);
+	return was;
+}
+
+/* The manifest names another DEST than root (said), or not. */
+static bool names_other(struct fcp_job *job, const char *path, const char *was, const char *root)
+{
+	if (!was || !root || !strcmp(was, root))
+		return false;
+	fcp_report_errorf(job, "cannot use manifest '%s': it records the files of '%s', not '%s' "
+			  "(a manifest serves one DEST: give this one its own); not used, nothing "
+			  "done", path, was, root);
+	return true;
+}
+
 /* A destination file's record is keyed by its path relative to DEST: a
  * manifest shared by copies into two DESTs would mix their files under
  * one name. So a manifest serves one DEST, the first that used it
@@ -848,10 +916,7 @@ static int bind_dest(struct fcp_job *job, const char *dest)
 		fcp_report_errorf(job, "cannot use manifest '%s': %s; not used, nothing done",
 				  m->path, root ? db_why(m, rc, why, sizeof(why)) : "out of memory");
 		rollback(m->db);
-	} else if (was && strcmp(was, root)) {
-		fcp_report_errorf(job, "cannot use manifest '%s': it records the files of '%s', not "
-				  "'%s' (a manifest serves one DEST: give this one its own); not "
-				  "used, nothing done", m->path, was, root);
+	} else if (names_other(job, m->path, was, root)) {
 		rc = SQLITE_MISMATCH;
 	}
 	free(root);
@@ -865,10 +930,15 @@ int fcp_manifest_open(struct fcp_job *job, const char *path, const char *dest)
 	 * is refused for another DEST: SQLite's journal files, made and
 	 * removed meanwhile, moved them, and a refused run changes nothing. */
 	struct statx st = { 0 };
-	int dfd = made_dir(path, &st);
+	char *was = dest_peek(path), *root = dest_root(dest);
+	bool other = names_other(job, path, was, root);
+	int dfd = other ? -1 : made_dir(path, &st);
 	struct timespec ts[2] = { { st.stx_atime.tv_sec, st.stx_atime.tv_nsec },
 				  { st.stx_mtime.tv_sec, st.stx_mtime.tv_nsec } };
-	int r = open_for(job, path, false) < 0 ? -1 : bind_dest(job, dest) == 0 ? 0 : -2;
+	int r = other ? -1 : open_for(job, path, false) < 0 ? -1 : bind_dest(job, dest) == 0 ? 0 : -2;
+
+	free(was);
+	free(root);
 
 	if (r == -2) {
 		fcp_manifest_close(job);
@@ -1161,22 +1231,6 @@ static char *probably_meant(const char *dest, const struct row *v, size_t n)
 	}
 	free(p);
 	return found;
-}
-
-/* The DEST recorded in the manifest, read only (a check writes nothing
- * of its own): malloc'd, or NULL when none is (an older fastcp's). */
-static char *dest_of(sqlite3 *db)
-{
-	sqlite3_stmt *q;
-	char *was = NULL;
-
-	if (sqlite3_prepare_v2(db, "SELECT value FROM meta WHERE name = 'dest'", -1, &q, NULL) !=
-	    SQLITE_OK)
-		return NULL;
-	if (sqlite3_step(q) == SQLITE_ROW && sqlite3_column_text(q, 0))
-		was = strdup((const char *)sqlite3_column_text(q, 0));
-	sqlite3_finalize(q);
-	return was;
 }
 
 /* A check of DEST alone with the manifest of another DEST that is still

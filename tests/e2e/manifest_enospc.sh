@@ -16,11 +16,14 @@ cd "$T" || fail "cd $T"
 mkdir -p src back/photos back2/photos
 echo photo >src/a.jpg
 touch -d @1600000000.123456789 back/photos
-run_fcp --sync --manifest back2/photos/m.db -T src back2/photos
+faultfs_mount back full --enospc-after=0
+# The existing manifest is made through the mount it is used through
+# later (it records that DEST), with the fault off until "armed" exists.
+faultfs_mount back2 full2 --enospc-after=0 --armed="$T/armed"
+run_fcp --sync --manifest full2/photos/m.db -T src full2/photos
 check_rc 0 "a sync with a manifest, space to spare"
 rm back2/photos/a.jpg
-faultfs_mount back full --enospc-after=0
-faultfs_mount back2 full2 --enospc-after=0
+touch "$T/armed"
 
 run_fcp --sync --manifest full/photos/m.db -T src full/photos
 check_rc 2 "a new manifest on a full disk"
