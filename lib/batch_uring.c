@@ -1,5 +1,5 @@
 /*
- * engine_uring.c - small regular files in batches through io_uring.
+ * batch_uring.c - small regular files in batches through io_uring.
  *
  * A batch of up to FCP_BATCH_MAX files of one directory goes through these
  * rounds, each one kernel entry for the whole batch unless said otherwise:
@@ -22,6 +22,8 @@
  * back to the caller, which copies them one by one (medium ones from the
  * cache this batch filled for them): there is one pipeline
  * of guarantees, and this is only a faster way through its common case.
+ * The ring itself, and the buffers the reads fill, are the engine's
+ * (engine_uring.c); this file opens, creates and finishes the files.
  */
 #include "config.h"
 #include "dest.h"
@@ -46,19 +48,7 @@
 #ifdef HAVE_LIBURING
 #include <liburing.h>
 
-#define RING_ENTRIES (4 * FCP_BATCH_MAX) /* at most 3 ops per file in a round */
-#define ARENA_SIZE (2u << 20)    /* read buffers of one round, per worker */
 #define PREFETCH_MAX (64u << 20) /* read-ahead for the files handed back, per batch */
-
-struct fcp_uring {
-	struct io_uring ring;
-	char *arena;
-	char *varena; /* --verify: aligned read-back buffers of one round */
-};
-
-/* Each file's read-back asks for whole blocks (FCP_DIRECT_ALIGN), one byte
- * past its size included (a copy longer than its source shows). */
-#define VARENA_SIZE (ARENA_SIZE + FCP_BATCH_MAX * FCP_DIRECT_ALIGN)
 
 struct small {
 	const char *name;
@@ -84,81 +74,7 @@ struct small {
 	unsigned short was;      /* what DEST had there (fcp_plan_batch) */
 };
 
-/* The ops this file needs; a kernel without one of them is "no io_uring". */
-static bool probe_ops(struct io_uring *ring)
-{
-	static const int ops[] = { IORING_OP_OPENAT, IORING_OP_READ,
-				   IORING_OP_WRITE, IORING_OP_CLOSE, IORING_OP_RENAMEAT,
-				   IORING_OP_LINKAT, IORING_OP_FADVISE };
-	struct io_uring_probe *p = io_uring_get_probe_ring(ring);
-	bool ok = p != NULL;
-
-	for (size_t i = 0; ok && i < sizeof(ops) / sizeof(ops[0]); i++)
-		ok = io_uring_opcode_supported(p, ops[i]);
-	if (p)
-		io_uring_free_probe(p);
-	return ok;
-}
-
-/* The worker's ring goes with the thread that made it (worker.h). */
-static void ring_free(void *p)
-{
-	struct fcp_uring *u = p;
-
-	if (!u)
-		return;
-	io_uring_queue_exit(&u->ring);
-	free(u->arena);
-	free(u->varena);
-	free(u);
-}
-
-static struct fcp_uring *ring_get(struct fcp_worker *w)
-{
-	struct fcp_uring *u = fcp_worker_uring(w);
-
-	if (u)
-		return u;
-	u = calloc(1, sizeof(*u));
-	if (!u)
-		return NULL;
-	/* One thread submits and reaps each ring: completions can wait until
-	 * it asks for them instead of interrupting it (6.1+; else plain). */
-	if (io_uring_queue_init(RING_ENTRIES, &u->ring,
-				IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN) < 0 &&
-	    io_uring_queue_init(RING_ENTRIES, &u->ring, 0) < 0) {
-		free(u);
-		return NULL;
-	}
-	if (!probe_ops(&u->ring) || !(u->arena = malloc(ARENA_SIZE))) {
-		io_uring_queue_exit(&u->ring);
-		free(u);
-		return NULL;
-	}
-	fcp_worker_set_uring(w, u, ring_free);
-	return u;
-}
-
-struct io_uring *fcp_uring_ring(struct fcp_worker *w)
-{
-	struct fcp_uring *u = ring_get(w);
-
-	return u ? &u->ring : NULL;
-}
-
-const char *fcp_uring_available(void)
-{
-	struct io_uring ring;
-	bool ok;
-
-	if (io_uring_queue_init(8, &ring, 0) < 0)
-		return "synchronous (io_uring refused by this kernel or its settings)";
-	ok = probe_ops(&ring);
-	io_uring_queue_exit(&ring);
-	return ok ? NULL : "synchronous (this kernel's io_uring lacks an operation fastcp needs)";
-}
-
-/* Every round fits the ring (RING_ENTRIES >= 3 ops per file of a batch),
+/* Every round fits the ring (engine_uring.c: 4 ops per file of a batch),
  * so an SQE is always there and a linked pair is never split. */
 static struct io_uring_sqe *sqe_for(struct io_uring *ring, unsigned idx, unsigned tag)
 {
@@ -166,38 +82,6 @@ static struct io_uring_sqe *sqe_for(struct io_uring *ring, unsigned idx, unsigne
 
 	io_uring_sqe_set_data64(sqe, ((uint64_t)tag << 32) | idx);
 	return sqe;
-}
-
-/*
- * Submit the queued ops and give all `expect` completions to cb; it
- * returns only when nothing of this round is in flight, so no completion
- * can ever be read as another round's. Transient refusals (EINTR, EAGAIN,
- * EBUSY: the kernel is short of resources) are waited out. Anything else
- * would mean a broken ring with requests still in flight, which this
- * process cannot account for safely: it stops rather than guess.
- */
-void fcp_uring_wait(struct io_uring *ring, unsigned expect,
-		    void (*cb)(void *ctx, uint64_t data, int res), void *ctx)
-{
-	unsigned seen = 0;
-
-	while (seen < expect) {
-		struct io_uring_cqe *cqe;
-		unsigned head, got = 0;
-		/* One kernel entry submits what is queued and waits for it. */
-		int r = io_uring_submit_and_wait(ring, 1);
-
-		if (r < 0 && r != -EINTR && r != -EAGAIN && r != -EBUSY) {
-			fprintf(stderr, "fastcp: io_uring failed: %s\n", strerror(-r));
-			abort();
-		}
-		io_uring_for_each_cqe(ring, head, cqe) {
-			cb(ctx, io_uring_cqe_get_data64(cqe), cqe->res);
-			got++;
-		}
-		io_uring_cq_advance(ring, got);
-		seen += got;
-	}
 }
 
 /* The job whose batch this worker runs: its requests are counted as I/O
@@ -590,21 +474,20 @@ static void finish(struct fcp_worker *w, struct fcp_dir *d, struct small *s)
 static void round_verify(struct fcp_worker *w, struct io_uring *ring, struct fcp_dir *d,
 			 struct small *f, int n)
 {
-	struct fcp_uring *u = fcp_worker_uring(w);
+	char *varena;
 	size_t used = 0;
 	unsigned k = 0;
 
 	for (int i = 0; i < n; i++)
 		if (f[i].out >= 0 && !f[i].err)
 			fcp_sys_writeback_start(f[i].out, 0, 0);
-	if (!u->varena && posix_memalign((void **)&u->varena, FCP_DIRECT_ALIGN, VARENA_SIZE))
-		u->varena = NULL;
+	varena = fcp_uring_varena(w);
 	for (int i = 0; i < n; i++) {
 		struct small *s = &f[i];
 		size_t len = ((size_t)s->got + FCP_DIRECT_ALIGN) & ~(size_t)(FCP_DIRECT_ALIGN - 1);
 
 		s->direct = 0;
-		if (s->out < 0 || s->err || !u->varena)
+		if (s->out < 0 || s->err || !varena)
 			continue;
 		s->direct = fcp_verify_prepare(w, s->out);
 		if (s->direct < 0) {
@@ -613,7 +496,7 @@ static void round_verify(struct fcp_worker *w, struct io_uring *ring, struct fcp
 		}
 		if (s->direct == 0)
 			continue;
-		io_uring_prep_read(sqe_for(ring, i, T_VERIFY), s->out, u->varena + used, len, 0);
+		io_uring_prep_read(sqe_for(ring, i, T_VERIFY), s->out, varena + used, len, 0);
 		s->vgot = -1;
 		used += len;
 		k++;
@@ -623,7 +506,7 @@ static void round_verify(struct fcp_worker *w, struct io_uring *ring, struct fcp
 	used = 0;
 	for (int i = 0; i < n; i++) {
 		struct small *s = &f[i];
-		char *back = u->varena + used;
+		char *back = varena + used;
 
 		if (s->direct == 1) {
 			used += ((size_t)s->got + FCP_DIRECT_ALIGN) & ~(size_t)(FCP_DIRECT_ALIGN - 1);
@@ -715,11 +598,12 @@ int fcp_uring_batch(struct fcp_worker *w, struct fcp_dir *d, const char **names,
 		    const unsigned short *was, bool *back, uint64_t *where)
 {
 	struct fcp_job *job = fcp_worker_job(w);
-	struct fcp_uring *u = ring_get(w);
+	struct io_uring *ring = fcp_uring_ring(w);
+	char *arena = fcp_uring_arena(w);
 	struct small f[FCP_BATCH_MAX];
 	int ord[FCP_BATCH_MAX], nord, i = 0, done = 0;
 
-	if (!u)
+	if (!ring)
 		return -ENOSYS;
 	counted_job = job;
 	memset(f, 0, n * sizeof(f[0]));
@@ -728,10 +612,10 @@ int fcp_uring_batch(struct fcp_worker *w, struct fcp_dir *d, const char **names,
 		f[k].was = was[k];
 		f[k].in = f[k].out = -1;
 	}
-	rounds_open(&u->ring, job, d, f, n);
+	rounds_open(ring, job, d, f, n);
 	for (int k = 0; k < n; k++)
 		f[k].back |= !eligible(job, &f[k]) || !claimed(job, d, &f[k]);
-	round_prefetch(&u->ring, job, f, n);
+	round_prefetch(ring, job, f, n);
 	nord = order_reads(d, f, n, ord);
 	/* Groups of eligible files whose data (plus the one byte that tells
 	 * a grown file) fits the arena together. */
@@ -743,10 +627,10 @@ int fcp_uring_batch(struct fcp_worker *w, struct fcp_dir *d, const char **names,
 		for (; i < nord; i++) {
 			struct small *s = &f[ord[i]];
 			size_t need = s->st.stx_size + 1;
-			if (used + need > ARENA_SIZE)
+			if (used + need > FCP_URING_ARENA)
 				break;
 			g[m] = *s;
-			g[m].buf = u->arena + used;
+			g[m].buf = arena + used;
 			used += need;
 			idx[m++] = ord[i];
 		}
@@ -754,7 +638,7 @@ int fcp_uring_batch(struct fcp_worker *w, struct fcp_dir *d, const char **names,
 			for (int k = 0; k < m; k++)
 				atomic_fetch_add(&job->c.not_copied, 1);
 		} else {
-			rounds_data(w, &u->ring, d, g, m);
+			rounds_data(w, ring, d, g, m);
 			done += m;
 			for (int k = 0; k < m; k++)
 				g[k].ran = true;
@@ -777,16 +661,6 @@ int fcp_uring_batch(struct fcp_worker *w, struct fcp_dir *d, const char **names,
 }
 
 #else /* !HAVE_LIBURING */
-
-struct io_uring *fcp_uring_ring(struct fcp_worker *w)
-{
-	return NULL;
-}
-
-const char *fcp_uring_available(void)
-{
-	return "synchronous (built without liburing)";
-}
 
 int fcp_uring_batch(struct fcp_worker *w, struct fcp_dir *d, const char **names, int n,
 		    const unsigned short *was, bool *back, uint64_t *where)

@@ -188,7 +188,7 @@ ssize_t fcp_direct_pread(struct fcp_xfer *x, char *buf, size_t len, off_t off);
 const char *fcp_direct_describe(void);
 
 /*
- * engine_uring.c: copy the small regular files names[0..n) of d through
+ * batch_uring.c (tree): copy the small regular files names[0..n) of d through
  * io_uring; was[i]: what the plan found in DEST (fcp_settle_batch). back[i] is set for every file it left to the synchronous path
  * (not small, sparse, hard-linked, not regular, or an error that path
  * explains). On a rotational source, where[i] is then set to the device
@@ -216,6 +216,15 @@ struct io_uring;
 /* The worker's ring, made on first use (check_uring.c shares it), or NULL:
  * no io_uring here. Only ever one batch at a time uses it. */
 struct io_uring *fcp_uring_ring(struct fcp_worker *w);
+/* The read buffers of the worker's rounds: FCP_URING_ARENA bytes, made
+ * with its ring (NULL: no ring). */
+#define FCP_URING_ARENA (2u << 20)
+char *fcp_uring_arena(struct fcp_worker *w);
+/* --verify's read-back buffers of one round, aligned for O_DIRECT: each
+ * file's asks for whole blocks, one byte past its size included (a copy
+ * longer than its source shows). Made on first use; NULL if refused. */
+#define FCP_URING_VARENA (FCP_URING_ARENA + FCP_BATCH_MAX * FCP_DIRECT_ALIGN)
+char *fcp_uring_varena(struct fcp_worker *w);
 /* Submit what is queued on ring and wait for all expect completions, each
  * given to cb with its user data and result (a broken ring stops the
  * process: requests in flight could not be accounted for). */
