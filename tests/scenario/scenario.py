@@ -740,15 +740,19 @@ def dest_marks(W):
     return marks
 
 
-def marked_copy(W, marks, rel, src):
+def marked_copy(W, marks, rel, src, via=None):
     """Was DEST's directory rel, before the command, src's unfinished copy?
-    The same source goes on into it then, not into rel/NAME."""
+    The same source goes on into it then, not into rel/NAME. Read through
+    the fault filesystem (via "s1": s1/x given as f1/x), a source is
+    another path, not the one the mark names."""
     v = (marks or {}).get(rel)
+    if via == "s1" and src.startswith("s1/"):
+        src = "f1" + src[2:]
     return v is not None and v.endswith(
         b":" + os.path.realpath(os.path.join(W, src.replace("@W@/", ""))).encode())
 
 
-def placement(c, pre_dest, W=None, marks=None):
+def placement(c, pre_dest, W=None, marks=None, via=None):
     """The destination-relative path of each SOURCE's copy (cp's rules)."""
     D = c["dest"].rstrip("/")
     rel = D[2:] if D.startswith("d/") else ""
@@ -757,7 +761,7 @@ def placement(c, pre_dest, W=None, marks=None):
     if c["mode"] == "parents":
         return [join(rel, s) for s in c["srcs"]]
     isdir = pre_dest.get(rel, {}).get("t") == "d"
-    if isdir and W and len(c["srcs"]) == 1 and marked_copy(W, marks, rel, c["srcs"][0]):
+    if isdir and W and len(c["srcs"]) == 1 and marked_copy(W, marks, rel, c["srcs"][0], via):
         return [rel]
     if len(c["srcs"]) == 1 and not isdir and not c["dest"].endswith("/"):
         return [rel]
@@ -775,6 +779,18 @@ def spec_of(e, **kw):
     x["src_ino"] = e["ino"]
     x.update(kw)
     return x
+
+
+def refilled(d, e, kept):
+    """The content a quick-checked file has after --sync: kept, unless its
+    holes were filled (as --check reports them, --sync copies it again).
+    Between clearly kept and clearly filled, either: not checked."""
+    if not d or d.get("t") != "f" or e["blk"] * 512 >= e["sz"]:
+        return kept
+    src, dst = e["blk"] * 512, d["blk"] * 512
+    if dst <= src + (64 << 10):
+        return kept
+    return e["h"] if dst > 2 * src + (1 << 20) else None
 
 
 def model(c, W, pre):
@@ -797,7 +813,7 @@ def model(c, W, pre):
         if e["t"] == "d":
             dest[r]["src_ino"] = None
     excl = c.get("excl", [])
-    targets = placement(c, pre["dest"], W, pre.get("marks"))
+    targets = placement(c, pre["dest"], W, pre.get("marks"), pre.get("via"))
     srcsnaps = []
     for s in c["srcs"]:
         sp = os.path.join(W, s.replace("@W@/", ""))
@@ -855,7 +871,7 @@ def model(c, W, pre):
             if mode in ("sync", "mirror", "delete", "move") and old and old["t"] == e["t"] == "f" \
                     and old["sz"] == e["sz"] and old["mt"] == e["mt"]:
                 if mode != "move":  # a move removes the source: only its bytes are right
-                    new["h"] = old["h"]  # the quick check keeps it
+                    new["h"] = refilled(pre["dest"].get(p), e, old["h"])  # the quick check keeps it
             if mode in ("sync", "mirror", "delete") and e["t"] == "f" and taken:
                 new["h"] = None
             if mode in ("sync", "mirror", "delete", "checksum") and e["t"] == "f" and e["nl"] > 1:
@@ -1458,6 +1474,7 @@ class Run:
         self.ctx = cov
         fault = c.get("fault")
         rc, out, err, delivered, self.faulted, ffs = run_fastcp(c, W, self.w, self.log, fault)
+        pre["via"] = ffs.side if ffs else None  # the operands as given: through faultfs
         if delivered:
             self.stats["cover"].add(("fault", delivered + (" (met)" if self.faulted.get("injected") else "")))
         for e in self.events or ["-"]:
@@ -1466,6 +1483,7 @@ class Run:
         self.err = err
         self.out = out
         post = self.state()
+        post["via"] = pre["via"]  # the model of a second run through the same mount
         self.ctx = cov + (" under " + delivered if delivered and "fs" in fault else "")
         self.delivered = delivered
         self.check(c, pre, post, rc, err)
@@ -1687,23 +1705,37 @@ class Run:
                       "lacks %s" % ", ".join(map(repr, miss[:4])))
 
     def record_manifest(self, c, post):
-        """What the manifest says it recorded, with the bytes DEST held then."""
+        """What the manifest says it recorded, with the bytes DEST held then.
+
+        A file the quick check kept (same size and mtime, other bytes) is
+        recorded with its source's hash, what it should hold: its record
+        then carries the same hash as that source's record, and the bytes
+        it stands for are the source's (the tester cannot compute XXH128;
+        equal hashes of different bytes do not happen)."""
         try:
             db = sqlite3.connect("file:%s?mode=ro" % os.path.join(self.W, c["man"]), uri=True)
             # Paths are bytes (names need not be UTF-8): decoded as os does.
             db.text_factory = bytes
-            paths = [os.fsdecode(r[0]) for r in db.execute("SELECT path FROM files")]
+            rows = [(r[0], os.fsdecode(r[1]), r[2])
+                    for r in db.execute("SELECT side, path, xxh128 FROM files")]
             db.close()
         except sqlite3.Error:
             return
+        by_hash = {}
+        for side, p, x in rows:
+            if side == 1 and x and p.startswith(self.W + "/"):
+                try:
+                    by_hash.setdefault(x, entry(p, os.lstat(p)).get("h"))
+                except OSError:
+                    pass
         D = c["dest"].rstrip("/")
         base = D[2:] if D.startswith("d/") else ""
-        for p in paths:
-            if not p.startswith("/"):
+        for side, p, x in rows:
+            if side != 1 and not p.startswith("/"):
                 p = join(base, p)  # recorded relative to the DEST operand
                 e = post["dest"].get(p)
                 if e and e["t"] == "f":
-                    self.recorded.setdefault(c["man"], {})[p] = e["h"]
+                    self.recorded.setdefault(c["man"], {})[p] = by_hash.get(x) or e["h"]
 
 
 def out_lines(b):
