@@ -9,6 +9,7 @@
 #include "check.h"
 #include "debug.h"
 #include "dest.h"
+#include "device.h"
 #include "dirlink.h"
 #include "entry.h"
 #include "hooks.h"

@@ -12,6 +12,7 @@
 #include "dedup.h"
 #include "delete.h"
 #include "dest.h"
+#include "device.h"
 #include "dirlink.h"
 #include "dist.h"
 #include "engine.h"

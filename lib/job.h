@@ -307,11 +307,6 @@ static inline bool fcp_statx_same_inode(const struct statx *a, const struct stat
 	return a->stx_ino == b->stx_ino && fcp_statx_dev(a) == fcp_statx_dev(b);
 }
 
-/* device.c: is the block device dev (major << 32 | minor) rotational? */
-bool fcp_dev_rotational(uint64_t dev);
-/* Is path on a filesystem served over a link (FUSE, NFS, SMB, ...)? */
-bool fcp_fs_remote(const char *path);
-
 /* sched.c: the worker pool: threads workers, grown up to max while they
  * wait rather than work (max == threads: a fixed pool). */
 int fcp_sched_create(struct fcp_job *job, int threads, int max);
