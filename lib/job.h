@@ -413,10 +413,6 @@ void fcp_report_warn(struct fcp_job *job, enum fcp_warn_kind kind, const char *p
 /* Start nothing new from now on (destination full, interrupted); err says
  * why, and is readable by anyone who sees job->stop. */
 void fcp_job_stop(struct fcp_job *job, int err);
-/* What a signal says at once (job.c): key's unfinished copy is at path
- * (NULL: no more, it has its name). A second signal kills at once, with
- * no time to say anything: the first says where the copy stays. */
-void fcp_signal_note(const void *key, const char *src, const char *path, const char *then);
 /* Whether a signal said key's line: then the end does not say it again. */
 bool fcp_signal_said(const void *key);
 /* The status line is drawn on stderr (progress.c): a signal's line first
