@@ -9,6 +9,7 @@
  */
 #include "backup.h"
 #include "check.h"
+#include "check_manifest.h"
 #include "dedup.h"
 #include "delete.h"
 #include "dest.h"
