@@ -78,6 +78,22 @@ struct fcp_root {
 	int superseded_fd;      /* that copy, locked meanwhile, or -1 */
 };
 
+/* One SOURCE operand as the command line names it, before its copy is a
+ * root (operands.h plans them). Here, in the model, since the tree's
+ * merges of several SOURCEs (merge.c) read it too. */
+struct fcp_operand {
+	const char *src;      /* as given on the command line */
+	char *name;           /* the copy's name in DEST (malloc'd), NULL if none */
+	struct statx st;      /* the source as it will be copied (-L or not) */
+	bool stat_ok;         /* st is valid */
+	bool repeat;          /* the same source as an earlier operand: skipped */
+	int round;            /* after how many earlier operands of this name */
+	bool merges;          /* another operand's copy has this name too */
+	bool sibling_missing; /* one of those is missing (cannot be stat'ed) */
+	bool dst_existed;     /* round > 0: DEST/name existed before the job, */
+	struct statx dst_st;  /* as this inode */
+};
+
 struct fcp_dir {
 	struct fcp_dir *parent;   /* NULL for the pseudo-directory of a root */
 	struct fcp_root *root;
