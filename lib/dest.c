@@ -5,6 +5,7 @@
 #include "dest.h"
 #include "node.h"
 #include "sys.h"
+#include "upcalls.h"
 #include "worker.h"
 
 #include <errno.h>
@@ -543,7 +544,7 @@ static void mark_done(const struct fcp_dir *d)
 	free(v);
 }
 
-void fcp_dest_note_hidden(struct fcp_dir *d)
+void fcp_dest_note_hidden(struct fcp_job *job, struct fcp_dir *d)
 {
 	char *p = hidden_path(d), *then = NULL;
 
@@ -552,8 +553,10 @@ void fcp_dest_note_hidden(struct fcp_dir *d)
 	    asprintf(&then, "once renamed to '%s', the same command with --sync finishes it",
 		     d->root->name ? d->root->name : "?") < 0)
 		then = NULL;
-	fcp_signal_note(d->root, d->root->src_arg, p ? p : d->hidden_name,
-			then ? then : "the same command finishes it");
+	/* The signal handler is the program's (job.c): through the job's
+	 * upcall, as dest stands below it (none: no handler to tell). */
+	fcp_up_signal_note(job, d->root, d->root->src_arg, p ? p : d->hidden_name,
+			   then ? then : "the same command finishes it");
 	free(then);
 	free(p);
 }
@@ -595,7 +598,7 @@ void fcp_dest_unhide(struct fcp_job *job, struct fcp_dir *d)
 	/* (With --fsync, the job syncs the parent, a top directory, at its
 	 * end.) */
 	if (r == 0) {
-		fcp_signal_note(d->root, NULL, NULL, NULL);
+		fcp_up_signal_note(job, d->root, NULL, NULL, NULL);
 		unmark(job, d, FCP_ROOT_MARKER);
 		if (failed)
 			fcp_report_named_partial(job, d->root->src_arg, p, d->dst_name, failed);

@@ -146,8 +146,8 @@ int fcp_dest_mkdir_hidden(struct fcp_worker *w, struct fcp_root *root, int dirfd
  * d->root->left. */
 void fcp_dest_unhide(struct fcp_job *job, struct fcp_dir *d);
 /* A new root copy d was made under its hidden name: a signal names it
- * until it has its final name (fcp_signal_note, job.c). */
-void fcp_dest_note_hidden(struct fcp_dir *d);
+ * until it has its final name (job->up's signal_note, job.c). */
+void fcp_dest_note_hidden(struct fcp_job *job, struct fcp_dir *d);
 
 /* Does directory fd carry a default ACL (inherited by new inodes in it)? */
 bool fcp_dest_has_default_acl(int dirfd);

@@ -17,7 +17,7 @@
  * small workload to a fresh XFS took 2.91 s with the pool grown, 2.45 s
  * with the 6 workers it started with.
  */
-#include "job.h"
+#include "device.h"
 
 #include <stdio.h>
 #include <sys/statfs.h>

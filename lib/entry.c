@@ -9,6 +9,7 @@
 #include "check.h"
 #include "debug.h"
 #include "dest.h"
+#include "device.h"
 #include "dirlink.h"
 #include "entry.h"
 #include "hooks.h"
@@ -292,7 +293,7 @@ static void copy_dir(struct fcp_entry *e)
 	}
 	nd = dir_node(e, sfd, dfd, created, hidden_name);
 	if (nd && hidden_name[0] && nd->root)
-		fcp_dest_note_hidden(nd);
+		fcp_dest_note_hidden(e->job, nd);
 	if (!nd) {
 		close(sfd);
 		close(dfd);

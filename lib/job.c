@@ -9,9 +9,11 @@
  */
 #include "backup.h"
 #include "check.h"
+#include "check_manifest.h"
 #include "dedup.h"
 #include "delete.h"
 #include "dest.h"
+#include "device.h"
 #include "dirlink.h"
 #include "dist.h"
 #include "engine.h"
@@ -947,7 +949,11 @@ static struct {
 } noted[FCP_NOTED];
 static pthread_mutex_t noted_lock = PTHREAD_MUTEX_INITIALIZER;
 
-void fcp_signal_note(const void *key, const char *src, const char *path, const char *then)
+/* What a signal says at once: key's unfinished copy is at path (NULL: no
+ * more, it has its name). A second signal kills at once, with no time to
+ * say anything: the first says where the copy stays. Told by dest.c
+ * through the job's upcall (upcalls.h), as it stands below this file. */
+static void signal_note(const void *key, const char *src, const char *path, const char *then)
 {
 	int i, free_slot = -1;
 
@@ -1038,6 +1044,7 @@ static void catch_signals(struct fcp_job *job, struct sigaction old[3])
  * signal notes, the copies it takes up. */
 static const struct fcp_upcalls upcalls = {
 	.clear_line = fcp_progress_clear,
+	.signal_note = signal_note,
 	.signal_said = fcp_signal_said,
 	.failed_taken_up = fcp_leftover_drop_unconfirmed,
 };

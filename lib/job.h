@@ -78,6 +78,22 @@ struct fcp_root {
 	int superseded_fd;      /* that copy, locked meanwhile, or -1 */
 };
 
+/* One SOURCE operand as the command line names it, before its copy is a
+ * root (operands.h plans them). Here, in the model, since the tree's
+ * merges of several SOURCEs (merge.c) read it too. */
+struct fcp_operand {
+	const char *src;      /* as given on the command line */
+	char *name;           /* the copy's name in DEST (malloc'd), NULL if none */
+	struct statx st;      /* the source as it will be copied (-L or not) */
+	bool stat_ok;         /* st is valid */
+	bool repeat;          /* the same source as an earlier operand: skipped */
+	int round;            /* after how many earlier operands of this name */
+	bool merges;          /* another operand's copy has this name too */
+	bool sibling_missing; /* one of those is missing (cannot be stat'ed) */
+	bool dst_existed;     /* round > 0: DEST/name existed before the job, */
+	struct statx dst_st;  /* as this inode */
+};
+
 struct fcp_dir {
 	struct fcp_dir *parent;   /* NULL for the pseudo-directory of a root */
 	struct fcp_root *root;
@@ -307,11 +323,6 @@ static inline bool fcp_statx_same_inode(const struct statx *a, const struct stat
 	return a->stx_ino == b->stx_ino && fcp_statx_dev(a) == fcp_statx_dev(b);
 }
 
-/* device.c: is the block device dev (major << 32 | minor) rotational? */
-bool fcp_dev_rotational(uint64_t dev);
-/* Is path on a filesystem served over a link (FUSE, NFS, SMB, ...)? */
-bool fcp_fs_remote(const char *path);
-
 /* sched.c: the worker pool: threads workers, grown up to max while they
  * wait rather than work (max == threads: a fixed pool). */
 int fcp_sched_create(struct fcp_job *job, int threads, int max);
@@ -418,10 +429,6 @@ void fcp_report_warn(struct fcp_job *job, enum fcp_warn_kind kind, const char *p
 /* Start nothing new from now on (destination full, interrupted); err says
  * why, and is readable by anyone who sees job->stop. */
 void fcp_job_stop(struct fcp_job *job, int err);
-/* What a signal says at once (job.c): key's unfinished copy is at path
- * (NULL: no more, it has its name). A second signal kills at once, with
- * no time to say anything: the first says where the copy stays. */
-void fcp_signal_note(const void *key, const char *src, const char *path, const char *then);
 /* Whether a signal said key's line: then the end does not say it again. */
 bool fcp_signal_said(const void *key);
 /* The status line is drawn on stderr (progress.c): a signal's line first

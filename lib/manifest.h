@@ -84,11 +84,34 @@ void fcp_manifest_forget(struct fcp_job *job, const struct fcp_dir *d, const cha
 /* The same for the destination record key (fcp_manifest_key). */
 void fcp_manifest_forget_key(struct fcp_job *job, const char *key, bool tree);
 
-/* --check --manifest FILE DEST: every file recorded under DEST is read
- * again, each one changed or gone said as --check says it (and its hash,
- * found equal, recorded as verified now); one recorded without a hash is
- * counted as not compared. A manifest missing or empty, or none of whose
- * files is in DEST, is an error (exit 2). Returns an FCP_EXIT_* code. */
-int fcp_manifest_verify(const struct fcp_options *o, const char *dest, struct fcp_stats *stats);
+/* What --check --manifest FILE DEST (check_manifest.c) reads of a
+ * manifest. With SQLite only. */
+
+/* A destination file's record: its path relative to DEST ("": DEST
+ * itself, a file), its size and, where one was recorded, its hash. */
+struct fcp_manifest_row {
+	char *path;
+	uint64_t size;
+	bool has_hash;
+	struct fcp_hash h;
+};
+
+/* Open the manifest at path for job->man and start its writer, for a
+ * check of DEST alone: never made, and its hashes not read in (the check
+ * reads every row). Returns 0, or -1 after saying why it cannot be used. */
+int fcp_manifest_open_check(struct fcp_job *job, const char *path);
+
+/* Every destination row, in path order: *out (malloc'd, as each path)
+ * holds *n of them. 0, or -1 after saying why the rest could not be read
+ * (the rows read so far are in *out). */
+int fcp_manifest_rows(struct fcp_job *job, struct fcp_manifest_row **out, size_t *n);
+
+/* The DEST the manifest records (a check writes nothing of its own):
+ * malloc'd, or NULL when none is (an older fastcp's). */
+char *fcp_manifest_dest(struct fcp_job *job);
+
+/* dest as a manifest records it: an absolute path without symlinks,
+ * whether it exists yet or not. malloc'd, or NULL. */
+char *fcp_manifest_dest_root(const char *dest);
 
 #endif

@@ -4,7 +4,6 @@
 #include "grow.h"
 #include "merge.h"
 #include "node.h"
-#include "operands.h"
 #include "sys.h"
 
 #include <errno.h>

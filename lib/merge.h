@@ -13,8 +13,6 @@
 
 #include "job.h"
 
-struct fcp_operand;
-
 /* Note which operands' copies meet (ops[i].src and ops[i].name; on every
  * rank, which all tidy directories). Nothing without --delete. 0, or
  * -ENOMEM. */

@@ -19,18 +19,8 @@
 
 #include "job.h"
 
-struct fcp_operand {
-	const char *src;      /* as given on the command line */
-	char *name;           /* the copy's name in DEST (malloc'd), NULL if none */
-	struct statx st;      /* the source as it will be copied (-L or not) */
-	bool stat_ok;         /* st is valid */
-	bool repeat;          /* the same source as an earlier operand: skipped */
-	int round;            /* after how many earlier operands of this name */
-	bool merges;          /* another operand's copy has this name too */
-	bool sibling_missing; /* one of those is missing (cannot be stat'ed) */
-	bool dst_existed;     /* round > 0: DEST/name existed before the job, */
-	struct statx dst_st;  /* as this inode */
-};
+/* struct fcp_operand, one SOURCE as the command line names it, is the
+ * model's (job.h): the copies that meet in DEST (merge.c) read it too. */
 
 /* Find the repeats (warned about on the job's error stream) and the round
  * of each operand; ops[i].src, name, st and stat_ok are filled in. Stats
