@@ -129,9 +129,8 @@ check: all
 test: check
 
 # The floors of lib/ and the rules between them (scripts/layers.py): each
-# use that goes up a floor, by an include or by a call, with its file. Not
-# yet part of check: while lib/ is one folder, scripts/layers.map gives the
-# floor each file is to move to, and the uses it lists are the work to do.
+# use that goes up a floor, by an include or by a call, with its file, and
+# the uses between floors. make check runs it too (tests/e2e/layers.sh).
 .PHONY: check-layers
 check-layers: all
 	@/usr/bin/python3 scripts/layers.py --graph
