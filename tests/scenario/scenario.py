@@ -850,6 +850,10 @@ def model(c, W, pre):
         taken = T not in pre["dest"] and any(
             os.path.dirname(r) == par and os.path.basename(r).startswith(".fcp-") and x["t"] == "d"
             for r, x in pre["dest"].items())
+        # A copy an earlier run named unfinished (marked) is taken up by the
+        # same source, whatever the options: what passes the quick check stays.
+        adopted = len(c["srcs"]) == 1 and pre["dest"].get(T, {}).get("t") == "d" and \
+            marked_copy(W, pre.get("marks"), T, s, pre.get("via"))
         for rel, e in sorted(t.items()):
             if any(excluded(r, t[r], excl) for r in prefixes(rel)):
                 continue
@@ -872,6 +876,10 @@ def model(c, W, pre):
                     and old["sz"] == e["sz"] and old["mt"] == e["mt"]:
                 if mode != "move":  # a move removes the source: only its bytes are right
                     new["h"] = refilled(pre["dest"].get(p), e, old["h"])  # the quick check keeps it
+            elif adopted and mode != "checksum" and old and old["t"] == e["t"] == "f" \
+                    and old["sz"] == e["sz"] and old["mt"] == e["mt"]:
+                new["h"] = refilled(pre["dest"].get(p), e, old["h"]) \
+                    if mode in ("copy", "H", "L", "parents") else None
             if mode in ("sync", "mirror", "delete") and e["t"] == "f" and taken:
                 new["h"] = None
             if mode in ("sync", "mirror", "delete", "checksum") and e["t"] == "f" and e["nl"] > 1:
