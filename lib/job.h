@@ -32,6 +32,7 @@ struct fcp_dist_root;
 struct fcp_own;
 struct fcp_merge;
 struct fcp_dirlinks;
+struct fcp_delete_state;
 
 /* One top-level SOURCE and where it goes. */
 struct fcp_root {
@@ -215,9 +216,6 @@ struct fcp_job {
 	const struct fcp_options *o;
 	FILE *err;
 	pthread_mutex_t err_lock;
-	struct fcp_names *dry_deleted; /* a dry run's deletions (and metadata
-					  lines) said where SOURCEs merge:
-					  each once (delete.c) */
 	struct fcp_counters c;
 	atomic_bool stop;            /* destination full: start nothing new */
 	atomic_int stop_errno;
@@ -263,8 +261,7 @@ struct fcp_job {
 	atomic_bool verify_no_direct; /* --verify: the destination refused O_DIRECT */
 	atomic_bool check_buffered;  /* --check: a filesystem of DEST refused O_DIRECT
 					(check.c keeps which) */
-	atomic_llong delete_taken;   /* deletions begun, against --max-delete */
-	atomic_bool delete_stopped;  /* --max-delete reached: no more */
+	struct fcp_delete_state *del; /* --delete, --max-delete (delete.c) */
 	/* Descriptors, budgeted from RLIMIT_NOFILE (dirfds.c): directories open
 	 * below the roots, and the most a budget lets them be (dirfds.c);
 	 * regular files per io_uring batch (walk.c). */
