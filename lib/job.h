@@ -33,6 +33,7 @@ struct fcp_own;
 struct fcp_merge;
 struct fcp_dirlinks;
 struct fcp_delete_state;
+struct fcp_uring_state;
 
 /* One top-level SOURCE and where it goes. */
 struct fcp_root {
@@ -247,8 +248,8 @@ struct fcp_job {
 	bool remote_src;             /* a source is served over a link (device.c):
 					batch.c's choice of path */
 	atomic_bool uring_used;      /* some batch went through io_uring */
-	atomic_bool uring_link_refused; /* io_uring's LINKAT failed where linkat()
-					 * works: batches name files by rename */
+	struct fcp_uring_state *uring; /* what io_uring batches learned
+					  (engine_uring.c) */
 	atomic_bool rename_flags_refused; /* the destination's rename takes no
 					     flags (NFS, 9p, some FUSE): dest.c */
 	int cpus;                    /* CPUs this process may run on (its part,
