@@ -1147,7 +1147,7 @@ static int run(const struct fcp_options *o, char *const *srcs, int nsrc, const c
 	    fcp_sched_create(&job, threads, max_threads) < 0 || fcp_hl_init(&job) < 0 ||
 	    fcp_dd_init(&job) < 0 || fcp_move_init(&job) < 0 ||
 	    fcp_dirlink_init(&job, srcs, nsrc) < 0 || fcp_delete_init(&job) < 0 ||
-	    fcp_uring_init(&job) < 0 ||
+	    fcp_uring_init(&job) < 0 || fcp_verify_init(&job) < 0 ||
 	    ((o->check || o->sync || o->checksum) && fcp_check_links_init(&job) < 0)) {
 		fcp_report_errorf(&job, "out of memory");
 		free_operands(ops, nsrc);
@@ -1158,6 +1158,7 @@ static int run(const struct fcp_options *o, char *const *srcs, int nsrc, const c
 		fcp_dirlink_free(&job);
 		fcp_delete_free(&job);
 		fcp_uring_free(&job);
+		fcp_verify_free(&job);
 		fcp_own_free(&job);
 		fcp_merge_free(&job);
 		fcp_dist_free(&job);
@@ -1217,6 +1218,7 @@ static int run(const struct fcp_options *o, char *const *srcs, int nsrc, const c
 	fcp_move_free(&job);
 	fcp_dirlink_free(&job);
 	fcp_uring_free(&job);
+	fcp_verify_free(&job);
 	fcp_dist_free(&job);
 	fcp_sched_destroy(&job);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
