@@ -26,6 +26,7 @@
 #include "operands.h"
 #include "own.h"
 #include "parents.h"
+#include "resume.h"
 #include "sys.h"
 #include "upcalls.h"
 #include "verify.h"
@@ -1148,6 +1149,7 @@ static int run(const struct fcp_options *o, char *const *srcs, int nsrc, const c
 	    fcp_dd_init(&job) < 0 || fcp_move_init(&job) < 0 ||
 	    fcp_dirlink_init(&job, srcs, nsrc) < 0 || fcp_delete_init(&job) < 0 ||
 	    fcp_uring_init(&job) < 0 || fcp_verify_init(&job) < 0 ||
+	    fcp_resume_init(&job) < 0 ||
 	    ((o->check || o->sync || o->checksum) && fcp_check_links_init(&job) < 0)) {
 		fcp_report_errorf(&job, "out of memory");
 		free_operands(ops, nsrc);
@@ -1159,6 +1161,7 @@ static int run(const struct fcp_options *o, char *const *srcs, int nsrc, const c
 		fcp_delete_free(&job);
 		fcp_uring_free(&job);
 		fcp_verify_free(&job);
+		fcp_resume_free(&job);
 		fcp_own_free(&job);
 		fcp_merge_free(&job);
 		fcp_dist_free(&job);
@@ -1219,6 +1222,7 @@ static int run(const struct fcp_options *o, char *const *srcs, int nsrc, const c
 	fcp_dirlink_free(&job);
 	fcp_uring_free(&job);
 	fcp_verify_free(&job);
+	fcp_resume_free(&job);
 	fcp_dist_free(&job);
 	fcp_sched_destroy(&job);
 	clock_gettime(CLOCK_MONOTONIC, &t1);

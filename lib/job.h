@@ -33,6 +33,7 @@ struct fcp_own;
 struct fcp_merge;
 struct fcp_dirlinks;
 struct fcp_delete_state;
+struct fcp_resume_state;
 struct fcp_verify_state;
 struct fcp_uring_state;
 
@@ -259,7 +260,7 @@ struct fcp_job {
 	atomic_int chunk_runners;    /* workers copying chunks right now */
 	atomic_int pipe_bufs;        /* workers holding a direct pipe's slots (worker.c) */
 	atomic_bool pipe_refused;    /* a direct pipe was refused O_DIRECT: no more */
-	atomic_bool resume_warned;   /* --resume could not record: said once */
+	struct fcp_resume_state *resume; /* --resume's records (resume.c) */
 	struct fcp_verify_state *verify; /* --verify's read-backs (verify.c) */
 	atomic_bool check_buffered;  /* --check: a filesystem of DEST refused O_DIRECT
 					(check.c keeps which) */
