@@ -9,6 +9,7 @@
  */
 #include "backup.h"
 #include "check.h"
+#include "chunk.h"
 #include "dedup.h"
 #include "delete.h"
 #include "dest.h"
@@ -1150,6 +1151,7 @@ static int run(const struct fcp_options *o, char *const *srcs, int nsrc, const c
 	    fcp_dirlink_init(&job, srcs, nsrc) < 0 || fcp_delete_init(&job) < 0 ||
 	    fcp_uring_init(&job) < 0 || fcp_verify_init(&job) < 0 ||
 	    fcp_resume_init(&job) < 0 ||
+	    fcp_chunk_init(&job) < 0 ||
 	    ((o->check || o->sync || o->checksum) && fcp_check_links_init(&job) < 0)) {
 		fcp_report_errorf(&job, "out of memory");
 		free_operands(ops, nsrc);
@@ -1162,6 +1164,7 @@ static int run(const struct fcp_options *o, char *const *srcs, int nsrc, const c
 		fcp_uring_free(&job);
 		fcp_verify_free(&job);
 		fcp_resume_free(&job);
+		fcp_chunk_free(&job);
 		fcp_own_free(&job);
 		fcp_merge_free(&job);
 		fcp_dist_free(&job);
@@ -1223,6 +1226,7 @@ static int run(const struct fcp_options *o, char *const *srcs, int nsrc, const c
 	fcp_uring_free(&job);
 	fcp_verify_free(&job);
 	fcp_resume_free(&job);
+	fcp_chunk_free(&job);
 	fcp_dist_free(&job);
 	fcp_sched_destroy(&job);
 	clock_gettime(CLOCK_MONOTONIC, &t1);

@@ -33,6 +33,7 @@ struct fcp_own;
 struct fcp_merge;
 struct fcp_dirlinks;
 struct fcp_delete_state;
+struct fcp_chunk_state;
 struct fcp_resume_state;
 struct fcp_verify_state;
 struct fcp_uring_state;
@@ -257,7 +258,7 @@ struct fcp_job {
 	int cpus;                    /* CPUs this process may run on (its part,
 					where ranks of the job share them) */
 	atomic_int unnamed;          /* how new files are linked (dest.c) */
-	atomic_int chunk_runners;    /* workers copying chunks right now */
+	struct fcp_chunk_state *chunk; /* large files' chunks (chunk.c) */
 	atomic_int pipe_bufs;        /* workers holding a direct pipe's slots (worker.c) */
 	atomic_bool pipe_refused;    /* a direct pipe was refused O_DIRECT: no more */
 	struct fcp_resume_state *resume; /* --resume's records (resume.c) */
