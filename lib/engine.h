@@ -114,6 +114,10 @@ struct fcp_engine {
  * not the pipe's to copy (nothing done: the caller copies it).
  */
 ssize_t fcp_direct_pipe(struct fcp_xfer *x, off_t off, size_t len);
+/* The state the job's pipes share (job->direct_pipe), before its workers
+ * start: 0, or -ENOMEM; and its end. */
+int fcp_direct_pipe_init(struct fcp_job *job);
+void fcp_direct_pipe_free(struct fcp_job *job);
 
 /*
  * A large file's data extent [off, off+len), read with O_DIRECT by a chunk

@@ -1152,6 +1152,7 @@ static int run(const struct fcp_options *o, char *const *srcs, int nsrc, const c
 	    fcp_uring_init(&job) < 0 || fcp_verify_init(&job) < 0 ||
 	    fcp_resume_init(&job) < 0 ||
 	    fcp_chunk_init(&job) < 0 ||
+	    fcp_direct_pipe_init(&job) < 0 ||
 	    ((o->check || o->sync || o->checksum) && fcp_check_links_init(&job) < 0)) {
 		fcp_report_errorf(&job, "out of memory");
 		free_operands(ops, nsrc);
@@ -1165,6 +1166,7 @@ static int run(const struct fcp_options *o, char *const *srcs, int nsrc, const c
 		fcp_verify_free(&job);
 		fcp_resume_free(&job);
 		fcp_chunk_free(&job);
+		fcp_direct_pipe_free(&job);
 		fcp_own_free(&job);
 		fcp_merge_free(&job);
 		fcp_dist_free(&job);
@@ -1227,6 +1229,7 @@ static int run(const struct fcp_options *o, char *const *srcs, int nsrc, const c
 	fcp_verify_free(&job);
 	fcp_resume_free(&job);
 	fcp_chunk_free(&job);
+	fcp_direct_pipe_free(&job);
 	fcp_dist_free(&job);
 	fcp_sched_destroy(&job);
 	clock_gettime(CLOCK_MONOTONIC, &t1);

@@ -33,6 +33,7 @@ struct fcp_own;
 struct fcp_merge;
 struct fcp_dirlinks;
 struct fcp_delete_state;
+struct fcp_direct_pipe_state;
 struct fcp_workers_state;
 struct fcp_chunk_state;
 struct fcp_resume_state;
@@ -261,7 +262,7 @@ struct fcp_job {
 	atomic_int unnamed;          /* how new files are linked (dest.c) */
 	struct fcp_chunk_state *chunk; /* large files' chunks (chunk.c) */
 	struct fcp_workers_state *workers; /* what the pool's workers share (worker.c) */
-	atomic_bool pipe_refused;    /* a direct pipe was refused O_DIRECT: no more */
+	struct fcp_direct_pipe_state *direct_pipe; /* direct_pipe.c */
 	struct fcp_resume_state *resume; /* --resume's records (resume.c) */
 	struct fcp_verify_state *verify; /* --verify's read-backs (verify.c) */
 	atomic_bool check_buffered;  /* --check: a filesystem of DEST refused O_DIRECT
