@@ -18,6 +18,7 @@
 #include "engine.h"
 #include "filter.h"
 #include "job.h"
+#include "limiter.h"
 #include "links.h"
 #include "manifest.h"
 #include "merge.h"
@@ -1153,6 +1154,7 @@ static int run(const struct fcp_options *o, char *const *srcs, int nsrc, const c
 	    fcp_resume_init(&job) < 0 ||
 	    fcp_chunk_init(&job) < 0 ||
 	    fcp_direct_pipe_init(&job) < 0 ||
+	    fcp_limit_init(&job) < 0 ||
 	    ((o->check || o->sync || o->checksum) && fcp_check_links_init(&job) < 0)) {
 		fcp_report_errorf(&job, "out of memory");
 		free_operands(ops, nsrc);
@@ -1167,6 +1169,7 @@ static int run(const struct fcp_options *o, char *const *srcs, int nsrc, const c
 		fcp_resume_free(&job);
 		fcp_chunk_free(&job);
 		fcp_direct_pipe_free(&job);
+		fcp_limit_free(&job);
 		fcp_own_free(&job);
 		fcp_merge_free(&job);
 		fcp_dist_free(&job);
@@ -1230,6 +1233,7 @@ static int run(const struct fcp_options *o, char *const *srcs, int nsrc, const c
 	fcp_resume_free(&job);
 	fcp_chunk_free(&job);
 	fcp_direct_pipe_free(&job);
+	fcp_limit_free(&job);
 	fcp_dist_free(&job);
 	fcp_sched_destroy(&job);
 	clock_gettime(CLOCK_MONOTONIC, &t1);

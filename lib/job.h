@@ -33,6 +33,7 @@ struct fcp_own;
 struct fcp_merge;
 struct fcp_dirlinks;
 struct fcp_delete_state;
+struct fcp_limit_state;
 struct fcp_direct_pipe_state;
 struct fcp_workers_state;
 struct fcp_chunk_state;
@@ -291,7 +292,7 @@ struct fcp_job {
 	struct fcp_check_links *check_links; /* --check, --sync, -c: hard-link pairs (check.c) */
 	bool check_usage;            /* --check of a directory against a
 					non-directory: bad usage, exit 2 */
-	atomic_llong bw_tat, io_tat; /* --bwlimit, --iolimit buckets (limiter.c) */
+	struct fcp_limit_state *limit; /* --bwlimit, --iolimit buckets (limiter.c) */
 };
 
 /* Are symlinks named as SOURCE followed (-L, -H)? */
