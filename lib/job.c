@@ -1094,7 +1094,6 @@ static int run(const struct fcp_options *o, char *const *srcs, int nsrc, const c
 	atomic_init(&job.uring_ok, true);
 	job.euid = geteuid();
 	job.egid = getegid();
-	fcp_meta_init(&job);
 	job.umask = umask(022);
 	umask(job.umask);
 	cpus = usable_cpus();
@@ -1155,6 +1154,7 @@ static int run(const struct fcp_options *o, char *const *srcs, int nsrc, const c
 	    fcp_chunk_init(&job) < 0 ||
 	    fcp_direct_pipe_init(&job) < 0 ||
 	    fcp_limit_init(&job) < 0 ||
+	    fcp_meta_init(&job) < 0 ||
 	    ((o->check || o->sync || o->checksum) && fcp_check_links_init(&job) < 0)) {
 		fcp_report_errorf(&job, "out of memory");
 		free_operands(ops, nsrc);
@@ -1170,6 +1170,7 @@ static int run(const struct fcp_options *o, char *const *srcs, int nsrc, const c
 		fcp_chunk_free(&job);
 		fcp_direct_pipe_free(&job);
 		fcp_limit_free(&job);
+		fcp_meta_free(&job);
 		fcp_own_free(&job);
 		fcp_merge_free(&job);
 		fcp_dist_free(&job);
@@ -1234,6 +1235,7 @@ static int run(const struct fcp_options *o, char *const *srcs, int nsrc, const c
 	fcp_chunk_free(&job);
 	fcp_direct_pipe_free(&job);
 	fcp_limit_free(&job);
+	fcp_meta_free(&job);
 	fcp_dist_free(&job);
 	fcp_sched_destroy(&job);
 	clock_gettime(CLOCK_MONOTONIC, &t1);

@@ -33,6 +33,7 @@ struct fcp_own;
 struct fcp_merge;
 struct fcp_dirlinks;
 struct fcp_delete_state;
+struct fcp_meta_state;
 struct fcp_limit_state;
 struct fcp_direct_pipe_state;
 struct fcp_workers_state;
@@ -172,7 +173,6 @@ enum fcp_item_kind {
 };
 
 #define FCP_BATCH_MAX 32
-#define FCP_GROUPS_MAX 64
 
 struct fcp_item {
 	enum fcp_item_kind kind;
@@ -231,10 +231,7 @@ struct fcp_job {
 					temporary names (fcp_worker_tmpname) */
 	uid_t euid;
 	gid_t egid;
-	/* Supplementary groups, read once (fcp_meta_init); -1: too many to
-	 * hold, every group is tried. */
-	int ngroups;
-	gid_t groups[FCP_GROUPS_MAX];
+	struct fcp_meta_state *meta; /* its groups, for owner changes (meta.c) */
 	mode_t umask;
 	struct fcp_sched *sched;
 	struct fcp_hlmap *hl;
