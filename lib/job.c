@@ -1149,12 +1149,9 @@ static int run(const struct fcp_options *o, char *const *srcs, int nsrc, const c
 	    fcp_sched_create(&job, threads, max_threads) < 0 || fcp_hl_init(&job) < 0 ||
 	    fcp_dd_init(&job) < 0 || fcp_move_init(&job) < 0 ||
 	    fcp_dirlink_init(&job, srcs, nsrc) < 0 || fcp_delete_init(&job) < 0 ||
-	    fcp_uring_init(&job) < 0 || fcp_verify_init(&job) < 0 ||
-	    fcp_resume_init(&job) < 0 ||
-	    fcp_chunk_init(&job) < 0 ||
-	    fcp_direct_pipe_init(&job) < 0 ||
-	    fcp_limit_init(&job) < 0 ||
-	    fcp_meta_init(&job) < 0 ||
+	    fcp_uring_init(&job) < 0 || fcp_verify_init(&job) < 0 || fcp_resume_init(&job) < 0 ||
+	    fcp_chunk_init(&job) < 0 || fcp_direct_pipe_init(&job) < 0 ||
+	    fcp_limit_init(&job) < 0 || fcp_meta_init(&job) < 0 ||
 	    ((o->check || o->sync || o->checksum) && fcp_check_links_init(&job) < 0)) {
 		fcp_report_errorf(&job, "out of memory");
 		free_operands(ops, nsrc);
