@@ -32,15 +32,17 @@ struct fcp_dist_root;
 struct fcp_own;
 struct fcp_merge;
 struct fcp_dirlinks;
-struct fcp_delete_state;
+/* A module's own state, behind one pointer only that module reads: made
+ * by its init before the job's workers start, freed by its free. */
 struct fcp_meta_state;
-struct fcp_limit_state;
-struct fcp_direct_pipe_state;
-struct fcp_workers_state;
+struct fcp_uring_state;
 struct fcp_chunk_state;
+struct fcp_workers_state;
+struct fcp_direct_pipe_state;
 struct fcp_resume_state;
 struct fcp_verify_state;
-struct fcp_uring_state;
+struct fcp_delete_state;
+struct fcp_limit_state;
 
 /* One top-level SOURCE and where it goes. */
 struct fcp_root {
@@ -260,7 +262,7 @@ struct fcp_job {
 	atomic_int unnamed;          /* how new files are linked (dest.c) */
 	struct fcp_chunk_state *chunk; /* large files' chunks (chunk.c) */
 	struct fcp_workers_state *workers; /* what the pool's workers share (worker.c) */
-	struct fcp_direct_pipe_state *direct_pipe; /* direct_pipe.c */
+	struct fcp_direct_pipe_state *direct_pipe; /* medium files' pipes (direct_pipe.c) */
 	struct fcp_resume_state *resume; /* --resume's records (resume.c) */
 	struct fcp_verify_state *verify; /* --verify's read-backs (verify.c) */
 	atomic_bool check_buffered;  /* --check: a filesystem of DEST refused O_DIRECT
