@@ -45,6 +45,26 @@
 #include <string.h>
 #include <unistd.h>
 
+/* What the job's batches learned of the destination, for the batches
+ * after them (job->uring, made before the workers start). */
+struct fcp_uring_state {
+	/* io_uring's LINKAT failed where linkat() works: batches name
+	 * their files by rename. */
+	atomic_bool link_refused;
+};
+
+int fcp_uring_init(struct fcp_job *job)
+{
+	job->uring = calloc(1, sizeof(*job->uring));
+	return job->uring ? 0 : -ENOMEM;
+}
+
+void fcp_uring_free(struct fcp_job *job)
+{
+	free(job->uring);
+	job->uring = NULL;
+}
+
 #ifdef HAVE_LIBURING
 #include <liburing.h>
 
@@ -336,7 +356,7 @@ static void round_read(struct fcp_worker *w, struct io_uring *ring, struct fcp_d
 	 * hidden directory every file gets its final name at once (dest.h). */
 	struct fcp_job *job = fcp_worker_job(w);
 	bool unnamed = !d->hidden && fcp_dest_unnamed_ok(w, d) &&
-		       !atomic_load(&job->uring_link_refused);
+		       !atomic_load(&job->uring->link_refused);
 	uint64_t bytes = 0;
 
 	for (int i = 0; i < n; i++) {
@@ -435,7 +455,7 @@ static void finish(struct fcp_worker *w, struct fcp_dir *d, struct small *s)
 	if (s->back) {
 		/* The rest of the job names its files the other way. */
 		if (s->link_err == -EINVAL || s->link_err == -ENOENT)
-			atomic_store(&job->uring_link_refused, true);
+			atomic_store(&job->uring->link_refused, true);
 		give_back(w, d, s);
 		return;
 	}

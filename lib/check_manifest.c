@@ -11,6 +11,7 @@
 #include "config.h"
 #include "check_manifest.h"
 #include "check.h"
+#include "limiter.h"
 #include "manifest.h"
 #include "node.h"
 #include "own.h"
@@ -427,6 +428,12 @@ int fcp_manifest_verify(const struct fcp_options *o, const char *dest, struct fc
 	 * missing or empty one is a mistake (a mistyped name), never made. */
 	if (fcp_manifest_open_check(&job, o->manifest) < 0)
 		return FCP_EXIT_USAGE;
+	/* The reads of DEST's files take from --bwlimit, --iolimit too. */
+	if (fcp_limit_init(&job) < 0) {
+		fcp_report_errorf(&job, "out of memory");
+		fcp_manifest_close(&job);
+		return FCP_EXIT_PARTIAL;
+	}
 	/* Not even the access times of DEST move (directories included).
 	 * (The check's table of filesystems refusing O_DIRECT: check.h.) */
 	fcp_sys_reads_noatime(true);
@@ -465,6 +472,7 @@ int fcp_manifest_verify(const struct fcp_options *o, const char *dest, struct fc
 		close(x.dfd);
 	free(x.v);
 	fcp_check_links_free(&job);
+	fcp_limit_free(&job);
 	fcp_manifest_close(&job);
 	stats->files = job.c.files;
 	stats->failed = job.c.failed + (r < 0);

@@ -40,6 +40,23 @@
 #include <unistd.h>
 
 #define CHUNK_SIZE FCP_CHUNK_SIZE
+
+/* The job's large files (job->chunk, made before the workers start). */
+struct fcp_chunk_state {
+	atomic_int runners; /* workers copying chunks right now */
+};
+
+int fcp_chunk_init(struct fcp_job *job)
+{
+	job->chunk = calloc(1, sizeof(*job->chunk));
+	return job->chunk ? 0 : -ENOMEM;
+}
+
+void fcp_chunk_free(struct fcp_job *job)
+{
+	free(job->chunk);
+	job->chunk = NULL;
+}
 _Static_assert(FCP_LARGE_MIN >= 2 * CHUNK_SIZE, "a large file has two chunks at least");
 _Static_assert(FCP_RESUME_MIN >= FCP_LARGE_MIN, "a resumable file is copied in chunks");
 
@@ -127,7 +144,7 @@ static int untaken(struct fcp_bigfile *b)
  * workers; one at least (the worker that asks). */
 static int runners_wanted(struct fcp_job *job, int chunks)
 {
-	int n = job->cpus - atomic_load(&job->chunk_runners);
+	int n = job->cpus - atomic_load(&job->chunk->runners);
 
 	if (n > chunks)
 		n = chunks;
@@ -447,10 +464,10 @@ static void run(struct fcp_worker *w, struct fcp_bigfile *b)
 	struct fcp_job *job = b->e.job;
 	int i;
 
-	atomic_fetch_add(&job->chunk_runners, 1);
+	atomic_fetch_add(&job->chunk->runners, 1);
 	while ((i = take(b)) >= 0)
 		copy_one(w, b, i);
-	atomic_fetch_sub(&job->chunk_runners, 1);
+	atomic_fetch_sub(&job->chunk->runners, 1);
 	leave(w, b);
 }
 

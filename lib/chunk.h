@@ -44,4 +44,9 @@ void fcp_chunk_returned(struct fcp_job *job, struct fcp_bigfile *b, uint64_t byt
 void fcp_chunk_take(struct fcp_job *job, int in, int out, const struct fcp_chunk_share *s,
 		    int first, int end, int owner, uint64_t id);
 
+/* The state the job's large files share (job->chunk), before its workers
+ * start: 0, or -ENOMEM; and its end. */
+int fcp_chunk_init(struct fcp_job *job);
+void fcp_chunk_free(struct fcp_job *job);
+
 #endif

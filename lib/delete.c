@@ -28,6 +28,15 @@ struct fcp_names {
 	size_t n, cap;
 };
 
+/* The job's deletions (job->del), made before the workers start. */
+struct fcp_delete_state {
+	atomic_llong taken;     /* begun, against --max-delete */
+	atomic_bool stopped;    /* --max-delete reached: no more */
+	/* A dry run's deletions (and metadata lines) said where SOURCEs
+	 * merge: each once. Under the job's err_lock. */
+	struct fcp_names dry_said;
+};
+
 /* The mount that holds name in dirfd (its statx st, if asked already
  * with STATX_MNT_ID), as a key: the mount id, or where no way to ask for
  * one works, the device with the top bit set (mount ids are small). */
@@ -234,11 +243,11 @@ static bool take(struct fcp_job *job, const char *path)
 {
 	long long max = job->o->max_delete;
 
-	if (atomic_load(&job->delete_stopped))
+	if (atomic_load(&job->del->stopped))
 		return false;
-	if (max < 0 || atomic_fetch_add(&job->delete_taken, 1) < max)
+	if (max < 0 || atomic_fetch_add(&job->del->taken, 1) < max)
 		return true;
-	if (!atomic_exchange(&job->delete_stopped, true)) {
+	if (!atomic_exchange(&job->del->stopped, true)) {
 		char why[96];
 		snprintf(why, sizeof(why), "--max-delete %lld reached: not deleting", max);
 		fcp_report_error(job, why, path, 0);
@@ -253,27 +262,32 @@ static bool take(struct fcp_job *job, const char *path)
  * are said, and only where SOURCEs merge. */
 bool fcp_dry_said_before(struct fcp_job *job, const char *key)
 {
+	struct fcp_names *done = &job->del->dry_said;
 	bool said = false;
 
 	if (!job->merge)
 		return false;
 	pthread_mutex_lock(&job->err_lock);
-	if (!job->dry_deleted)
-		job->dry_deleted = calloc(1, sizeof(*job->dry_deleted));
-	for (size_t i = 0; job->dry_deleted && i < job->dry_deleted->n && !said; i++)
-		said = !strcmp(job->dry_deleted->v[i], key);
-	if (!said && job->dry_deleted)
-		names_push(job->dry_deleted, key);
+	for (size_t i = 0; i < done->n && !said; i++)
+		said = !strcmp(done->v[i], key);
+	if (!said)
+		names_push(done, key);
 	pthread_mutex_unlock(&job->err_lock);
 	return said;
 }
 
+int fcp_delete_init(struct fcp_job *job)
+{
+	job->del = calloc(1, sizeof(*job->del));
+	return job->del ? 0 : -ENOMEM;
+}
+
 void fcp_delete_free(struct fcp_job *job)
 {
-	if (job->dry_deleted)
-		names_clear(job->dry_deleted);
-	free(job->dry_deleted);
-	job->dry_deleted = NULL;
+	if (job->del)
+		names_clear(&job->del->dry_said);
+	free(job->del);
+	job->del = NULL;
 }
 
 /* Levels of a tree being deleted that keep their descriptor: below, a
@@ -664,7 +678,7 @@ void fcp_delete_extras(struct fcp_worker *w, struct fcp_dir *d)
 	if (!d->seen)
 		return;
 	/* --max-delete spent: a taken-up copy keeps what it cannot check. */
-	if (atomic_load(&job->delete_stopped)) {
+	if (atomic_load(&job->del->stopped)) {
 		if (taken_up(d))
 			atomic_store(&d->root->stale, true);
 		return;

@@ -58,6 +58,9 @@ int fcp_delete_leftover(struct fcp_job *job, int dirfd, const char *name, const 
  * others find it done). Always false where no SOURCEs merge. */
 bool fcp_dry_said_before(struct fcp_job *job, const char *key);
 
+/* The job's deletion state (job->del), before its workers start: 0, or
+ * -ENOMEM. */
+int fcp_delete_init(struct fcp_job *job);
 /* The job is over: what the deletions kept goes. */
 void fcp_delete_free(struct fcp_job *job);
 

@@ -43,6 +43,24 @@
  * a file, then the synchronous loop copies it. */
 #define PIPE_AGAIN_MAX 16
 
+/* What the job's pipes learned (job->direct_pipe, made before the
+ * workers start). */
+struct fcp_direct_pipe_state {
+	atomic_bool refused; /* O_DIRECT refused on a copy: no more pipes */
+};
+
+int fcp_direct_pipe_init(struct fcp_job *job)
+{
+	job->direct_pipe = calloc(1, sizeof(*job->direct_pipe));
+	return job->direct_pipe ? 0 : -ENOMEM;
+}
+
+void fcp_direct_pipe_free(struct fcp_job *job)
+{
+	free(job->direct_pipe);
+	job->direct_pipe = NULL;
+}
+
 #ifdef HAVE_LIBURING
 #include <liburing.h>
 
@@ -216,11 +234,11 @@ ssize_t fcp_direct_pipe(struct fcp_xfer *x, off_t off, size_t len)
 	 * DEST, with nothing to see the bytes on their way. */
 	if (off != 0 || (off_t)len != x->size || x->size < PIPE_MIN || x->size > FCP_LARGE_MIN ||
 	    x->direct <= 0 || x->wlock || x->vs || fcp_xfer_zero_holes(x) || job->o->no_io_uring ||
-	    !atomic_load(&job->uring_ok) || atomic_load(&job->pipe_refused) ||
+	    !atomic_load(&job->uring_ok) || atomic_load(&job->direct_pipe->refused) ||
 	    !(p.buf = fcp_worker_pipe_buf(x->w)) || !(p.ring = fcp_uring_ring(x->w)))
 		return 0;
 	if (fcp_sys_ftruncate(x->out, x->size) < 0 || fcp_sys_set_direct(x->out, true) < 0) {
-		atomic_store(&job->pipe_refused, true);
+		atomic_store(&job->direct_pipe->refused, true);
 		fcp_sys_ftruncate(x->out, 0);
 		return 0;
 	}
@@ -232,7 +250,7 @@ ssize_t fcp_direct_pipe(struct fcp_xfer *x, off_t off, size_t len)
 		return p.err;
 	if (p.refused) {
 		/* Nothing of it counts: the loop copies it all again. */
-		atomic_store(&job->pipe_refused, true);
+		atomic_store(&job->direct_pipe->refused, true);
 		atomic_fetch_sub(&job->c.bytes, (unsigned long long)p.counted);
 		r = fcp_sys_ftruncate(x->out, 0);
 		return r < 0 ? r : 0;

@@ -114,6 +114,10 @@ struct fcp_engine {
  * not the pipe's to copy (nothing done: the caller copies it).
  */
 ssize_t fcp_direct_pipe(struct fcp_xfer *x, off_t off, size_t len);
+/* The state the job's pipes share (job->direct_pipe), before its workers
+ * start: 0, or -ENOMEM; and its end. */
+int fcp_direct_pipe_init(struct fcp_job *job);
+void fcp_direct_pipe_free(struct fcp_job *job);
 
 /*
  * A large file's data extent [off, off+len), read with O_DIRECT by a chunk
@@ -212,6 +216,10 @@ int fcp_uring_batch(struct fcp_worker *w, struct fcp_dir *d, const char **names,
 int fcp_order_by_place(const bool *pick, const uint64_t *where, int n, int *order);
 /* NULL when io_uring batches can run here, else why not (a sentence). */
 const char *fcp_uring_available(void);
+/* batch_uring.c: the state the job's batches share (job->uring), before its workers
+ * start: 0, or -ENOMEM; and its end. */
+int fcp_uring_init(struct fcp_job *job);
+void fcp_uring_free(struct fcp_job *job);
 struct io_uring;
 /* The worker's ring, made on first use (check_uring.c shares it), or NULL:
  * no io_uring here. Only ever one batch at a time uses it. */

@@ -10,6 +10,7 @@
 #include "backup.h"
 #include "check.h"
 #include "check_manifest.h"
+#include "chunk.h"
 #include "dedup.h"
 #include "delete.h"
 #include "dest.h"
@@ -19,6 +20,7 @@
 #include "engine.h"
 #include "filter.h"
 #include "job.h"
+#include "limiter.h"
 #include "links.h"
 #include "manifest.h"
 #include "merge.h"
@@ -28,6 +30,7 @@
 #include "operands.h"
 #include "own.h"
 #include "parents.h"
+#include "resume.h"
 #include "sys.h"
 #include "upcalls.h"
 #include "verify.h"
@@ -1098,7 +1101,6 @@ static int run(const struct fcp_options *o, char *const *srcs, int nsrc, const c
 	atomic_init(&job.uring_ok, true);
 	job.euid = geteuid();
 	job.egid = getegid();
-	fcp_meta_init(&job);
 	job.umask = umask(022);
 	umask(job.umask);
 	cpus = usable_cpus();
@@ -1153,7 +1155,10 @@ static int run(const struct fcp_options *o, char *const *srcs, int nsrc, const c
 	if (last < 0 || fcp_own_init(&job) < 0 || fcp_merge_init(&job, ops, nsrc) < 0 ||
 	    fcp_sched_create(&job, threads, max_threads) < 0 || fcp_hl_init(&job) < 0 ||
 	    fcp_dd_init(&job) < 0 || fcp_move_init(&job) < 0 ||
-	    fcp_dirlink_init(&job, srcs, nsrc) < 0 ||
+	    fcp_dirlink_init(&job, srcs, nsrc) < 0 || fcp_delete_init(&job) < 0 ||
+	    fcp_uring_init(&job) < 0 || fcp_verify_init(&job) < 0 || fcp_resume_init(&job) < 0 ||
+	    fcp_chunk_init(&job) < 0 || fcp_direct_pipe_init(&job) < 0 ||
+	    fcp_limit_init(&job) < 0 || fcp_meta_init(&job) < 0 ||
 	    ((o->check || o->sync || o->checksum) && fcp_check_links_init(&job) < 0)) {
 		fcp_report_errorf(&job, "out of memory");
 		free_operands(ops, nsrc);
@@ -1162,6 +1167,14 @@ static int run(const struct fcp_options *o, char *const *srcs, int nsrc, const c
 		fcp_manifest_close(&job);
 		fcp_move_free(&job);
 		fcp_dirlink_free(&job);
+		fcp_delete_free(&job);
+		fcp_uring_free(&job);
+		fcp_verify_free(&job);
+		fcp_resume_free(&job);
+		fcp_chunk_free(&job);
+		fcp_direct_pipe_free(&job);
+		fcp_limit_free(&job);
+		fcp_meta_free(&job);
 		fcp_own_free(&job);
 		fcp_merge_free(&job);
 		fcp_dist_free(&job);
@@ -1220,6 +1233,13 @@ static int run(const struct fcp_options *o, char *const *srcs, int nsrc, const c
 	fcp_dd_free(&job);
 	fcp_move_free(&job);
 	fcp_dirlink_free(&job);
+	fcp_uring_free(&job);
+	fcp_verify_free(&job);
+	fcp_resume_free(&job);
+	fcp_chunk_free(&job);
+	fcp_direct_pipe_free(&job);
+	fcp_limit_free(&job);
+	fcp_meta_free(&job);
 	fcp_dist_free(&job);
 	fcp_sched_destroy(&job);
 	clock_gettime(CLOCK_MONOTONIC, &t1);

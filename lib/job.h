@@ -32,6 +32,17 @@ struct fcp_dist_root;
 struct fcp_own;
 struct fcp_merge;
 struct fcp_dirlinks;
+/* A module's own state, behind one pointer only that module reads: made
+ * by its init before the job's workers start, freed by its free. */
+struct fcp_meta_state;
+struct fcp_uring_state;
+struct fcp_chunk_state;
+struct fcp_workers_state;
+struct fcp_direct_pipe_state;
+struct fcp_resume_state;
+struct fcp_verify_state;
+struct fcp_delete_state;
+struct fcp_limit_state;
 
 /* One top-level SOURCE and where it goes. */
 struct fcp_root {
@@ -180,7 +191,6 @@ enum fcp_item_kind {
 };
 
 #define FCP_BATCH_MAX 32
-#define FCP_GROUPS_MAX 64
 
 struct fcp_item {
 	enum fcp_item_kind kind;
@@ -231,9 +241,6 @@ struct fcp_job {
 	const struct fcp_options *o;
 	FILE *err;
 	pthread_mutex_t err_lock;
-	struct fcp_names *dry_deleted; /* a dry run's deletions (and metadata
-					  lines) said where SOURCEs merge:
-					  each once (delete.c) */
 	struct fcp_counters c;
 	atomic_bool stop;            /* destination full: start nothing new */
 	atomic_int stop_errno;
@@ -242,10 +249,7 @@ struct fcp_job {
 					temporary names (fcp_worker_tmpname) */
 	uid_t euid;
 	gid_t egid;
-	/* Supplementary groups, read once (fcp_meta_init); -1: too many to
-	 * hold, every group is tried. */
-	int ngroups;
-	gid_t groups[FCP_GROUPS_MAX];
+	struct fcp_meta_state *meta; /* its groups, for owner changes (meta.c) */
 	mode_t umask;
 	struct fcp_sched *sched;
 	struct fcp_hlmap *hl;
@@ -265,22 +269,21 @@ struct fcp_job {
 	bool remote_src;             /* a source is served over a link (device.c):
 					batch.c's choice of path */
 	atomic_bool uring_used;      /* some batch went through io_uring */
-	atomic_bool uring_link_refused; /* io_uring's LINKAT failed where linkat()
-					 * works: batches name files by rename */
+	struct fcp_uring_state *uring; /* what io_uring batches learned
+					  (engine_uring.c) */
 	atomic_bool rename_flags_refused; /* the destination's rename takes no
 					     flags (NFS, 9p, some FUSE): dest.c */
 	int cpus;                    /* CPUs this process may run on (its part,
 					where ranks of the job share them) */
 	atomic_int unnamed;          /* how new files are linked (dest.c) */
-	atomic_int chunk_runners;    /* workers copying chunks right now */
-	atomic_int pipe_bufs;        /* workers holding a direct pipe's slots (worker.c) */
-	atomic_bool pipe_refused;    /* a direct pipe was refused O_DIRECT: no more */
-	atomic_bool resume_warned;   /* --resume could not record: said once */
-	atomic_bool verify_no_direct; /* --verify: the destination refused O_DIRECT */
+	struct fcp_chunk_state *chunk; /* large files' chunks (chunk.c) */
+	struct fcp_workers_state *workers; /* what the pool's workers share (worker.c) */
+	struct fcp_direct_pipe_state *direct_pipe; /* medium files' pipes (direct_pipe.c) */
+	struct fcp_resume_state *resume; /* --resume's records (resume.c) */
+	struct fcp_verify_state *verify; /* --verify's read-backs (verify.c) */
 	atomic_bool check_buffered;  /* --check: a filesystem of DEST refused O_DIRECT
 					(check.c keeps which) */
-	atomic_llong delete_taken;   /* deletions begun, against --max-delete */
-	atomic_bool delete_stopped;  /* --max-delete reached: no more */
+	struct fcp_delete_state *del; /* --delete, --max-delete (delete.c) */
 	/* Descriptors, budgeted from RLIMIT_NOFILE (dirfds.c): directories open
 	 * below the roots, and the most a budget lets them be (dirfds.c);
 	 * regular files per io_uring batch (walk.c). */
@@ -304,7 +307,7 @@ struct fcp_job {
 	struct fcp_check_links *check_links; /* --check, --sync, -c: hard-link pairs (check.c) */
 	bool check_usage;            /* --check of a directory against a
 					non-directory: bad usage, exit 2 */
-	atomic_llong bw_tat, io_tat; /* --bwlimit, --iolimit buckets (limiter.c) */
+	struct fcp_limit_state *limit; /* --bwlimit, --iolimit buckets (limiter.c) */
 };
 
 /* Are symlinks named as SOURCE followed (-L, -H)? */

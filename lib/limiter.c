@@ -25,6 +25,24 @@
 /* A sleeping taker looks at the job's stop this often. */
 #define NAP_NS 20000000LL
 
+/* The job's buckets (job->limit, made before the workers start): written
+ * by every taker, through the const job they are given. */
+struct fcp_limit_state {
+	atomic_llong bw_tat, io_tat; /* --bwlimit, --iolimit */
+};
+
+int fcp_limit_init(struct fcp_job *job)
+{
+	job->limit = calloc(1, sizeof(*job->limit));
+	return job->limit ? 0 : -ENOMEM;
+}
+
+void fcp_limit_free(struct fcp_job *job)
+{
+	free(job->limit);
+	job->limit = NULL;
+}
+
 long long fcp_now_ns(void)
 {
 	struct timespec t;
@@ -98,13 +116,11 @@ static void bucket_take(const struct fcp_job *job, atomic_llong *tat, double uni
 void fcp_limit_take(const struct fcp_job *job, uint64_t bytes, uint64_t ops)
 {
 	const struct fcp_options *o = job->o;
-	/* The buckets are the only fields written through this pointer. */
-	struct fcp_job *j = (struct fcp_job *)job;
 
 	if (o->bwlimit && bytes)
-		bucket_take(job, &j->bw_tat, 1e9 / (double)o->bwlimit, bytes);
+		bucket_take(job, &job->limit->bw_tat, 1e9 / (double)o->bwlimit, bytes);
 	if (o->iolimit && ops)
-		bucket_take(job, &j->io_tat, 1e9 / (double)o->iolimit, ops);
+		bucket_take(job, &job->limit->io_tat, 1e9 / (double)o->iolimit, ops);
 }
 
 size_t fcp_limit_read(const struct fcp_job *job, size_t want, uint64_t left, size_t align)

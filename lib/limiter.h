@@ -53,4 +53,9 @@ size_t fcp_limit_read(const struct fcp_job *job, size_t want, uint64_t left, siz
  * want when there is no limit. */
 size_t fcp_limit_step(const struct fcp_job *job, size_t want);
 
+/* The job's buckets (job->limit), before its workers start: 0, or
+ * -ENOMEM; and their end. */
+int fcp_limit_init(struct fcp_job *job);
+void fcp_limit_free(struct fcp_job *job);
+
 #endif

@@ -246,18 +246,40 @@ static int chown_at(struct fcp_at dst, uid_t uid, gid_t gid)
 	return fcp_sys_fchownat(dst.dirfd, dst.name, uid, gid, AT_SYMLINK_NOFOLLOW);
 }
 
-void fcp_meta_init(struct fcp_job *job)
+#define GROUPS_MAX 64
+
+/* What the job's owner changes depend on (job->meta), read once before
+ * the workers start. */
+struct fcp_meta_state {
+	int ngroups; /* supplementary groups; -1: too many to hold, every
+			group is tried */
+	gid_t groups[GROUPS_MAX];
+};
+
+int fcp_meta_init(struct fcp_job *job)
 {
-	job->ngroups = fcp_sys_getgroups(FCP_GROUPS_MAX, job->groups);
+	job->meta = calloc(1, sizeof(*job->meta));
+	if (!job->meta)
+		return -ENOMEM;
+	job->meta->ngroups = fcp_sys_getgroups(GROUPS_MAX, job->meta->groups);
+	return 0;
+}
+
+void fcp_meta_free(struct fcp_job *job)
+{
+	free(job->meta);
+	job->meta = NULL;
 }
 
 /* May we give gid without being root? Unknown counts as yes. */
 static bool in_group(const struct fcp_job *job, gid_t gid)
 {
-	if (gid == job->egid || job->ngroups < 0)
+	const struct fcp_meta_state *m = job->meta;
+
+	if (gid == job->egid || m->ngroups < 0)
 		return true;
-	for (int i = 0; i < job->ngroups; i++)
-		if (job->groups[i] == gid)
+	for (int i = 0; i < m->ngroups; i++)
+		if (m->groups[i] == gid)
 			return true;
 	return false;
 }

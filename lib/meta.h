@@ -31,8 +31,10 @@ struct fcp_at {
 						.ours = (dir)->created, \
 						.inherited = (dir)->gives_acl, .mode = (m) })
 
-/* Read what the job's owner changes depend on (its groups), once. */
-void fcp_meta_init(struct fcp_job *job);
+/* Read what the job's owner changes depend on (its groups, job->meta),
+ * once, before its workers start: 0, or -ENOMEM; and its end. */
+int fcp_meta_init(struct fcp_job *job);
+void fcp_meta_free(struct fcp_job *job);
 
 /*
  * Copy the metadata of src (described by st) onto dst, as the job's

@@ -34,6 +34,7 @@
 #include "resume.h"
 #include "sys.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,6 +42,23 @@
 #include <unistd.h>
 
 #define PREFIX ".fcp-resume-"
+
+/* The job's records (job->resume, made before the workers start). */
+struct fcp_resume_state {
+	atomic_bool warned; /* a record could not be written: said once */
+};
+
+int fcp_resume_init(struct fcp_job *job)
+{
+	job->resume = calloc(1, sizeof(*job->resume));
+	return job->resume ? 0 : -ENOMEM;
+}
+
+void fcp_resume_free(struct fcp_job *job)
+{
+	free(job->resume);
+	job->resume = NULL;
+}
 
 struct record {
 	unsigned long long dev, ino, size;
@@ -128,7 +146,7 @@ int fcp_resume_save(struct fcp_entry *e, int fd, off_t done)
 		     (long long)done, e->dst_name);
 	r = n < 0 ? -ENOMEM : fcp_sys_fsetxattr(fd, FCP_RESUME_XATTR, val, (size_t)n);
 	free(val);
-	if (r < 0 && !atomic_exchange(&e->job->resume_warned, true)) {
+	if (r < 0 && !atomic_exchange(&e->job->resume->warned, true)) {
 		char *p = fcp_dir_dst_path(e->d, e->dst_name);
 		fcp_report_error(e->job,
 				 "warning: --resume cannot record progress (an interrupted copy "

@@ -54,4 +54,9 @@ bool fcp_resume_shaped(const char *name);
 bool fcp_resume_keep(struct fcp_job *job, const struct fcp_dir *d, const char *name,
 		     struct fcp_root **roots, int n);
 
+/* The state the job's records share (job->resume), before its workers
+ * start: 0, or -ENOMEM; and its end. */
+int fcp_resume_init(struct fcp_job *job);
+void fcp_resume_free(struct fcp_job *job);
+
 #endif

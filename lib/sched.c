@@ -91,14 +91,17 @@ int fcp_sched_create(struct fcp_job *job, int threads, int max)
 {
 	struct fcp_sched *s = calloc(1, sizeof(*s));
 
-	if (!s)
+	if (!s || fcp_workers_init(job) < 0) {
+		free(s);
 		return -ENOMEM;
+	}
 	atomic_init(&s->n, threads > 0 ? threads : 1);
 	s->max = max > s->n ? max : s->n;
 	s->elastic = s->max > s->n;
 	atomic_init(&s->at_limit, !s->elastic);
 	s->w = calloc(s->max, sizeof(*s->w));
 	if (!s->w) {
+		fcp_workers_free(job);
 		free(s);
 		return -ENOMEM;
 	}
@@ -559,4 +562,5 @@ void fcp_sched_destroy(struct fcp_job *job)
 	free(s->due);
 	free(s);
 	job->sched = NULL;
+	fcp_workers_free(job);
 }

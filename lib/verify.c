@@ -18,6 +18,24 @@
 
 #define W FCP_VERIFY_WINDOW
 
+/* What the job's read-backs learned (job->verify, made before the
+ * workers start). */
+struct fcp_verify_state {
+	atomic_bool no_direct; /* the destination refused O_DIRECT: said once */
+};
+
+int fcp_verify_init(struct fcp_job *job)
+{
+	job->verify = calloc(1, sizeof(*job->verify));
+	return job->verify ? 0 : -ENOMEM;
+}
+
+void fcp_verify_free(struct fcp_job *job)
+{
+	free(job->verify);
+	job->verify = NULL;
+}
+
 int fcp_vsum_init(struct fcp_vsum *s, uint64_t size)
 {
 	s->n = 0;
@@ -231,7 +249,7 @@ static void say_no_direct(struct fcp_job *job, const struct fcp_dir *d, int out)
 {
 	char *path;
 
-	if (atomic_exchange(&job->verify_no_direct, true))
+	if (atomic_exchange(&job->verify->no_direct, true))
 		return;
 	/* The copy as the user named it (DEST or DEST/SOURCE's name). */
 	path = d->root && d->root->dst_abs ? strdup(d->root->dst_abs) : fcp_dir_dst_path(d, NULL);
@@ -255,7 +273,7 @@ int fcp_verify_prepare(struct fcp_worker *w, int out)
 	if (r < 0)
 		return r; /* a write error: the copy's */
 	(void)fcp_sys_posix_fadvise(out, 0, 0, POSIX_FADV_DONTNEED);
-	return !atomic_load(&fcp_worker_job(w)->verify_no_direct) && fcp_sys_set_direct(out, true) == 0;
+	return !atomic_load(&fcp_worker_job(w)->verify->no_direct) && fcp_sys_set_direct(out, true) == 0;
 }
 
 void fcp_verify_count(struct fcp_job *job, int out, uint64_t size, bool cloned)

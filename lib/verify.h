@@ -112,5 +112,9 @@ void fcp_verify_count(struct fcp_job *job, int out, uint64_t size, bool cloned);
 
 /* How --verify reads back on this build (a phrase, for --version -v). */
 const char *fcp_verify_describe(void);
+/* The state the job's read-backs share (job->verify), before its workers
+ * start: 0, or -ENOMEM; and its end. */
+int fcp_verify_init(struct fcp_job *job);
+void fcp_verify_free(struct fcp_job *job);
 
 #endif

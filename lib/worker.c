@@ -7,6 +7,7 @@
 #include "sys.h"
 #include "worker.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -39,6 +40,23 @@
  * 2026-12-01-tables-behind-the-summary.md). Only workers that verify get
  * one. */
 #define FCP_VERIFY_BUF_SIZE (8u << 20)
+
+/* What the job's workers share (job->workers, made with its pool). */
+struct fcp_workers_state {
+	atomic_int pipe_bufs; /* workers holding a direct pipe's slots */
+};
+
+int fcp_workers_init(struct fcp_job *job)
+{
+	job->workers = calloc(1, sizeof(*job->workers));
+	return job->workers ? 0 : -ENOMEM;
+}
+
+void fcp_workers_free(struct fcp_job *job)
+{
+	free(job->workers);
+	job->workers = NULL;
+}
 
 void fcp_worker_init(struct fcp_worker *w, struct fcp_job *job, int id)
 {
@@ -91,10 +109,10 @@ void *fcp_worker_pipe_buf(struct fcp_worker *w)
 {
 	if (w->pipe_buf)
 		return w->pipe_buf;
-	if (atomic_fetch_add(&w->job->pipe_bufs, 1) >= FCP_PIPE_BUFS_MAX ||
+	if (atomic_fetch_add(&w->job->workers->pipe_bufs, 1) >= FCP_PIPE_BUFS_MAX ||
 	    posix_memalign(&w->pipe_buf, FCP_HUGE_ALIGN, FCP_PIPE_BUF_SIZE)) {
 		w->pipe_buf = NULL;
-		atomic_fetch_sub(&w->job->pipe_bufs, 1);
+		atomic_fetch_sub(&w->job->workers->pipe_bufs, 1);
 		return NULL;
 	}
 	fcp_sys_huge_pages(w->pipe_buf, FCP_PIPE_BUF_SIZE); /* plain pages else */

@@ -23,6 +23,10 @@ struct fcp_worker {
 	unsigned long tmp_seq;
 };
 
+/* What the workers of job's pool share (job->workers), made and freed
+ * with the pool (sched.c): 0, or -ENOMEM. */
+int fcp_workers_init(struct fcp_job *job);
+void fcp_workers_free(struct fcp_job *job);
 /* Worker id of job, with no buffer yet. */
 void fcp_worker_init(struct fcp_worker *w, struct fcp_job *job, int id);
 /* Its thread ends its run: what belongs to the thread goes. */
