@@ -14,7 +14,7 @@ BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 ZSHCOMPDIR ?= $(PREFIX)/share/zsh/vendor-completions
 VERSION := 0.1.0
 
-LIB_SRC  := $(wildcard lib/*.c)
+LIB_SRC  := $(wildcard lib/*/*.c)
 LIB_OBJ  := $(LIB_SRC:%.c=build/%.o)
 BENCH_SRC := $(wildcard src/bench/*.c)
 BENCH_OBJ := $(BENCH_SRC:%.c=build/%.o)
@@ -60,7 +60,7 @@ all: build/fastcp build/fastcp-bench $(MPI_BIN) $(UNIT_BIN) $(TOOL_BIN) $(FUZZ_B
 programs: build/fastcp build/fastcp-bench $(MPI_BIN)
 	@cat build/config.txt
 
-build/%.o: %.c build/config.h $(wildcard include/*.h lib/*.h src/bench/*.h tests/lib/*.h)
+build/%.o: %.c build/config.h $(wildcard include/*.h lib/*/*.h src/bench/*.h tests/lib/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -DFCP_VERSION='"$(VERSION)"' -c -o $@ $<
 
@@ -99,10 +99,10 @@ build/tests/lib/faultfs: tests/lib/faultfs.c build/config.h
 
 # A clang without libFuzzer (libclang-rt-14-dev) builds no target, and
 # says so; filter_fuzz.sh then tells a skip from a failure.
-build/fuzz/filter: tests/fuzz/filter.c lib/filter.c lib/filter.h lib/grow.c lib/grow.h
+build/fuzz/filter: tests/fuzz/filter.c lib/base/filter.c lib/base/filter.h lib/base/grow.c lib/base/grow.h
 	@mkdir -p $(dir $@)
 	$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -D_GNU_SOURCE -Ilib \
-		-o $@ tests/fuzz/filter.c lib/filter.c lib/grow.c || \
+		-o $@ tests/fuzz/filter.c lib/base/filter.c lib/base/grow.c || \
 		{ echo "fastcp: clang cannot build the fuzz target (libFuzzer missing?)"; rm -f $@; }
 
 fuzz: build/fuzz/filter

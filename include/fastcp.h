@@ -31,7 +31,7 @@ enum fcp_direct_read { FCP_DIRECT_AUTO, FCP_DIRECT_ALWAYS, FCP_DIRECT_NEVER };
 enum fcp_progress { FCP_PROGRESS_AUTO, FCP_PROGRESS_BAR, FCP_PROGRESS_PLAIN, FCP_PROGRESS_NONE };
 
 /* --dedup: files of one content written once, the others cloned from
- * that first copy or made hard links to it (lib/dedup.c). */
+ * that first copy or made hard links to it (lib/tree/dedup.c). */
 enum fcp_dedup { FCP_DEDUP_OFF, FCP_DEDUP_REFLINK, FCP_DEDUP_HARDLINK };
 
 /* What to do with a symlink found in the tree (and with symlink arguments). */
@@ -78,7 +78,7 @@ struct fcp_options {
 	bool no_io_uring;       /* force the synchronous small-file path */
 	enum fcp_direct_read direct_read;
 	bool recursive;         /* accepted for cp habit; always on */
-	/* Choosing what to copy (lib/filter.c matches, lib/plan.c decides): */
+	/* Choosing what to copy (lib/base/filter.c matches, lib/policy/plan.c decides): */
 	struct fcp_filter *filter; /* --exclude/--include rules, or NULL */
 	bool gitignore;         /* honour .gitignore files as git does */
 	bool exclude_caches;    /* skip directories with a CACHEDIR.TAG */
@@ -86,7 +86,7 @@ struct fcp_options {
 	bool delete_excluded;   /* --delete takes excluded entries too */
 	bool prune_empty_dirs;  /* -m: a directory left empty (filtered out, or
 				   empty in the source) is not kept in the copy
-				   (lib/delete.c, at its finish) */
+				   (lib/tree/delete.c, at its finish) */
 	long long min_size;     /* regular files smaller are left out; 0 */
 	long long max_size;     /* larger; -1 = no bound */
 	long long newer_than;   /* mtime (ns since the epoch) at or before it:
@@ -95,7 +95,7 @@ struct fcp_options {
 	int verbose;            /* -v: each item on stdout, and the summary */
 	bool itemize;           /* --itemize-changes: -v's lines as rsync -i's */
 	FILE *err;              /* where per-item errors go; NULL = stderr */
-	/* Copying again (lib/plan.c decides per entry): */
+	/* Copying again (lib/policy/plan.c decides per entry): */
 	bool sync;              /* -u: an up-to-date copy (type, size, mtime)
 				   is skipped, its metadata brought up to date */
 	bool checksum;          /* -c: the same, deciding data by content */
@@ -105,22 +105,22 @@ struct fcp_options {
 	bool check;             /* --check: compare each SOURCE with its copy
 				   (content by XXH3-128, metadata), one line per
 				   difference on out; nothing is written
-				   (lib/check.c) */
+				   (lib/policy/check.c) */
 	const char *manifest;   /* --manifest FILE: SQLite record of the files
-				   copied, checked or hashed (lib/manifest.c) */
+				   copied, checked or hashed (lib/dest/manifest.c) */
 	bool dry_run;           /* say what would be done, change nothing */
 	bool delete_extra;      /* --delete: remove what the source lacks */
 	long long max_delete;   /* deletions allowed; -1 = no limit */
 	bool move;              /* --move: rename, or copy durably (as --sync
 				   --fsync) and then remove each source item
-				   whose copy is in place (lib/move.c) */
+				   whose copy is in place (lib/dest/move.c) */
 	bool atomic;            /* --atomic: a new root copy with a failed item
 				   keeps its hidden name (all or nothing) */
 	bool resume;            /* --resume: files from 1 GiB record their
 				   durable part; a killed run's is finished
-				   from there (lib/resume.c) */
+				   from there (lib/dest/resume.c) */
 	FILE *out;              /* where --dry-run lines go; NULL = stdout */
-	/* cp's own options (issue 20); what exists is decided in lib/plan.c: */
+	/* cp's own options (issue 20); what exists is decided in lib/policy/plan.c: */
 	enum fcp_update update; /* -n (none), -u (older); default all */
 	bool ignore_existing;   /* (the command line's --ignore-existing: -n
 				   by rsync's name, which may go with --delete) */
@@ -140,10 +140,10 @@ struct fcp_options {
 	bool in_place;          /* rewrite a regular file there, its inode */
 	bool keep_dirlinks;     /* --keep-directory-symlink, -K: a symlink in
 				   DEST to a directory, where SOURCE has a
-				   directory, is copied into (lib/dirlink.h) */
+				   directory, is copied into (lib/tree/dirlink.h) */
 	unsigned char force;    /* FCP_FORCE (-f), FCP_FORCE_REMOVE
 				   (--remove-destination): job.c */
-	/* What a person or a program sees (lib/progress.c, lib/observe.c): */
+	/* What a person or a program sees (lib/face/progress.c, lib/core/observe.c): */
 	enum fcp_progress progress; /* the status line on stderr */
 	bool quiet;             /* -q: no summary */
 	bool stats;             /* --stats: the summary also when stderr is
@@ -153,9 +153,9 @@ struct fcp_options {
 	const char *log;        /* --log FILE: one line per item */
 	bool verify;            /* read each copied file back from storage and
 				   compare its XXH3-128 with the source's
-				   (lib/verify.h); named only if equal */
+				   (lib/engine/verify.h); named only if equal */
 	enum fcp_dedup dedup;   /* --dedup=off|reflink|hardlink */
-	/* Retries and rate limits (lib/limiter.c): */
+	/* Retries and rate limits (lib/core/limiter.c): */
 	int retries;            /* a file failed by a transient error (EIO,
 				   EAGAIN, ...) is copied again, this many times */
 	double retry_wait;      /* seconds before each retry (default 1) */
@@ -234,7 +234,7 @@ struct fcp_stats {
 	uint64_t links_internal, links_external, links_relative, links_absolute;
 	uint64_t links_rewritten;
 	uint64_t warnings[FCP_WARN_KINDS];
-	/* The counters copiers are compared by (lib/stats.c): */
+	/* The counters copiers are compared by (lib/core/stats.c): */
 	uint64_t bytes_cloned;   /* of bytes, shared by reflink */
 	uint64_t bytes_holes;    /* holes of sparse files, not written */
 	uint64_t io_ops;         /* read, write, copy_file_range, clone calls
@@ -307,7 +307,7 @@ const char *fcp_version(void);
  * with the same options and operands (fastcp-mpi). Rank 0 places the
  * copies and makes their roots; directories to read and batches of files
  * move between ranks while the copy runs, named by their path below the
- * root copy (lib/dist.c). The library knows no message library: the
+ * root copy (lib/dist/dist.c). The library knows no message library: the
  * program gives it this table of calls. Every call marked collective is
  * made by every rank, in the same order.
  */

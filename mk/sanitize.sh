@@ -27,7 +27,7 @@ ASAN_OPTIONS=detect_leaks=1:exitcode=99 \
 	sh tests/run.sh || rc=1
 
 # The stress test, and the deep copies, whose directories are given back
-# and re-opened under a lock shared by the workers (lib/dirfds.c).
+# and re-opened under a lock shared by the workers (lib/core/dirfds.c).
 echo "== TSan: the engine stress test (16 threads), deep trees"
 san_build build-tsan "-fsanitize=thread"
 (

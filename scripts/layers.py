@@ -1,13 +1,12 @@
 #!/usr/bin/python3
 """scripts/layers.py: the floors of lib/ and the rules between them.
 
-Usage: scripts/layers.py [--graph] [--top DIR] [--objects DIR] [--map FILE]
+Usage: scripts/layers.py [--graph] [--top DIR] [--objects DIR]
 
 DIR of --top: the project (default: the one this script is in).
 
 Each file of lib/ stands on one floor: the folder it is in (lib/core/x.c is
-on "core"), or, for a file directly in lib/, the floor scripts/layers.map
-gives it. A file may use (include a header of, or call a function defined
+on "core"); a file in no floor's folder breaks a rule. A file may use (include a header of, or call a function defined
 in) its own floor and the floors its floor's line in FLOORS names; nothing
 else. Uses are read two ways, because either alone can be fooled: the
 #include "..." lines of the sources, and the symbols each object file of
@@ -37,7 +36,7 @@ FLOORS = {
 }
 
 # What "writes" means for the policy floor: the calls that change a
-# filesystem, from libc and from lib/sys.c's boundary.
+# filesystem, from libc and from lib/base/sys.c's boundary.
 WRITES = re.compile(
     r"^(fcp_sys_)?(write|pwrite|pwritev|writev|rename|renameat2?|unlink|"
     r"unlinkat|mkdir|mkdirat|linkat|symlinkat|fchmod|fchmodat|fchown|"
@@ -45,24 +44,10 @@ WRITES = re.compile(
     r"lremovexattr|fallocate|ftruncate|copy_file_range|ioctl)$")
 
 
-def read_map(path):
-    table = {}
-    if not os.path.exists(path):
-        return table
-    for line in open(path):
-        line = line.split("#", 1)[0].split()
-        if len(line) == 2:
-            table[line[0]] = line[1]
-    return table
-
-
-def floor_of(rel, table):
-    """rel: a path under lib/."""
+def floor_of(rel):
+    """rel: a path under lib/; its floor is its folder ("?" for none)."""
     parts = rel.split("/")
-    if len(parts) > 1:
-        return parts[0]
-    name = parts[0]
-    return table.get(name) or table.get(os.path.splitext(name)[0]) or "?"
+    return parts[0] if len(parts) > 1 and parts[0] in FLOORS else "?"
 
 
 def sources(top):
@@ -112,9 +97,11 @@ def symbol_uses(top, objdir):
     objs = {}
     for d, _, fs in os.walk(objdir):
         for f in fs:
-            if f.endswith(".o"):
-                o = os.path.join(d, f)
-                objs[os.path.relpath(o, objdir)[:-2] + ".c"] = o
+            src = os.path.relpath(os.path.join(d, f), objdir)[:-2] + ".c"
+            # An object whose source is gone (moved or removed) is not read:
+            # a build from before lib/ had floors still holds them.
+            if f.endswith(".o") and os.path.exists(os.path.join(top, "lib", src)):
+                objs[src] = os.path.join(d, f)
     defined = {}
     for src, o in objs.items():
         for line in nm(o, "--defined-only", "-g"):
@@ -150,7 +137,6 @@ def main():
     args = sys.argv[1:]
     top = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     objdir = os.path.join(top, "build", "lib")
-    mapfile = os.path.join(top, "scripts", "layers.map")
     graph = False
     while args:
         a = args.pop(0)
@@ -159,14 +145,10 @@ def main():
         elif a == "--top" and args:
             top = os.path.abspath(args.pop(0))
             objdir = os.path.join(top, "build", "lib")
-            mapfile = os.path.join(top, "scripts", "layers.map")
         elif a == "--objects" and args:
             objdir = args.pop(0)
-        elif a == "--map" and args:
-            mapfile = args.pop(0)
         else:
             sys.exit(__doc__)
-    table = read_map(mapfile)
     files = sources(top)
     uses = include_uses(top, files)
     taken = {}
@@ -177,8 +159,11 @@ def main():
         print(f"layers: no objects in {objdir}: includes only (build first)")
 
     bad, edges, counts = [], {}, {}
+    for f in files:
+        if floor_of(f) == "?":
+            bad.append(f"lib/{f}: in no floor's folder (lib/FLOOR/: {', '.join(FLOORS)})")
     for src, to, how in uses:
-        a, b = floor_of(src, table), floor_of(to, table)
+        a, b = floor_of(src), floor_of(to)
         if a == b:
             continue
         edges.setdefault(a, set()).add(b)
@@ -186,7 +171,7 @@ def main():
         if a == "?" or b == "?" or b not in FLOORS.get(a, []):
             bad.append(f"lib/{src}: {how} (lib/{to}): {a} -> {b}")
     for src, syms in taken.items():
-        if floor_of(src, table) == "policy":
+        if floor_of(src) == "policy":
             for sym in syms:
                 if WRITES.match(sym):
                     bad.append(f"lib/{src}: calls {sym}: policy never writes")

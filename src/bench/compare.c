@@ -36,7 +36,7 @@
 #include "freshfs.h"
 #include "prng.h"
 #include "run.h"
-#include "sys.h"
+#include "base/sys.h"
 #include "timing.h"
 
 static void compare_usage(FILE *f)

@@ -17,7 +17,7 @@
 
 #include "bench.h"
 #include "run.h"
-#include "sys.h"
+#include "base/sys.h"
 
 int disk_open(const struct disk *d, const char *name, int flags, bool *direct)
 {

@@ -19,7 +19,7 @@
 #include "bench.h"
 #include "prng.h"
 #include "run.h"
-#include "sys.h"
+#include "base/sys.h"
 
 #define LAT_READ 1024
 

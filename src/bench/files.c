@@ -20,7 +20,7 @@
 #include "json.h"
 #include "run.h"
 #include "svg.h"
-#include "sys.h"
+#include "base/sys.h"
 #include "timing.h"
 
 #define MAX_PAIRS 11 /* 1 MiB .. 1 GiB */

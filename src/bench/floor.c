@@ -21,7 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sys.h"
+#include "base/sys.h"
 #include "timing.h"
 
 struct fl_file {

@@ -16,7 +16,7 @@
 
 #include "bench.h"
 #include "run.h"
-#include "sys.h"
+#include "base/sys.h"
 
 int freshfs_supported(const char *type)
 {

@@ -17,7 +17,7 @@
 #include "gen.h"
 #include "json.h"
 #include "prng.h"
-#include "sys.h"
+#include "base/sys.h"
 #include "timing.h"
 
 uint64_t gen_scaled(const struct gen *g, double count)

@@ -23,7 +23,7 @@
 #include <sys/stat.h>
 
 #include "gen.h"
-#include "sys.h"
+#include "base/sys.h"
 
 #define SPARSE_HOLE (1024 * 1024)
 #define SPARSE_DATA (64 * 1024)

@@ -1,6 +1,6 @@
 /*
  * run.c - fork, exec, wait4. This file is its own small syscall boundary:
- * it turns errno into -errno right at each call, like lib/sys.c.
+ * it turns errno into -errno right at each call, like lib/base/sys.c.
  */
 #include "run.h"
 

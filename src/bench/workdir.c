@@ -11,7 +11,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "sys.h"
+#include "base/sys.h"
 
 /* A directory of our own inside PATH, so cleanup never touches user files. */
 int bench_make_workdir(const char *path, const char *prefix, char **workdir, int *fd)

@@ -15,7 +15,7 @@
  * stays waiting.
  *
  * A victim with no directory or batch queued may give part of a large
- * file it is copying (lib/dist_chunk.c): the thief copies it, then sends
+ * file it is copying (lib/dist/dist_chunk.c): the thief copies it, then sends
  * its result (RESULT) to the file's owner, which counts busy (does not
  * ask) until every part it gave came back.
  *

@@ -4,7 +4,7 @@
  * main() parses fastcp's command line on every rank, refuses what cannot
  * be shared between ranks, runs the one job, and prints one summary on
  * rank 0; the exit status is the worst of all ranks. All the work is in
- * libfastcp (lib/dist.c); this program adds the transport (transport.c).
+ * libfastcp (lib/dist/dist.c); this program adds the transport (transport.c).
  */
 #include "transport.h"
 
@@ -58,9 +58,9 @@ static int parse(int rank, int argc, char **argv, struct fcp_options *o, char **
 
 /* Options whose output is one file or one database: every rank would
  * write it at once. --move removes a source only where its own process
- * made the copy or compared it (lib/move.c), and rank 0 removes them all.
+ * made the copy or compared it (lib/dest/move.c), and rank 0 removes them all.
  * -K: another rank opens a directory of the copy beneath the root without
- * following a symlink (lib/dist.c), so not one the copy followed. */
+ * following a symlink (lib/dist/dist.c), so not one the copy followed. */
 static const char *unshared(const struct fcp_options *o)
 {
 	return o->manifest ? "--manifest" : o->events ? "--events" : o->log ? "--log" :

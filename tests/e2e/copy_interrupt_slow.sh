@@ -12,7 +12,7 @@ need_fastcp
 mkdir backing dst
 head -c 80M /dev/urandom >backing/large   # chunked (from 64 MiB)
 # One worker, the whole file; from 2 MiB with several reads in flight
-# (lib/direct_pipe.c), so it is large enough to last.
+# (lib/engine/direct_pipe.c), so it is large enough to last.
 head -c 60M /dev/urandom >backing/medium
 faultfs_mount backing slow --delay-ms=200
 

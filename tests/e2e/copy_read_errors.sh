@@ -43,13 +43,13 @@ head -c 200000 /dev/urandom >"$B/small/bad_200k"
 head -c 600000 /dev/urandom >"$B/medium/ok_m"
 head -c 1048576 /dev/urandom >"$B/medium/bad_1m"
 # From 2 MiB, read and written with several direct requests in flight
-# (lib/direct_pipe.c); 4 slots of 1 MiB, and a partial last block.
+# (lib/engine/direct_pipe.c); 4 slots of 1 MiB, and a partial last block.
 head -c $(((3 << 20) + 1234)) /dev/urandom >"$B/pipe/bad_3m"
 # Data at [0, 64K) and [1M, 1M+256K) of 4 MiB; above the batch's size.
 truncate -s 4M "$B/sparse/bad_sparse"
 dd if=/dev/urandom of="$B/sparse/bad_sparse" bs=64K count=1 conv=notrunc status=none
 dd if=/dev/urandom of="$B/sparse/bad_sparse" bs=64K count=4 seek=16 conv=notrunc status=none
-# Above FCP_LARGE_MIN (64 MiB, lib/engine.h): three 32 MiB chunks.
+# Above FCP_LARGE_MIN (64 MiB, lib/engine/engine.h): three 32 MiB chunks.
 head -c $((70 << 20)) /dev/urandom >"$B/big/bad_big"
 [ "$(stat -c %b "$B/sparse/bad_sparse")" -lt 8192 ] || skip "no sparse files in $B"
 
@@ -144,7 +144,7 @@ else
 fi
 
 # The large file's cases must go through the reads in flight of its chunks
-# (lib/direct_ahead.c): it is never cached, so it is read directly.
+# (lib/engine/direct_ahead.c): it is never cached, so it is read directly.
 setup big tmp
 run_fcp --debug $TOPT "$SRC" "$DST"
 check_copied "big, no fault"

@@ -26,7 +26,7 @@ mk_ok() { # DIR: files that never match the faults
 }
 mk_ok "$B/small" && head -c 5000 /dev/urandom >"$B/small/bad_small"
 mk_ok "$B/medium" && head -c 1048576 /dev/urandom >"$B/medium/bad_medium"
-# Above FCP_LARGE_MIN (64 MiB, lib/engine.h): chunks, with -j 2.
+# Above FCP_LARGE_MIN (64 MiB, lib/engine/engine.h): chunks, with -j 2.
 mk_ok "$B/big" && head -c $((70 << 20)) /dev/urandom >"$B/big/bad_big"
 # Same times on both sides for treecmp of the backing tree and the copy.
 touch -d "$T_TIME1" "$B"/*/* "$B"/*

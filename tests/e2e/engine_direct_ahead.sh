@@ -1,7 +1,7 @@
 #!/bin/bash
 # A large file none of which is cached is read around the page cache by
 # its chunk runners with several reads in flight each, through io_uring
-# (lib/direct_ahead.c), instead of one synchronous 1 MiB pread after
+# (lib/engine/direct_ahead.c), instead of one synchronous 1 MiB pread after
 # another: --debug says so, and strace sees no 1 MiB pread of it. The copy
 # must be byte-exact with data on both sides of chunk borders, ranges the
 # source allocated and never wrote (unwritten extents: zeros, read as such;
@@ -135,7 +135,7 @@ for sig in INT KILL; do
 done
 
 # Each 1 MiB read reaches the source's device as one request: its slot is
-# a huge page (lib/worker.c), not 256 scattered pages that a device of 128
+# a huge page (lib/core/worker.c), not 256 scattered pages that a device of 128
 # segments (the loop driver) splits in two. About 50 reads for its 48 MiB
 # of data (unwritten extents are not read from the device), not 100.
 # Without a huge page from the kernel, that cannot be seen here.

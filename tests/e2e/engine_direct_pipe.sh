@@ -1,6 +1,6 @@
 #!/bin/bash
 # Medium files of 2 MiB and more, none of them cached, go through the
-# direct pipe (lib/direct_pipe.c): read and written with O_DIRECT, several
+# direct pipe (lib/engine/direct_pipe.c): read and written with O_DIRECT, several
 # requests in flight. The copy must be byte-exact whatever the size's
 # alignment (the last partial block is written through the cache), with
 # more slots than the pipe has (slots used again), on XFS, btrfs and tmpfs

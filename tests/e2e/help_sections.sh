@@ -49,9 +49,9 @@ tail -n 4 "$help" | grep -q '^Exit status: 0 all copied, 1 some items failed, 2 
 	fail "--help does not end with the exit status"
 
 # every long option of the parser is on the help
-opts=$(awk '/longopts\[\] = \{/ { p = 1; next } p && /^\};/ { exit } p' "$top_/lib/cli.c" |
+opts=$(awk '/longopts\[\] = \{/ { p = 1; next } p && /^\};/ { exit } p' "$top_/lib/face/cli.c" |
 	grep -oE '^\s*\{ "[a-z0-9-]+", ' | grep -oE '"[a-z0-9-]+"' | tr -d '"')
-[ -n "$opts" ] || fail "no long options found in lib/cli.c"
+[ -n "$opts" ] || fail "no long options found in lib/face/cli.c"
 for o in $opts; do
 	grep -qE -- "--$o([^a-z0-9-]|\$)" "$help" || fail "--$o is not on --help"
 done

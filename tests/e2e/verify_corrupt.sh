@@ -32,7 +32,7 @@ head -c $((1 << 20)) /dev/urandom >"$S/medium/m"
 truncate -s 4M "$S/sparse/h"
 dd if=/dev/urandom of="$S/sparse/h" bs=64K count=1 conv=notrunc status=none
 dd if=/dev/urandom of="$S/sparse/h" bs=64K count=4 seek=16 conv=notrunc status=none
-# Above FCP_LARGE_MIN (64 MiB, lib/engine.h): three 32 MiB chunks.
+# Above FCP_LARGE_MIN (64 MiB, lib/engine/engine.h): three 32 MiB chunks.
 head -c $((65 << 20)) /dev/urandom >"$S/big/b"
 
 B=$T/back

@@ -1,5 +1,5 @@
 /*
- * filter.c - libFuzzer target for the pattern matchers (lib/filter.c).
+ * filter.c - libFuzzer target for the pattern matchers (lib/base/filter.c).
  *
  * The input is split at its first NUL (or newline) into a pattern and a
  * path. The pattern goes through the glob in both dialects, the whole
@@ -9,7 +9,7 @@
  * checked: a pattern without any special character matches exactly the
  * text equal to it, and "*" matches a text exactly when it has no '/'.
  */
-#include "filter.h"
+#include "base/filter.h"
 
 #include <stdint.h>
 #include <stdlib.h>

@@ -5,7 +5,7 @@
  * directory has (the copy writes it), one this run made, or one noted as
  * another SOURCE's copy; an older backup is replaced; a directory that
  * cannot be read says its own errno. */
-#include "backup.h"
+#include "dest/backup.h"
 #include "check.h"
 
 #include <errno.h>

@@ -1,8 +1,8 @@
 /* Unit tests for the command line: cp's options and fastcp's own. */
 #include "check.h"
-#include "hash.h"
+#include "core/hash.h"
 #include "fastcp.h"
-#include "manifest.h"
+#include "dest/manifest.h"
 
 #include <fcntl.h>
 #include <stdio.h>

@@ -1,4 +1,4 @@
-/* Unit test: the filter options on the command line (lib/cli.c): sizes,
+/* Unit test: the filter options on the command line (lib/face/cli.c): sizes,
  * times, rules, and what is refused. */
 #include "check.h"
 #include "fastcp.h"

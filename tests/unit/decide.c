@@ -1,11 +1,11 @@
-/* Unit tests for the decision (lib/decide.c), from a table: each case is
+/* Unit tests for the decision (lib/policy/decide.c), from a table: each case is
  * the options, the source's statx, the statx of what is at its
  * destination (or nothing), and the answers known so far, with the action
  * it must give, or the question it must ask first. No file is made, no
  * worker or thread is started: the decision is a function of its inputs. */
 #include "check.h"
-#include "decide.h"
-#include "observe.h"
+#include "policy/decide.h"
+#include "core/observe.h"
 
 #include <sys/stat.h>
 

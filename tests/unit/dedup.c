@@ -4,7 +4,7 @@
  * a one-byte difference anywhere (first, last, across a window), a
  * shorter file, and equal files longer than one window. */
 #include "check.h"
-#include "dedup.h"
+#include "tree/dedup.h"
 
 #include <stdlib.h>
 #include <sys/mman.h>

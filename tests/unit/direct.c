@@ -3,8 +3,8 @@
  * the same bytes, its unaligned tail included. Needs a filesystem with
  * O_DIRECT under /tmp and cachestat(2) (Linux 6.5); skips otherwise. */
 #include "check.h"
-#include "engine.h"
-#include "sys.h"
+#include "engine/engine.h"
+#include "base/sys.h"
 
 #include <fcntl.h>
 #include <stdlib.h>

@@ -4,7 +4,7 @@
  * of a rotational source's reads: the picked files, those of unknown place
  * first in their given order, then by device offset, ties kept in order. */
 #include "check.h"
-#include "engine.h"
+#include "engine/engine.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -1,7 +1,7 @@
 /* Unit test: the glob (rsync's and git's '**'), rsync's rule order and
- * anchoring, git's ignore-file syntax and negation (lib/filter.c). */
+ * anchoring, git's ignore-file syntax and negation (lib/base/filter.c). */
 #include "check.h"
-#include "filter.h"
+#include "base/filter.h"
 
 #include <stdbool.h>
 

@@ -2,7 +2,7 @@
  * size, doubling (more than once for a large need), the elements kept,
  * and a size that cannot be had leaves the array and its count alone. */
 #include "check.h"
-#include "grow.h"
+#include "base/grow.h"
 
 #include <stdint.h>
 #include <stdlib.h>

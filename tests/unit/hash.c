@@ -1,11 +1,11 @@
-/* Unit tests for the file hash (lib/hash.h): the same for a file read
+/* Unit tests for the file hash (lib/core/hash.h): the same for a file read
  * from disk (fcp_hash_fd), a buffer (fcp_hash_buf) and the windows a copy
  * hashed as it wrote them, in any order (fcp_vsum_hash); XXH3-128 of the
  * bytes for a file of one window or less, as before windows; one changed
  * byte anywhere changes it. */
 #include "check.h"
 #include "config.h"
-#include "verify.h"
+#include "engine/verify.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,8 +1,8 @@
-/* Unit tests for JSON text (lib/json.c): every byte of a path is kept,
+/* Unit tests for JSON text (lib/base/json.c): every byte of a path is kept,
  * valid UTF-8 as it is, other bytes as \udcXX (surrogateescape), control
  * characters, quotes and backslashes escaped; objects nest. */
 #include "check.h"
-#include "json.h"
+#include "base/json.h"
 
 #include <stdio.h>
 #include <string.h>

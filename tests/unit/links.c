@@ -1,6 +1,6 @@
 /* Unit tests for symlink classification, rewriting and path normalisation. */
 #include "check.h"
-#include "links.h"
+#include "tree/links.h"
 
 #include <stdlib.h>
 

@@ -1,8 +1,8 @@
 /* Unit tests for the planning of several operands into one DEST: which
  * are the same source named again, and in which round each is copied. */
 #include "check.h"
-#include "node.h"
-#include "operands.h"
+#include "core/node.h"
+#include "face/operands.h"
 
 #include <fcntl.h>
 #include <stdlib.h>

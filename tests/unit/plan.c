@@ -1,11 +1,11 @@
-/* Unit tests for the plan (lib/plan.c): the action for each kind of
+/* Unit tests for the plan (lib/policy/plan.c): the action for each kind of
  * difference between a source entry and what is at its destination, with
  * and without --sync and --checksum, and that nothing is looked at where
  * nothing can exist (a directory made by this job). */
 #include "check.h"
-#include "hash.h"
-#include "plan.h"
-#include "sys.h"
+#include "core/hash.h"
+#include "policy/plan.h"
+#include "base/sys.h"
 
 #include <fcntl.h>
 #include <stdlib.h>

@@ -5,7 +5,7 @@
  * while the job is stopping (a signal), it gives up at once: in well under
  * the 5 s it waits otherwise. */
 #include "check.h"
-#include "sys.h"
+#include "base/sys.h"
 
 #include <errno.h>
 #include <pthread.h>

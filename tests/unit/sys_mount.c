@@ -4,7 +4,7 @@
  * mounted below it (/proc below /) give two; a symlink is asked about
  * itself when not followed. */
 #include "check.h"
-#include "sys.h"
+#include "base/sys.h"
 
 #include <errno.h>
 #include <stdint.h>

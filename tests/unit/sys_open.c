@@ -5,7 +5,7 @@
  * readable, the same inode st describes. A line written to a pipe whose
  * reader is gone fails with EPIPE (SIGPIPE ignored), not with death. */
 #include "check.h"
-#include "sys.h"
+#include "base/sys.h"
 
 #include <errno.h>
 #include <signal.h>

@@ -1,9 +1,9 @@
-/* Unit tests for --verify's hash windows (lib/verify.h): a file hashes the
+/* Unit tests for --verify's hash windows (lib/engine/verify.h): a file hashes the
  * same whether one stream reads it in any piece sizes or chunk runners hash
  * their windows in any order; holes hash as zeros; one changed byte changes
  * its window and no other. */
 #include "check.h"
-#include "verify.h"
+#include "engine/verify.h"
 
 #include <stdlib.h>
 #include <string.h>
