@@ -270,7 +270,7 @@ struct fcp_job {
 					batch.c's choice of path */
 	atomic_bool uring_used;      /* some batch went through io_uring */
 	struct fcp_uring_state *uring; /* what io_uring batches learned
-					  (engine_uring.c) */
+					  (batch_uring.c) */
 	atomic_bool rename_flags_refused; /* the destination's rename takes no
 					     flags (NFS, 9p, some FUSE): dest.c */
 	int cpus;                    /* CPUs this process may run on (its part,
