@@ -1704,8 +1704,12 @@ class Run:
         base = D[2:] + "/" if D.startswith("d/") else ""
         own = os.path.basename(c["man"])
         srch = all_contents(post["src"])
+        excl = c.get("excl", [])
+        # (A file an --exclude keeps out of the copy is no file of it.)
+        out = lambda r: any(excluded(x, post["dest"].get(base + x, {"t": "f"}), excl)
+                            for x in prefixes(r[len(base):]))
         miss = sorted(r for r, e in post["dest"].items() if e["t"] == "f" and r.startswith(base)
-                      and e["h"] in srch
+                      and e["h"] in srch and not out(r)
                       and not r[len(base):].startswith(own) and r[len(base):] not in paths
                       and "/" + r not in paths)
         if miss and rc == 0:
