@@ -878,8 +878,14 @@ def model(c, W, pre):
                     new["h"] = refilled(pre["dest"].get(p), e, old["h"])  # the quick check keeps it
             elif adopted and mode != "checksum" and old and old["t"] == e["t"] == "f" \
                     and old["sz"] == e["sz"] and old["mt"] == e["mt"]:
-                new["h"] = refilled(pre["dest"].get(p), e, old["h"]) \
-                    if mode in ("copy", "H", "L", "parents") else None
+                new["h"] = refilled(pre["dest"].get(p), e, old["h"])
+                if mode not in ("copy", "H", "L", "parents"):
+                    if mode in ("l", "s", "attrs") or new["h"] != old["h"]:
+                        raise Unknown("a copy taken up, with -l, -s or --attributes-only, or its holes filled")
+                    dest[p] = new  # kept as it is: nothing to back up, ask or compare
+                    continue
+            elif adopted and old and mode in ("n", "i", "u", "b", "l", "s", "attrs"):
+                raise Unknown("a copy taken up, with -n, -i, -u, -b, -l, -s or --attributes-only")
             if mode in ("sync", "mirror", "delete") and e["t"] == "f" and taken:
                 new["h"] = None
             if mode in ("sync", "mirror", "delete", "checksum") and e["t"] == "f" and e["nl"] > 1:
