@@ -905,6 +905,29 @@ static bool empty_operand(struct fcp_job *job, char *const *srcs, int nsrc, cons
  * source may hold names shaped like anyone's temporary names. 32 random
  * bits per job and their tag are (with the O_EXCL retry). Without getrandom (before Linux 3.17) the clock, pid
  * and an address mixed stand in: unique enough with the O_EXCL retry. */
+/* The modules' own states behind the job (each made before the workers
+ * start, freed after them): one list for the start and both ends of a
+ * job, so that a module added to one is not forgotten in another. */
+static int states_init(struct fcp_job *job)
+{
+	if (fcp_uring_init(job) < 0 || fcp_verify_init(job) < 0 || fcp_resume_init(job) < 0 ||
+	    fcp_chunk_init(job) < 0 || fcp_direct_pipe_init(job) < 0 ||
+	    fcp_limit_init(job) < 0 || fcp_meta_init(job) < 0)
+		return -ENOMEM;
+	return 0;
+}
+
+static void states_free(struct fcp_job *job)
+{
+	fcp_uring_free(job);
+	fcp_verify_free(job);
+	fcp_resume_free(job);
+	fcp_chunk_free(job);
+	fcp_direct_pipe_free(job);
+	fcp_limit_free(job);
+	fcp_meta_free(job);
+}
+
 static void tmp_prefix_init(char *buf, size_t len)
 {
 	uint64_t r;
@@ -1156,9 +1179,7 @@ static int run(const struct fcp_options *o, char *const *srcs, int nsrc, const c
 	    fcp_sched_create(&job, threads, max_threads) < 0 || fcp_hl_init(&job) < 0 ||
 	    fcp_dd_init(&job) < 0 || fcp_move_init(&job) < 0 ||
 	    fcp_dirlink_init(&job, srcs, nsrc) < 0 || fcp_delete_init(&job) < 0 ||
-	    fcp_uring_init(&job) < 0 || fcp_verify_init(&job) < 0 || fcp_resume_init(&job) < 0 ||
-	    fcp_chunk_init(&job) < 0 || fcp_direct_pipe_init(&job) < 0 ||
-	    fcp_limit_init(&job) < 0 || fcp_meta_init(&job) < 0 ||
+	    states_init(&job) < 0 ||
 	    ((o->check || o->sync || o->checksum) && fcp_check_links_init(&job) < 0)) {
 		fcp_report_errorf(&job, "out of memory");
 		free_operands(ops, nsrc);
@@ -1168,13 +1189,7 @@ static int run(const struct fcp_options *o, char *const *srcs, int nsrc, const c
 		fcp_move_free(&job);
 		fcp_dirlink_free(&job);
 		fcp_delete_free(&job);
-		fcp_uring_free(&job);
-		fcp_verify_free(&job);
-		fcp_resume_free(&job);
-		fcp_chunk_free(&job);
-		fcp_direct_pipe_free(&job);
-		fcp_limit_free(&job);
-		fcp_meta_free(&job);
+		states_free(&job);
 		fcp_own_free(&job);
 		fcp_merge_free(&job);
 		fcp_dist_free(&job);
@@ -1233,13 +1248,7 @@ static int run(const struct fcp_options *o, char *const *srcs, int nsrc, const c
 	fcp_dd_free(&job);
 	fcp_move_free(&job);
 	fcp_dirlink_free(&job);
-	fcp_uring_free(&job);
-	fcp_verify_free(&job);
-	fcp_resume_free(&job);
-	fcp_chunk_free(&job);
-	fcp_direct_pipe_free(&job);
-	fcp_limit_free(&job);
-	fcp_meta_free(&job);
+	states_free(&job);
 	fcp_dist_free(&job);
 	fcp_sched_destroy(&job);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
