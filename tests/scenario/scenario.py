@@ -879,7 +879,9 @@ def model(c, W, pre):
             elif adopted and mode != "checksum" and old and old["t"] == e["t"] == "f" \
                     and old["sz"] == e["sz"] and old["mt"] == e["mt"]:
                 new["h"] = refilled(pre["dest"].get(p), e, old["h"])
-                if mode not in ("copy", "H", "L", "parents"):
+                if mode in ("dedup", "dedup_hl"):
+                    new["h"] = None  # --dedup reads the file there too: kept or copied again
+                elif mode not in ("copy", "H", "L", "parents"):
                     if mode in ("l", "s", "attrs") or new["h"] != old["h"]:
                         raise Unknown("a copy taken up, with -l, -s or --attributes-only, or its holes filled")
                     dest[p] = new  # kept as it is: nothing to back up, ask or compare
