@@ -10,6 +10,7 @@
  * DEST: what the decision asks for is carried out by settle.c.
  * --check (check.c) asks the same questions, item by item.
  */
+#include "base/path.h"
 #include "policy/check.h"
 #include "policy/decide.h"
 #include "core/hash.h"
@@ -174,14 +175,22 @@ int fcp_plan_content(struct fcp_entry *e, const struct statx *dst)
 	return fcp_hash_equal(&a, &b);
 }
 
+/* Does the link there point where the copy would point it? With
+ * --symlinks=rewrite that is the source's target re-pointed into DEST
+ * (as entry.c makes it), so that a check of such a copy can pass and a
+ * sync leaves it. */
 static bool same_target(struct fcp_entry *e)
 {
-	char *a = NULL, *b = NULL;
+	char *a = NULL, *b = NULL, *want = NULL;
 	bool same = fcp_sys_readlinkat(e->d->src_fd, e->name, &a) >= 0 &&
-		    fcp_sys_readlinkat(e->d->dst_fd, e->dst_name, &b) >= 0 && !strcmp(a, b);
+		    fcp_sys_readlinkat(e->d->dst_fd, e->dst_name, &b) >= 0;
 
+	if (same && e->job->o->symlinks == FCP_SYMLINKS_REWRITE)
+		want = fcp_link_rewrite(a, e->d->root->src_abs, e->d->root->dst_abs);
+	same = same && !strcmp(want ? want : a, b);
 	free(a);
 	free(b);
+	free(want);
 	return same;
 }
 

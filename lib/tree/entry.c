@@ -15,6 +15,7 @@
 #include "tree/hooks.h"
 #include "core/limiter.h"
 #include "tree/links.h"
+#include "base/path.h"
 #include "dest/manifest.h"
 #include "dest/meta.h"
 #include "core/node.h"

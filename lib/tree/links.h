@@ -1,35 +1,11 @@
 /*
- * links.h - symlink policy and the hard-link map.
+ * links.h - the hard-link map.
  */
 #ifndef FCP_LINKS_H
 #define FCP_LINKS_H
 
 #include "core/hash.h"
 #include "core/job.h"
-
-/* Where a symlink points, judged lexically from where it sits. */
-struct fcp_link_class {
-	bool absolute;
-	bool internal;  /* the target lies inside the copied tree */
-};
-
-/*
- * Classify target of a link found at rel_dir (its directory, relative to
- * the copied root; "" for the root). src_root is the absolute source root.
- */
-struct fcp_link_class fcp_link_classify(const char *target, const char *rel_dir,
-					const char *src_root);
-
-/*
- * For --symlinks=rewrite: an absolute target inside src_root re-pointed to
- * the same place under dst_root (malloc'd), or NULL to keep it as it is.
- */
-char *fcp_link_rewrite(const char *target, const char *src_root, const char *dst_root);
-
-/* Lexically normalise an absolute or relative path: drop "." and empty
- * components, resolve ".." against what precedes it (malloc'd). A relative
- * path that climbs above its start keeps its leading "..". */
-char *fcp_path_normalize(const char *path);
 
 /* The hard-link map: inodes with more than one name in the copied set. */
 enum fcp_hl_state { FCP_HL_FIRST, FCP_HL_LINK, FCP_HL_QUEUED };

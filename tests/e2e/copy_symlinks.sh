@@ -56,6 +56,25 @@ check_grep '\b3 relative' "$T/all" "summary does not count 3 relative links"
 check_grep '\b7 absolute' "$T/all" "summary does not count 7 absolute links"
 check_grep '\b[45] rewritten' "$T/all" "summary does not count 4 rewritten links"
 
+# A check, or a sync, of a rewritten copy compares with the targets the
+# copy made: with --symlinks=rewrite it passes and the sync leaves them;
+# without it the re-pointed links differ from their sources, and a sync puts
+# the source's targets back.
+run_fcp --check --symlinks=rewrite -T "$S" "$D"
+check_rc 0
+run_fcp --sync -v --symlinks=rewrite -T "$S" "$D"
+check_rc 0
+check_eq "$(target "$D/abs_in")" "$D/file" "a sync with rewrite left abs_in"
+run_fcp --check -T "$S" "$D"
+check_rc 1
+cat "$T/out" "$T/err" >"$T/said"
+check_grep "symlink target differs: '$D/abs_in'" "$T/said" "a check without rewrite does not name the re-pointed link"
+run_fcp --sync --symlinks=keep -T "$S" "$D"
+check_rc 0
+check_eq "$(target "$D/abs_in")" "$S/file" "a sync without rewrite did not put the source's target back"
+run_fcp --check --symlinks=rewrite -T "$S" "$D"
+check_rc 1
+
 # rewrite with a relative SRC and DEST, into an existing directory: the new
 # targets are still absolute paths into the copy.
 mkdir "$T/into"

@@ -1,6 +1,6 @@
 /* Unit tests for symlink classification, rewriting and path normalisation. */
 #include "check.h"
-#include "tree/links.h"
+#include "base/path.h"
 
 #include <stdlib.h>
 
