@@ -42,6 +42,13 @@
 /* A re-open path is cut into pieces shorter than the kernel's PATH_MAX. */
 #define PIECE_MAX (PATH_MAX - NAME_MAX - 2)
 
+/* The directories open below the roots, and the most the budget lets
+ * them be. */
+struct fcp_dirfds_state {
+	atomic_int open;
+	int budget;
+};
+
 /* The roots and the pseudo-directories above them are never closed. */
 static bool closable(const struct fcp_dir *d)
 {
@@ -52,7 +59,7 @@ void fcp_dir_fds_init(struct fcp_job *job, struct fcp_dir *d)
 {
 	pthread_mutex_init(&d->fd_lock, NULL);
 	if (closable(d))
-		atomic_fetch_add(&job->open_dirs, 1);
+		atomic_fetch_add(&job->dirfds->open, 1);
 }
 
 static void close_fds(struct fcp_job *job, struct fcp_dir *d)
@@ -63,7 +70,7 @@ static void close_fds(struct fcp_job *job, struct fcp_dir *d)
 	close(d->dst_fd);
 	d->src_fd = d->dst_fd = -1;
 	if (closable(d))
-		atomic_fetch_sub(&job->open_dirs, 1);
+		atomic_fetch_sub(&job->dirfds->open, 1);
 }
 
 void fcp_dir_fds_release(struct fcp_job *job, struct fcp_dir *d)
@@ -176,7 +183,7 @@ static int reopen(struct fcp_job *job, struct fcp_dir *d)
 	}
 	d->src_fd = s;
 	d->dst_fd = t;
-	atomic_fetch_add(&job->open_dirs, 1);
+	atomic_fetch_add(&job->dirfds->open, 1);
 	return 0;
 }
 
@@ -233,11 +240,11 @@ void fcp_dir_unpin(struct fcp_job *job, struct fcp_dir *d)
 	 * the nearest, until the job is within its budget again. (d is still
 	 * alive: the caller holds one of its pending counts, and so d holds
 	 * its parent, and so on up.) */
-	if (atomic_load(&job->open_dirs) <= job->dir_budget)
+	if (atomic_load(&job->dirfds->open) <= job->dirfds->budget)
 		return;
 	for (int i = 0; i < KEEP_BELOW && closable(x); i++)
 		x = x->parent;
-	for (; closable(x) && atomic_load(&job->open_dirs) > job->dir_budget; x = x->parent)
+	for (; closable(x) && atomic_load(&job->dirfds->open) > job->dirfds->budget; x = x->parent)
 		try_close(job, x);
 }
 
@@ -291,7 +298,7 @@ static int fds_open_now(void)
 	return n;
 }
 
-void fcp_dir_budget(struct fcp_job *job, int *threads, int *max, int dir_roots)
+int fcp_dir_budget(struct fcp_job *job, int *threads, int *max, int dir_roots)
 {
 	long avail = raise_fd_limit() - fds_open_now() - FDS_RESERVED - (long)FDS_PER_ROOT * dir_roots;
 	long workers = avail * 3 / 4, most = workers / (FDS_PER_WORKER + 2), per;
@@ -310,5 +317,14 @@ void fcp_dir_budget(struct fcp_job *job, int *threads, int *max, int dir_roots)
 	if (*max < *threads)
 		*max = *threads;
 	avail -= *max * per;
-	job->dir_budget = avail / 2 > 8 ? (int)(avail / 2) : 8;
+	if (!(job->dirfds = calloc(1, sizeof(*job->dirfds))))
+		return -ENOMEM;
+	job->dirfds->budget = avail / 2 > 8 ? (int)(avail / 2) : 8;
+	return 0;
+}
+
+void fcp_dirfds_free(struct fcp_job *job)
+{
+	free(job->dirfds);
+	job->dirfds = NULL;
 }

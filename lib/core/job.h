@@ -281,21 +281,17 @@ struct fcp_job {
 	struct fcp_direct_pipe_state *direct_pipe; /* medium files' pipes (direct_pipe.c) */
 	struct fcp_resume_state *resume; /* --resume's records (resume.c) */
 	struct fcp_verify_state *verify; /* --verify's read-backs (verify.c) */
-	atomic_bool check_buffered;  /* --check: a filesystem of DEST refused O_DIRECT
-					(check.c keeps which) */
 	struct fcp_delete_state *del; /* --delete, --max-delete (delete.c) */
-	/* Descriptors, budgeted from RLIMIT_NOFILE (dirfds.c): directories open
-	 * below the roots, and the most a budget lets them be (dirfds.c);
-	 * regular files per io_uring batch (walk.c). */
-	atomic_int open_dirs;
-	int dir_budget;
+	/* Descriptors, budgeted from RLIMIT_NOFILE (dirfds.c): directories
+	 * open below the roots (dirfds.c's own); regular files per io_uring
+	 * batch (walk.c). */
+	struct fcp_dirfds_state *dirfds;
 	int batch_max;
 	/* Who watches (observe.c, progress.c); NULL: nobody. obs_items: some
 	 * observer wants a line per item (paths are made only then). */
 	struct fcp_obs *obs;
 	bool obs_items;
 	struct fcp_status *progress;
-	bool bar_shown;              /* the status line is on stderr (err_lock) */
 	int nerrors;                 /* kept in errors (err_lock) */
 	char errors[FCP_ERRORS_KEPT][256];
 	struct fcp_manifest *man;    /* --manifest (manifest.c), or NULL */
@@ -383,10 +379,12 @@ int fcp_dir_pin(struct fcp_job *job, struct fcp_dir *d);
 void fcp_dir_unpin(struct fcp_job *job, struct fcp_dir *d);
 /* Raise the soft descriptor limit to the hard one and share it out: at most
  * *threads workers (lowered to fit) to start with, growing to *max (lowered
- * to fit), job->batch_max, job->dir_budget;
+ * to fit), job->batch_max, and the directories' budget (job->dirfds,
+ * made here: -ENOMEM; freed by fcp_dirfds_free);
  * dir_roots: the operands that may be directories (root copies hold
  * descriptors until the job ends). */
-void fcp_dir_budget(struct fcp_job *job, int *threads, int *max, int dir_roots);
+int fcp_dir_budget(struct fcp_job *job, int *threads, int *max, int dir_roots);
+void fcp_dirfds_free(struct fcp_job *job);
 
 /* entry.c: copy one entry of an open directory (ENTRY item). */
 void fcp_entry_copy(struct fcp_worker *w, struct fcp_item *it);

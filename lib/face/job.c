@@ -926,6 +926,7 @@ static void states_free(struct fcp_job *job)
 	fcp_direct_pipe_free(job);
 	fcp_limit_free(job);
 	fcp_meta_free(job);
+	fcp_dirfds_free(job); /* made with the budget (fcp_dir_budget) */
 }
 
 static void tmp_prefix_init(char *buf, size_t len)
@@ -1166,11 +1167,12 @@ static int run(const struct fcp_options *o, char *const *srcs, int nsrc, const c
 		fcp_dist_free(&job);
 		return FCP_EXIT_USAGE;
 	}
-	if (last >= 0)
-		fcp_dir_budget(&job, &threads, &max_threads, dir_roots(ops, nsrc));
+	if (last >= 0 && fcp_dir_budget(&job, &threads, &max_threads, dir_roots(ops, nsrc)) < 0)
+		last = -ENOMEM;
 	if (last >= 0 && o->manifest && fcp_manifest_open(&job, o->manifest, dst) < 0) {
 		free_operands(ops, nsrc);
 		free(tops);
+		fcp_dirfds_free(&job);
 		fcp_dist_free(&job);
 		return FCP_EXIT_USAGE;
 	}

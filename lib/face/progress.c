@@ -49,6 +49,7 @@ struct fcp_status {
 	char *const *srcs;
 	int nsrc;
 	bool show, bar;                 /* a line on stderr; redrawn in place */
+	bool shown;                     /* the line is on stderr now (job's err_lock) */
 	pthread_t draw_thread, scan_thread;
 	bool drawing, scanning;
 	pthread_mutex_t lock;
@@ -409,7 +410,7 @@ static void draw(struct fcp_status *p, const struct fcp_totals *t)
 	if (p->bar) {
 		/* Cut to the terminal: a wrapped line cannot be redrawn. */
 		fprintf(stderr, "\r%.*s\033[K", width > 0 ? width : 79, text);
-		p->job->bar_shown = true;
+		p->shown = true;
 		fcp_signal_bar(true);
 	} else {
 		fprintf(stderr, "fastcp: %s\n", text);
@@ -483,10 +484,13 @@ int fcp_progress_start(struct fcp_job *job, char *const *srcs, int nsrc)
 	sigaddset(&stop, SIGTERM);
 	sigaddset(&stop, SIGHUP);
 	pthread_sigmask(SIG_BLOCK, &stop, &old);
+	/* Known before the first draw, so that a message clears that line. */
+	pthread_mutex_lock(&job->err_lock);
+	job->progress = p;
+	pthread_mutex_unlock(&job->err_lock);
 	p->scanning = pthread_create(&p->scan_thread, NULL, scan_main, p) == 0;
 	p->drawing = pthread_create(&p->draw_thread, NULL, draw_main, p) == 0;
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	job->progress = p;
 	return 0;
 }
 
@@ -505,22 +509,26 @@ void fcp_progress_stop(struct fcp_job *job)
 		pthread_join(p->draw_thread, NULL);
 	if (p->scanning)
 		pthread_join(p->scan_thread, NULL);
+	/* Gone under the lock that a message takes to clear the line first
+	 * (fcp_progress_clear): a late message finds no line, not a freed one. */
 	pthread_mutex_lock(&job->err_lock);
 	fcp_progress_clear(job);
 	fflush(stderr);
+	job->progress = NULL;
 	pthread_mutex_unlock(&job->err_lock);
 	pthread_cond_destroy(&p->wake);
 	pthread_mutex_destroy(&p->lock);
 	free(p->links);
 	free(p);
-	job->progress = NULL;
 }
 
 void fcp_progress_clear(struct fcp_job *job)
 {
-	if (!job->bar_shown)
+	struct fcp_status *p = job->progress;
+
+	if (!p || !p->shown)
 		return;
 	fputs("\r\033[K", stderr);
-	job->bar_shown = false;
+	p->shown = false;
 	fcp_signal_bar(false);
 }

@@ -77,6 +77,7 @@ struct fcp_check_links {
 	 * said once (fcp_check_no_direct): few, searched in turn. */
 	uint64_t *nd;
 	size_t nnd, capnd;
+	atomic_bool any_nd; /* nd is not empty: read without the lock */
 	struct probed probed[PROBED_MAX];
 	int n_probed;
 };
@@ -150,10 +151,8 @@ bool fcp_check_direct_refused(struct fcp_job *job, uint64_t dev)
 	struct fcp_check_links *l = job->check_links;
 	bool found = false;
 
-	if (!atomic_load(&job->check_buffered))
+	if (!l || !atomic_load(&l->any_nd))
 		return false; /* none has: the common case, without the lock */
-	if (!l)
-		return true;
 	pthread_mutex_lock(&l->lock);
 	for (size_t i = 0; i < l->nnd && !found; i++)
 		found = l->nd[i] == dev;
@@ -161,8 +160,8 @@ bool fcp_check_direct_refused(struct fcp_job *job, uint64_t dev)
 	return found;
 }
 
-/* Is dev new among those that refused O_DIRECT (kept now)? Without the
- * table (out of memory), only the first of the job is. */
+/* Is dev new among those that refused O_DIRECT (kept now)? A job that
+ * checks always has the table (fcp_check_links_init, or it ends). */
 static bool refused_first(struct fcp_job *job, uint64_t dev)
 {
 	struct fcp_check_links *l = job->check_links;
@@ -170,7 +169,7 @@ static bool refused_first(struct fcp_job *job, uint64_t dev)
 	uint64_t *v;
 
 	if (!l)
-		return !atomic_exchange(&job->check_buffered, true);
+		return true;
 	pthread_mutex_lock(&l->lock);
 	for (size_t i = 0; i < l->nnd && first; i++)
 		first = l->nd[i] != dev;
@@ -178,7 +177,7 @@ static bool refused_first(struct fcp_job *job, uint64_t dev)
 		l->nd = v;
 		l->nd[l->nnd++] = dev;
 	}
-	atomic_store(&job->check_buffered, true);
+	atomic_store(&l->any_nd, l->nnd > 0);
 	pthread_mutex_unlock(&l->lock);
 	return first;
 }

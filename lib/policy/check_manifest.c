@@ -429,15 +429,15 @@ int fcp_manifest_verify(const struct fcp_options *o, const char *dest, struct fc
 	if (fcp_manifest_open_check(&job, o->manifest) < 0)
 		return FCP_EXIT_USAGE;
 	/* The reads of DEST's files take from --bwlimit, --iolimit too. */
-	if (fcp_limit_init(&job) < 0) {
+	/* (The check's table of filesystems refusing O_DIRECT: check.h.) */
+	if (fcp_limit_init(&job) < 0 || fcp_check_links_init(&job) < 0) {
 		fcp_report_errorf(&job, "out of memory");
+		fcp_limit_free(&job);
 		fcp_manifest_close(&job);
 		return FCP_EXIT_PARTIAL;
 	}
-	/* Not even the access times of DEST move (directories included).
-	 * (The check's table of filesystems refusing O_DIRECT: check.h.) */
+	/* Not even the access times of DEST move (directories included). */
 	fcp_sys_reads_noatime(true);
-	fcp_check_links_init(&job);
 	r = fcp_manifest_rows(&job, &x.v, &x.n); /* a failure said */
 	all = x.n;
 	if (r == 0 && x.n == 0) {
