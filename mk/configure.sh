@@ -22,7 +22,14 @@ probe() { # symbol pkg-config-name debian-package name-for-people
 		without="$without, $4 ($3 not installed)"
 	fi
 }
-probe HAVE_LIBURING liburing liburing-dev io_uring
+# NO_URING=1 builds the path without io_uring even where liburing is
+# installed (to measure it, or to test it).
+if [ -n "${NO_URING:-}" ]; then
+	echo "/* #undef HAVE_LIBURING */" >> "$h"
+	without="$without, io_uring (NO_URING=1)"
+else
+	probe HAVE_LIBURING liburing liburing-dev io_uring
+fi
 probe HAVE_XXHASH libxxhash libxxhash-dev xxHash
 probe HAVE_SQLITE3 sqlite3 libsqlite3-dev SQLite
 echo "LIBS :=$libs" > "$m"

@@ -5,7 +5,7 @@
 # missing liburing-dev that the distribution offers stops the build with the
 # apt-get line instead of building the slow path silently. "Installing" is
 # simulated by a pkg-config in front of PATH that hides liburing while
-# $T/hide exists.
+# $T/hide exists. NO_URING=1 builds without io_uring, installed or not.
 . "${TESTLIB:-$(dirname "$0")/../lib}/lib.sh" || exit 1
 t_init
 need_cmd make pkg-config
@@ -36,9 +36,13 @@ else
 fi
 check mk NO_URING=1 build/config.h
 check_grep "^/\* #undef HAVE_LIBURING \*/" "$cfg"
-check_grep "without io_uring \(liburing-dev not installed\)" "$T/repo/build/config.txt"
+check_grep "without io_uring \(NO_URING=1\)" "$T/repo/build/config.txt"
 
 rm hide  # as if liburing-dev had been installed since
+# Asked for, the path without io_uring is built even with liburing there.
+check mk NO_URING=1 build/config.h
+check_grep "^/\* #undef HAVE_LIBURING \*/" "$cfg" "NO_URING=1 built with io_uring where liburing is installed"
+check_grep "without io_uring \(NO_URING=1\)" "$T/repo/build/config.txt"
 check mk build/config.h
 check_grep "^#define HAVE_LIBURING 1" "$cfg" "the next make did not pick up liburing"
 check_grep "^fastcp: built with io_uring" "$T/repo/build/config.txt"
