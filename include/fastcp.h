@@ -217,6 +217,9 @@ struct fcp_stats {
 	uint64_t plan_copied, plan_copied_bytes, plan_replaced, plan_replaced_bytes;
 	/* of plan_copied: files, directories, symlinks, hard links, others */
 	uint64_t plan_kind[5];
+	/* --move --dry-run: the entries (not directories) it would take out of
+	 * SOURCE: copied, replaced or found in place */
+	uint64_t plan_moved;
 	bool delete_asked;       /* --delete: DEST was searched for extras */
 	uint64_t verified_files, verified_bytes; /* --verify: read back, equal */
 	uint64_t verified_cloned; /* of which clones (shared extents re-read) */

@@ -220,6 +220,7 @@ struct fcp_counters {
 	atomic_ullong unchanged_dirs, updated_dirs, deleted_dirs, replaced;
 	atomic_ullong plan_copied, plan_copied_bytes, plan_replaced, plan_replaced_bytes;
 	atomic_ullong plan_kind[5];  /* of plan_copied, as fcp_stats's */
+	atomic_ullong plan_moved;    /* --move --dry-run: as fcp_stats's */
 	atomic_ullong moved;         /* --move: sources renamed or removed (move.c) */
 	atomic_ullong not_replaced;  /* -n, -u, -i: files there kept (plan.c) */
 	atomic_ullong kept;          /* --resume: stopped files kept to resume (chunk.c) */

@@ -407,6 +407,12 @@ static void count_plan(struct fcp_job *job, const char *verb, mode_t mode, uint6
 		atomic_fetch_add(&job->c.plan_kind[!strcmp(verb, "mkdir") ? 1 : kind], 1);
 		atomic_fetch_add(&job->c.plan_copied_bytes, bytes);
 	}
+	/* A move takes out of SOURCE what it copies, replaces or finds in
+	 * place (a directory once emptied: not counted, as what filters leave
+	 * out keeps it). */
+	if (job->o->move && kind != 1 && strcmp(verb, "mkdir") && strcmp(verb, "keep") &&
+	    strcmp(verb, "delete") && strcmp(verb, "backup") && strcmp(verb, "fail"))
+		atomic_fetch_add(&job->c.plan_moved, 1);
 }
 
 static void plan_line(struct fcp_job *job, const char *verb, mode_t mode, const char *path,
@@ -423,8 +429,9 @@ static void plan_line(struct fcp_job *job, const char *verb, mode_t mode, const 
 		count_plan(job, verb, mode, bytes);
 	fcp_obs_plan_times(job, verb, path ? path : "?", times);
 	/* A dry run lists what would change, as rsync -n and robocopy /L;
-	 * what is left as it was from -vv. */
-	if ((same && o->verbose < 2) || !msg_open(&m)) {
+	 * what is left as it was from -vv. Not under --move: what is in place
+	 * leaves SOURCE, a change the preview must show. */
+	if ((same && o->verbose < 2 && !o->move) || !msg_open(&m)) {
 		free(line);
 		return;
 	}

@@ -195,6 +195,10 @@ void fcp_stats_print_plan(const struct fcp_stats *s, FILE *f)
 		(unsigned long long)s->deleted);
 	if (s->backed_up)
 		fprintf(f, ", rename %llu to backup names (-b)", (unsigned long long)s->backed_up);
+	if (s->plan_moved)
+		fprintf(f, "; would take %llu entr%s out of SOURCE (--move: copied, replaced or "
+			"already in place; its directories as they empty)",
+			(unsigned long long)s->plan_moved, s->plan_moved == 1 ? "y" : "ies");
 	fputc('\n', f);
 }
 
@@ -387,6 +391,7 @@ void fcp_stats_json(const struct fcp_stats *s, struct fcp_json *j)
 		fcp_json_u64(j, "would_copy_bytes", s->plan_copied_bytes);
 		fcp_json_u64(j, "would_update", s->plan_replaced);
 		fcp_json_u64(j, "would_update_bytes", s->plan_replaced_bytes);
+		fcp_json_u64(j, "would_move", s->plan_moved);
 	}
 	fcp_json_u64(j, "signal", (uint64_t)s->signal);
 }

@@ -585,6 +585,7 @@ static void collect(struct fcp_job *job, struct fcp_stats *s)
 		s->plan_kind[k] = c->plan_kind[k];
 	s->plan_replaced = c->plan_replaced;
 	s->plan_replaced_bytes = c->plan_replaced_bytes;
+	s->plan_moved = c->plan_moved;
 	s->delete_asked = job->o->delete_extra;
 	s->left_hidden += c->kept;
 	s->verified_files = c->verified;

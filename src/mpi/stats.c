@@ -20,7 +20,7 @@ static const size_t counts[] = {
 	COUNT(bytes_skipped), COUNT(plan_copied), COUNT(plan_copied_bytes), COUNT(plan_replaced),
 	COUNT(plan_replaced_bytes), COUNT(in_place_shared), COUNT(uncompared), COUNT(backed_up),
 	COUNT(plan_kind[0]), COUNT(plan_kind[1]), COUNT(plan_kind[2]), COUNT(plan_kind[3]),
-	COUNT(plan_kind[4]),
+	COUNT(plan_kind[4]), COUNT(plan_moved),
 };
 /* Every counter of fcp_stats is in counts[] (a new one is summed only once
  * it is named there): the kinds of a dry run's total were rank 0's. */

@@ -49,6 +49,35 @@ diff dbefore dafter || fail "a dry run of --move changed DEST"
 state src >after
 diff before after || fail "a dry run of --move changed the source"
 
+# The closing line says how many entries would leave the source: the 7
+# that are not directories.
+check_grep "would take 7 entries out of SOURCE" "$T/out" "the dry run does not say what leaves the source"
+
+# Everything already in place: no copy, but the run would still take the
+# source away, and the dry run lists each entry ("unchanged") and says so.
+mk src
+run_fcp -T src inplace
+check_rc 0
+run_fcp --move --dry-run -T src inplace
+check_rc 0
+for p in a/x.txt a/b/y.log c/z.txt top.txt link; do
+	check_grep "^unchanged 'inplace/$p'" "$T/out" "a dry run of a move does not list $p, in place, that would leave the source"
+done
+check_grep "would copy 0 entries.*would take 7 entries out of SOURCE" "$T/out" \
+	"a dry run of a move of what is in place does not say the source would go"
+run_fcp --move --dry-run --json -T src inplace
+check_grep '"would_move": *7' "$T/out" "--json has no would_move"
+# Filters: what they leave out stays, and is not counted.
+run_fcp --move --dry-run --exclude '*.log' -T src inplace
+check_grep "would take 5 entries out of SOURCE" "$T/out"
+run_fcp --move -T src inplace
+check_rc 0
+check_absent src "the move of what was in place left the source"
+# A copy's dry run says nothing of the kind.
+mk src
+run_fcp --dry-run src plain
+check_nogrep "out of SOURCE" "$T/out"
+
 # A filtered move (DEST absent: DEST becomes the copy): *.log left out by a
 # rule.
 want=$(sums src)

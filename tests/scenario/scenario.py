@@ -620,6 +620,11 @@ def gen_scenario(seed):
         if not again and c["mode"] in ("copy", "sync", "mirror", "delete", "checksum", "check") \
                 and rx.random() < 0.25:
             c["mods"] = c["mods"] + [REWRITE]
+        # The same command first with --dry-run: it changes nothing, and
+        # its list names what the run then changes.
+        if not again and c["fault"] is None and not c.get("mpi") and not c.get("man") \
+                and c["mode"] in DRY_MODES and rx.random() < 0.2:  # (a manifest: no dry run, exit 2)
+            c["dry"] = True
         prev = c
         # Checks meet what they exist to find: rot, filled holes, a change
         # that kept size and mtime.
@@ -784,6 +789,7 @@ def placement(c, pre_dest, W=None, marks=None, via=None):
 
 
 REWRITE = "--symlinks=rewrite"
+DRY_MODES = ("copy", "sync", "checksum", "mirror", "delete", "move", "n", "u", "b", "parents")
 
 
 def rewritten(tg, W, s, T):
@@ -1526,6 +1532,7 @@ class Run:
         self.stats["cover"].add(("option", cov))
         self.ctx = cov
         fault = c.get("fault")
+        dry = self.dry_run(i, c, pre) if c.get("dry") else None
         rc, out, err, delivered, self.faulted, ffs = run_fastcp(c, W, self.w, self.log, fault)
         pre["via"] = ffs.side if ffs else None  # the operands as given: through faultfs
         if delivered:
@@ -1540,6 +1547,8 @@ class Run:
         self.ctx = cov + (" under " + delivered if delivered and "fs" in fault else "")
         self.delivered = delivered
         self.check(c, pre, post, rc, err)
+        if dry:
+            self.dry_truth(dry, pre, post, rc)
         self.delivered = None
         self.faulted = {}
         if not (delivered and rc != 0 and c.get("again", True)) and ffs:
@@ -1570,6 +1579,64 @@ class Run:
             elif c["mode"] != "b":
                 self.check(c, pre, post2, rc2, err, converge=True)
         self.note_dest()
+
+    def dry_run(self, i, c, pre):
+        """c with --dry-run, before c itself: nothing may change, not even a
+        time. Returns its exit status and the paths its lines name."""
+        dc = dict(c, mods=c["mods"] + ["--dry-run"])
+        rc, out, err, _, _, _ = run_fastcp(dc, self.W, self.w, self.log, None)
+        self.where = "step %d, first with --dry-run (%s), exit %d" % (i + 1, " ".join(argv(dc, self.W)[1:]), rc)
+        self.err, self.out = err, out
+        now = self.state()
+        for k in ("dest", "src", "temps", "marks"):
+            if now[k] != pre[k]:
+                a, b = pre[k], now[k]
+                what = sorted(r for r in set(a) | set(b) if a.get(r) != b.get(r))[:5] \
+                    if isinstance(a, dict) else sorted(set(a) ^ set(b))[:5]
+                self.fail("dry-run-truth", "--dry-run changed %s: %r" % (k, what))
+        named = {}
+        for line in out.split(b"\n"):
+            verb = line.split(b" '", 1)[0]
+            for q in re.findall(rb"'([^'\\]*)'", line):
+                named.setdefault(q, set()).add(verb)
+        return {"rc": rc, "named": named, "argv": " ".join(argv(dc, self.W)[1:]), "out": out,
+                "move": c["mode"] == "move", "srcs": [x.replace("@W@/", "") for x in c["srcs"]]}
+
+    def dry_truth(self, dry, pre, post, rc):
+        """What the run changed in DEST was named by its dry run, what the
+        dry run said it would delete is gone, and both end alike."""
+        named = dry["named"]
+        said = lambda r: ("d/" + r).encode("utf-8", "surrogateescape") in named
+        plain = lambda r: all(ch.isprintable() and ch not in "'\\" for ch in r)
+        if dry["rc"] != rc and not (rc == 1 and dry["rc"] == 0 and self.err.strip()):
+            self.fail("dry-run-truth", "the dry run (%s) exit %d, the run %d" % (dry["argv"], dry["rc"], rc))
+        for r in sorted(set(pre["dest"]) | set(post["dest"])):
+            a, b = pre["dest"].get(r), post["dest"].get(r)
+            if hidden(r) or r in pre["job"] or not plain(r) or any(under(r, m) for m in pre["mounts"]):
+                continue
+            changed = (a is None) != (b is None) or (a and b and (
+                a["t"] != b["t"] or a.get("h") != b.get("h") or a.get("tg") != b.get("tg")))
+            if not changed or said(r) or any(said(x) for x in prefixes(r)[:-1]):
+                continue
+            base = re.sub(r"(\.~\d+~|~+)$", "", r)
+            if a is None and base != r and said(base):
+                continue  # a backup of a name said
+            self.fail("dry-run-truth", "the run changed %r, its dry run (%s) did not say so" % (r, dry["argv"]))
+        m = re.search(rb"would take (\d+) entr", dry["out"])
+        if dry["move"]:  # what left the sources, the dry run counted (a failure keeps more)
+            gone = sum(1 for s in dry["srcs"] for r, e in (pre["src"].get(s) or {}).items()
+                       if e["t"] != "d" and r not in (post["src"].get(s) or {}))
+            said_n = int(m.group(1)) if m else 0
+            if gone > said_n or (rc == 0 and gone != said_n):
+                self.fail("dry-run-truth", "the move took %d entries out of SOURCE, its dry run (%s) said %s"
+                          % (gone, dry["argv"], m.group(1).decode() if m else "none"))
+        elif m:
+            self.fail("dry-run-truth", "a dry run of no move (%s) says entries would leave SOURCE" % dry["argv"])
+        for q, verbs in named.items():
+            r = q.decode("utf-8", "surrogateescape")
+            if verbs == {b"delete"} and r.startswith("d/") and r[2:] in post["dest"] \
+                    and pre["dest"].get(r[2:]) == post["dest"][r[2:]]:
+                self.fail("dry-run-truth", "its dry run said delete %r, the run kept it" % r)
 
     def finished(self, c, pre, post, delivered):
         """Did a run stopped by a signal finish first: DEST as the model
