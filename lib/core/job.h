@@ -521,6 +521,10 @@ const char *fcp_move_conflict(const struct fcp_options *o);
 /* An entry of directory fd dirfd that a filter left out of a --move: it
  * stays in the source, and the directories that hold it with it. */
 void fcp_move_left_out(struct fcp_job *job, int dirfd, const char *name);
+/* The source entry st whose copy is not whole (its metadata could not be
+ * read; the failure is said by the caller): it stays in the source, and
+ * the directories that hold it with it. */
+void fcp_move_keep(struct fcp_job *job, const struct statx *st);
 /* The record of the copies made, under --move (0, or -ENOMEM). */
 int fcp_move_init(struct fcp_job *job);
 void fcp_move_free(struct fcp_job *job);

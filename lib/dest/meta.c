@@ -111,17 +111,23 @@ static void drop_extra(struct fcp_job *job, struct fcp_at at, const char *list, 
 	free(have);
 }
 
+/* A source without xattrs at all (its filesystem keeps none), or one
+ * gone between list and get: nothing to read, no failure. */
+static bool none_to_read(ssize_t r)
+{
+	return r == -EOPNOTSUPP || r == -ENOTSUP || r == -ENODATA;
+}
+
 bool fcp_meta_copy_xattrs(struct fcp_job *job, struct fcp_at src, struct fcp_at dst,
-			  struct fcp_dir *d, const char *name, bool *lost_acl)
+			  struct fcp_dir *d, const char *name, bool *lost_acl, int *read_err)
 {
 	char *list = NULL;
 	bool acl = false;
 	ssize_t n = fcp_sys_listxattr(AT(src), &list);
 
 	*lost_acl = false;
-	if (n < 0 && n != -EOPNOTSUPP && n != -ENOTSUP)
-		warn(job, FCP_WARN_XATTR, d, name, (int)n);
-	for (ssize_t off = 0; n > 0 && off < n; off += strlen(list + off) + 1) {
+	*read_err = n < 0 && !none_to_read(n) ? (int)n : 0;
+	for (ssize_t off = 0; n > 0 && off < n && !*read_err; off += strlen(list + off) + 1) {
 		const char *key = list + off;
 		void *val = NULL;
 		ssize_t len = acl_mirror(key) || !kept_key(job->o->preserve, key)
@@ -129,12 +135,17 @@ bool fcp_meta_copy_xattrs(struct fcp_job *job, struct fcp_at src, struct fcp_at 
 		int r = len < 0 ? (int)len : fcp_sys_setxattr(AT(dst), key, val, len);
 		bool access = !strcmp(key, "system.posix_acl_access");
 
-		/* The attribute vanished between list and get: nothing to copy. */
-		if (r < 0 && r != -ENODATA)
+		if (len < 0 && !none_to_read(len))
+			*read_err = (int)len;
+		else if (r < 0 && r != -ENODATA)
 			warn(job, xattr_kind(key), d, name, r);
 		acl |= access && r >= 0;
 		*lost_acl |= access && r < 0 && r != -ENODATA;
 		free(val);
+	}
+	if (*read_err) {
+		free(list);
+		return acl;
 	}
 	if (dst.inherited && (job->o->preserve & FCP_PRESERVE_XATTR))
 		drop_inherited(job, dst, list, n > 0 ? n : 0, d, name);
@@ -315,14 +326,14 @@ static int set_times(struct fcp_at dst, const struct statx *st)
 	return fcp_sys_utimensat(dst.dirfd, dst.name, ts, AT_SYMLINK_NOFOLLOW);
 }
 
-void fcp_meta_copy(struct fcp_job *job, struct fcp_at src, struct fcp_at dst,
-		   const struct statx *st, struct fcp_dir *d, const char *name)
+int fcp_meta_copy(struct fcp_job *job, struct fcp_at src, struct fcp_at dst,
+		  const struct statx *st, struct fcp_dir *d, const char *name)
 {
 	unsigned keep = job->o->preserve;
 	bool lnk = S_ISLNK(st->stx_mode);
 	mode_t mode = st->stx_mode & 07777;
 	bool acl = false, lost_acl = false;
-	int r;
+	int r, read_err = 0;
 
 	if ((keep & FCP_PRESERVE_OWNER) &&
 	    !(dst.ours && st->stx_uid == job->euid && st->stx_gid == job->egid)) {
@@ -339,7 +350,7 @@ void fcp_meta_copy(struct fcp_job *job, struct fcp_at src, struct fcp_at dst,
 		mode &= ~(S_ISUID | S_ISGID);
 	}
 	if (keep & (FCP_PRESERVE_XATTR | FCP_PRESERVE_CONTEXT))
-		acl = fcp_meta_copy_xattrs(job, src, dst, d, name, &lost_acl);
+		acl = fcp_meta_copy_xattrs(job, src, dst, d, name, &lost_acl, &read_err);
 	/* Not asked when xattrs are kept and the ACL came along (or there
 	 * was none): one more call per file only where ACLs are left out. */
 	if ((keep & FCP_PRESERVE_MODE) && !lnk && (lost_acl || !(keep & FCP_PRESERVE_XATTR)))
@@ -362,4 +373,7 @@ void fcp_meta_copy(struct fcp_job *job, struct fcp_at src, struct fcp_at dst,
 		if (r < 0)
 			warn(job, FCP_WARN_TIMES, d, name, r);
 	}
+	/* The rest is set all the same: a directory that fails so still
+	 * gets its mode and times. */
+	return read_err;
 }

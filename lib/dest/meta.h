@@ -38,12 +38,16 @@ void fcp_meta_free(struct fcp_job *job);
 
 /*
  * Copy the metadata of src (described by st) onto dst, as the job's
- * preserve bits say. Failures are warnings, counted once per kind; the
- * message names the source entry `name` of dir d (NULL = d itself): a
- * destination that cannot hold some metadata is not a failed copy.
+ * preserve bits say. What the destination cannot hold is a warning,
+ * counted once per kind; the message names the source entry `name` of dir
+ * d (NULL = d itself): that is not a failed copy. What cannot be read from
+ * the source (its xattrs: EIO, EACCES, ...) is: -errno is returned, nothing
+ * said, and the caller fails the item as for a read error of its data
+ * (a copy without them is not the copy asked for, and --move must keep
+ * the source). 0 otherwise.
  */
-void fcp_meta_copy(struct fcp_job *job, struct fcp_at src, struct fcp_at dst,
-		   const struct statx *st, struct fcp_dir *d, const char *name);
+int fcp_meta_copy(struct fcp_job *job, struct fcp_at src, struct fcp_at dst,
+		  const struct statx *st, struct fcp_dir *d, const char *name);
 
 /*
  * The exact mode to create a new regular file with in d: its final
@@ -62,9 +66,10 @@ mode_t fcp_meta_create_mode(const struct fcp_job *job, const struct statx *st,
  * FCP_PRESERVE_CONTEXT, the others with FCP_PRESERVE_XATTR) onto dst;
  * warnings as above. True if an access
  * ACL was set (which moves the mode's group bits); *lost_acl if src has one
- * that dst did not take. */
+ * that dst did not take; *read_err the -errno of a failure to read src's
+ * (0 if none). */
 bool fcp_meta_copy_xattrs(struct fcp_job *job, struct fcp_at src, struct fcp_at dst,
-			  struct fcp_dir *d, const char *name, bool *lost_acl);
+			  struct fcp_dir *d, const char *name, bool *lost_acl, int *read_err);
 
 /* Do a and b carry the same xattrs with the same values (both unable to
  * carry any counts as the same)? Only the keys of the parts in keep count. */

@@ -170,6 +170,24 @@ void fcp_move_found(struct fcp_job *job, uint64_t src_dev, uint64_t src_ino, int
 	record(job, src_dev, src_ino, dirfd, name, false);
 }
 
+/* Under m->lock: (dev, ino) stays in the source. */
+static void keep_locked(struct fcp_move_made *m, uint64_t dev, uint64_t ino)
+{
+	if (m->nleft == m->capleft) {
+		size_t cap = m->capleft ? m->capleft * 2 : 256;
+		struct left *v = realloc(m->left, cap * sizeof(*v));
+
+		m->left_lost |= !v;
+		m->left = v ? v : m->left;
+		m->capleft = v ? cap : m->capleft;
+	}
+	if (m->nleft < m->capleft) {
+		m->left[m->nleft].dev = dev;
+		m->left[m->nleft++].ino = ino;
+		m->left_sorted = false;
+	}
+}
+
 void fcp_move_left_out(struct fcp_job *job, int dirfd, const char *name)
 {
 	struct fcp_move_made *m = job->move_made;
@@ -184,19 +202,19 @@ void fcp_move_left_out(struct fcp_job *job, int dirfd, const char *name)
 	 * what may go. */
 	if (r < 0 && r != -ENOENT)
 		m->left_lost = true;
-	if (r == 0 && m->nleft == m->capleft) {
-		size_t cap = m->capleft ? m->capleft * 2 : 256;
-		struct left *v = realloc(m->left, cap * sizeof(*v));
+	if (r == 0)
+		keep_locked(m, fcp_statx_dev(&st), st.stx_ino);
+	pthread_mutex_unlock(&m->lock);
+}
 
-		m->left_lost |= !v;
-		m->left = v ? v : m->left;
-		m->capleft = v ? cap : m->capleft;
-	}
-	if (r == 0 && m->nleft < m->capleft) {
-		m->left[m->nleft].dev = fcp_statx_dev(&st);
-		m->left[m->nleft++].ino = st.stx_ino;
-		m->left_sorted = false;
-	}
+void fcp_move_keep(struct fcp_job *job, const struct statx *st)
+{
+	struct fcp_move_made *m = job->move_made;
+
+	if (!m)
+		return;
+	pthread_mutex_lock(&m->lock);
+	keep_locked(m, fcp_statx_dev(st), st->stx_ino);
 	pthread_mutex_unlock(&m->lock);
 }
 

@@ -110,7 +110,11 @@ static void meta_apply(struct fcp_job *job, const struct meta_rec *m)
 		dst.inherited = m->inherited;
 		dst.existed = m->existed;
 		dst.exact_xattrs = m->exact;
-		fcp_meta_copy(job, FCP_AT_FD(sfd), dst, &m->st, &d, NULL);
+		if ((e = fcp_meta_copy(job, FCP_AT_FD(sfd), dst, &m->st, &d, NULL)) < 0) {
+			fcp_move_keep(job, &m->st);
+			fcp_report_failed_in(job, "cannot read the extended attributes of", &r->top,
+					     m->rel, false, e);
+		}
 		if (job->o->fsync && (e = fcp_sys_fsync(dfd)) < 0)
 			fcp_report_failed_in(job, "cannot sync directory", &r->top, m->rel, true, e);
 	}

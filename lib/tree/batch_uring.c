@@ -576,8 +576,12 @@ static void rounds_data(struct fcp_worker *w, struct io_uring *ring, struct fcp_
 			fail(w, d, s, "cannot copy");
 			continue;
 		}
-		fcp_meta_copy(job, FCP_AT_FD(s->in), FCP_AT_NEW(s->out, d, s->mode), &s->st, d,
-			      s->name);
+		s->err = fcp_meta_copy(job, FCP_AT_FD(s->in), FCP_AT_NEW(s->out, d, s->mode), &s->st,
+				       d, s->name);
+		if (s->err) {
+			fail(w, d, s, "cannot read the extended attributes of");
+			continue;
+		}
 		k += queue_commit(ring, job, d, s, i);
 		io_uring_prep_close(sqe_for(ring, i, T_CLOSE_IN), s->in);
 		k++;

@@ -528,8 +528,14 @@ static void copy_other(struct fcp_entry *e)
 	}
 	struct fcp_at dst = FCP_AT_NAME(e->d->dst_fd, at);
 	dst.inherited = e->d->gives_acl && !lnk;
-	fcp_meta_copy(e->job, FCP_AT_NAME(e->d->src_fd, e->name), dst,
-		      &e->st, e->d, e->name);
+	r = fcp_meta_copy(e->job, FCP_AT_NAME(e->d->src_fd, e->name), dst, &e->st, e->d, e->name);
+	if (r < 0) {
+		/* Not whole: no copy under the name, the item fails. */
+		fcp_dest_discard(e->job, e->d, at);
+		fcp_entry_fail(e, "cannot read the extended attributes of", r);
+		fcp_hl_done(e->w, hl, false);
+		return;
+	}
 	r = at == tmp ? fcp_dest_commit(e->job, e->d, tmp, e->dst_name) : 0;
 	if (r < 0) {
 		fcp_entry_fail(e, r == -EISDIR ? "cannot overwrite directory with" : "cannot rename", r);

@@ -135,7 +135,9 @@ void fcp_file_finish(struct fcp_entry *e, struct fcp_hl_entry *hl, int out,
 	 * private file is not opened to others. */
 	if (tmp->in_place)
 		at = (struct fcp_at){ .fd = out, .dirfd = -1, .existed = true };
-	fcp_meta_copy(e->job, FCP_AT_FD(e->src_fd), at, &e->st, e->d, e->name);
+	what = "cannot read the extended attributes of";
+	if ((err = fcp_meta_copy(e->job, FCP_AT_FD(e->src_fd), at, &e->st, e->d, e->name)) < 0)
+		goto fail;
 	what = "cannot sync copy of";
 	if (e->job->o->fsync && (err = fcp_sys_fsync(out)) < 0)
 		goto fail;

@@ -281,7 +281,15 @@ bool fcp_settle_entry(struct fcp_entry *e)
 		return true;
 	if (a == FCP_ACT_META) {
 		dst.exact_xattrs = true;
-		fcp_meta_copy(e->job, src_at(e), dst, &e->st, e->d, e->name);
+		int r = fcp_meta_copy(e->job, src_at(e), dst, &e->st, e->d, e->name);
+
+		/* Its metadata not read: no copy of it, the source stays. */
+		if (r < 0) {
+			fcp_move_keep(e->job, &e->st);
+			fcp_report_failed_in(e->job, "cannot read the extended attributes of", e->d,
+					     e->name, false, r);
+			return true;
+		}
 	}
 	/* --move: its content was compared equal (fcp_plan_data_same). */
 	if ((a == FCP_ACT_META || a == FCP_ACT_SKIP) && S_ISREG(e->st.stx_mode)) {

@@ -343,10 +343,20 @@ void fcp_dir_said(struct fcp_job *job, struct fcp_dir *d, unsigned char how)
 					    : 0);
 }
 
+/* A directory whose metadata could not be read from its source: it fails
+ * (its copy is not the one asked for) and, under --move, stays in the
+ * source. */
+static void dir_meta_unread(struct fcp_job *job, struct fcp_dir *d, int err)
+{
+	fcp_move_keep(job, &d->st);
+	fcp_report_failed_in(job, "cannot read the extended attributes of", d, NULL, false, err);
+}
+
 static void dir_finish(struct fcp_worker *w, struct fcp_dir *d)
 {
 	struct fcp_job *job = fcp_worker_job(w);
 	bool pruned = false;
+	int r;
 
 	/* A top pseudo-dir's fds belong to the job (hard links may still
 	 * need its destination fd), so only real directories close here. */
@@ -369,9 +379,10 @@ static void dir_finish(struct fcp_worker *w, struct fcp_dir *d)
 		 * other ranks' files may yet move its times.) */
 		if (later && !job->o->dry_run && !job->o->check)
 			fcp_hook_dir_done(job, d, dst);
-		else if (apply)
-			fcp_meta_copy(job, FCP_AT_FD(d->src_fd), dst, &d->st, d, NULL);
-		int r = job->o->fsync && !later && !pruned ? fcp_sys_fsync(d->dst_fd) : 0;
+		else if (apply && (r = fcp_meta_copy(job, FCP_AT_FD(d->src_fd), dst, &d->st, d,
+						      NULL)) < 0)
+			dir_meta_unread(job, d, r);
+		r = job->o->fsync && !later && !pruned ? fcp_sys_fsync(d->dst_fd) : 0;
 		if (r < 0)
 			fcp_report_failed_in(job, "cannot sync directory", d->parent, d->dst_name,
 					     true, r);

@@ -27,6 +27,9 @@
  *                         9p and sshfs
  *   --no-user-xattr       setting a user.* xattr fails with EOPNOTSUPP, as
  *                         where user xattrs are not supported
+ *   --xattr-eio           listing or reading the xattrs of a matching file or
+ *                         directory fails with EIO: metadata that cannot be
+ *                         read
  *   --corrupt-write=GLOB  a write to a file whose basename matches GLOB
  *                         stores its first byte inverted: a disk that lies.
  *                         The kernel's page cache keeps the bytes as written
@@ -100,6 +103,7 @@ static struct {
 	int full_errno;          /* ENOSPC or EDQUOT */
 	int no_rename_flags;
 	int no_user_xattr;
+	int xattr_eio;
 	const char *corrupt;     /* NULL: off */
 	long long corrupt_count; /* -1: every write */
 	long long einval_at;     /* -1: off */
@@ -482,6 +486,8 @@ static int fs_setxattr(const char *path, const char *name, const char *val, size
 static int fs_getxattr(const char *path, const char *name, char *val, size_t size)
 {
 	BPATH(bp, path);
+	if (opt.xattr_eio && matches(path))
+		return -EIO;
 	ssize_t n = lgetxattr(bp, name, val, size);
 	return n < 0 ? -errno : (int)n;
 }
@@ -489,6 +495,8 @@ static int fs_getxattr(const char *path, const char *name, char *val, size_t siz
 static int fs_listxattr(const char *path, char *list, size_t size)
 {
 	BPATH(bp, path);
+	if (opt.xattr_eio && matches(path))
+		return -EIO;
 	ssize_t n = llistxattr(bp, list, size);
 	return n < 0 ? -errno : (int)n;
 }
@@ -535,7 +543,7 @@ static void usage(void)
 {
 	fprintf(stderr, "usage: faultfs [--match=GLOB] [--eio-at=OFFSET [--eio-len=N]] [--eio-first=N] [--short=N] "
 			"[--eof-at=OFFSET] [--delay-ms=N] [--enospc-after=BYTES] [--edquot-after=BYTES] "
-			"[--no-rename-flags] [--no-user-xattr] [--corrupt-write=GLOB] [--corrupt-count=N] "
+			"[--no-rename-flags] [--no-user-xattr] [--xattr-eio] [--corrupt-write=GLOB] [--corrupt-count=N] "
 			"[--einval-write-at=OFFSET] [--armed=PATH] [--hold=PATH [--block-at=OFFSET] [--block-open]] "
 			"[FUSE-OPTION...] BACKING MOUNTPOINT\n");
 	exit(2);
@@ -576,6 +584,7 @@ int main(int argc, char **argv)
 		else if (!strncmp(a, "--edquot-after=", 15)) opt.full_after = num(a + 15), opt.full_errno = EDQUOT;
 		else if (!strcmp(a, "--no-rename-flags")) opt.no_rename_flags = 1;
 		else if (!strcmp(a, "--no-user-xattr")) opt.no_user_xattr = 1;
+		else if (!strcmp(a, "--xattr-eio")) opt.xattr_eio = 1;
 		else if (!strncmp(a, "--corrupt-write=", 16)) opt.corrupt = a + 16;
 		else if (!strncmp(a, "--corrupt-count=", 16)) opt.corrupt_count = num(a + 16);
 		else if (!strncmp(a, "--einval-write-at=", 18)) opt.einval_at = num(a + 18);
