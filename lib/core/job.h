@@ -141,6 +141,9 @@ struct fcp_dir {
 				     (dist.c): its metadata waits for them all */
 	atomic_bool failed_in;    /* an item in it (or below) failed: its
 				     extras are not deleted (--delete) */
+	atomic_bool unlisted;     /* its scan failed: the names DEST holds
+				     beyond those met are not known to be
+				     extras (--check does not call them so) */
 	atomic_bool missing_said; /* --check -m: this directory, missing in
 				     DEST, was named (check.c) */
 	/* -m: its line waits for its finish, where it is known to stay
@@ -451,6 +454,8 @@ void fcp_report_failed_in(struct fcp_job *job, const char *what, const struct fc
 
 /* "deletions held back in 'path': why" (--delete). */
 void fcp_report_held(struct fcp_job *job, const char *path, const char *why);
+/* "not checked: what 'path' holds beyond ...: why" (--check). */
+void fcp_report_unchecked(struct fcp_job *job, const char *path, const char *why);
 
 /* A --dry-run line on the job's output: "VERB 'path'". */
 void fcp_report_plan(struct fcp_job *job, const char *verb, const char *path);

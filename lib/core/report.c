@@ -380,16 +380,28 @@ void fcp_report_named_partial(struct fcp_job *job, const char *src, const struct
 	free(p);
 }
 
-void fcp_report_held(struct fcp_job *job, const char *path, const char *why)
+/* "fastcp: HEAD 'path'TAIL: why" on stderr, no error of its own. */
+static void say_dir(struct fcp_job *job, const char *head, const char *path, const char *tail,
+		    const char *why)
 {
 	struct msg m;
 
 	if (!msg_open(&m))
 		return;
-	fputs("fastcp: deletions held back in '", m.f);
+	fprintf(m.f, "fastcp: %s '", head);
 	put_path(m.f, path ? path : "?");
-	fprintf(m.f, "': %s\n", why);
+	fprintf(m.f, "'%s: %s\n", tail, why);
 	msg_send(job, &m, job->err, false, NULL, NULL, 0);
+}
+
+void fcp_report_held(struct fcp_job *job, const char *path, const char *why)
+{
+	say_dir(job, "deletions held back in", path, "", why);
+}
+
+void fcp_report_unchecked(struct fcp_job *job, const char *path, const char *why)
+{
+	say_dir(job, "not checked: what", path, " holds beyond the names its source listed", why);
 }
 
 /* A dry run's count of what it would do, for its closing line; a copy

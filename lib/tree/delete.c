@@ -688,7 +688,12 @@ void fcp_delete_extras(struct fcp_worker *w, struct fcp_dir *d)
 	bool stays = false;
 	if (extras(job, d, dpath, &extra, &stays) < 0)
 		stays = true;
-	else if (extra.n) {
+	else if (extra.n && job->o->check && atomic_load(&d->unlisted)) {
+		/* Its source was not listed whole: a name DEST holds may be
+		 * one the source has too. Not called extra (the read error
+		 * said already makes the check fail). */
+		fcp_report_unchecked(job, dpath, "its source directory could not be read");
+	} else if (extra.n) {
 		/* --check says every extra: it deletes nothing. */
 		why = job->o->check ? NULL : held(job, d, &fails);
 		/* Unasked (a taken-up copy): said only by the copy keeping

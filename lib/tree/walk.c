@@ -284,6 +284,7 @@ static void walk_scan(struct fcp_worker *w, struct fcp_dir *d)
 	dir = fd >= 0 ? fdopendir(fd) : NULL;
 
 	if (!dir) {
+		atomic_store(&d->unlisted, true);
 		fcp_report_failed_in(job, "cannot read directory", d, NULL, false,
 				     fd < 0 ? fd : -ENOMEM);
 		if (fd >= 0)
@@ -299,8 +300,10 @@ static void walk_scan(struct fcp_worker *w, struct fcp_dir *d)
 			emit(w, d, &b, de->d_name, de->d_type);
 	}
 	batch_flush(w, d, &b);
-	if (r < 0)
+	if (r < 0) {
+		atomic_store(&d->unlisted, true);
 		fcp_report_failed_in(job, "cannot read directory", d, NULL, false, r);
+	}
 	closedir(dir);
 	fcp_dir_unpin(job, d);
 	fcp_dir_release(w, d);

@@ -30,6 +30,9 @@
  *   --xattr-eio           listing or reading the xattrs of a matching file or
  *                         directory fails with EIO: metadata that cannot be
  *                         read
+ *   --readdir-eio         reading a matching directory fails with EIO (it
+ *                         can still be opened and stat'ed): a directory whose
+ *                         entries cannot be listed
  *   --corrupt-write=GLOB  a write to a file whose basename matches GLOB
  *                         stores its first byte inverted: a disk that lies.
  *                         The kernel's page cache keeps the bytes as written
@@ -104,6 +107,7 @@ static struct {
 	int no_rename_flags;
 	int no_user_xattr;
 	int xattr_eio;
+	int readdir_eio;
 	const char *corrupt;     /* NULL: off */
 	long long corrupt_count; /* -1: every write */
 	long long einval_at;     /* -1: off */
@@ -231,6 +235,8 @@ static int fs_readdir(const char *path, void *buf, fuse_fill_dir_t fill, off_t o
 		      struct fuse_file_info *fi, enum fuse_readdir_flags flags)
 {
 	BPATH(bp, path);
+	if (opt.readdir_eio && matches(path))
+		return -EIO;
 	DIR *d = opendir(bp);
 	struct dirent *e;
 	if (!d)
@@ -543,7 +549,7 @@ static void usage(void)
 {
 	fprintf(stderr, "usage: faultfs [--match=GLOB] [--eio-at=OFFSET [--eio-len=N]] [--eio-first=N] [--short=N] "
 			"[--eof-at=OFFSET] [--delay-ms=N] [--enospc-after=BYTES] [--edquot-after=BYTES] "
-			"[--no-rename-flags] [--no-user-xattr] [--xattr-eio] [--corrupt-write=GLOB] [--corrupt-count=N] "
+			"[--no-rename-flags] [--no-user-xattr] [--xattr-eio] [--readdir-eio] [--corrupt-write=GLOB] [--corrupt-count=N] "
 			"[--einval-write-at=OFFSET] [--armed=PATH] [--hold=PATH [--block-at=OFFSET] [--block-open]] "
 			"[FUSE-OPTION...] BACKING MOUNTPOINT\n");
 	exit(2);
@@ -585,6 +591,7 @@ int main(int argc, char **argv)
 		else if (!strcmp(a, "--no-rename-flags")) opt.no_rename_flags = 1;
 		else if (!strcmp(a, "--no-user-xattr")) opt.no_user_xattr = 1;
 		else if (!strcmp(a, "--xattr-eio")) opt.xattr_eio = 1;
+		else if (!strcmp(a, "--readdir-eio")) opt.readdir_eio = 1;
 		else if (!strncmp(a, "--corrupt-write=", 16)) opt.corrupt = a + 16;
 		else if (!strncmp(a, "--corrupt-count=", 16)) opt.corrupt_count = num(a + 16);
 		else if (!strncmp(a, "--einval-write-at=", 18)) opt.einval_at = num(a + 18);
