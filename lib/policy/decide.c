@@ -54,6 +54,11 @@ bool fcp_decide_looks(const struct fcp_options *o, bool may_exist, bool taken_up
 	return !to_decide && guarding(o) && may_exist;
 }
 
+bool fcp_decide_run_looks(const struct fcp_options *o, bool may_exist, bool taken_up)
+{
+	return may_exist && (fcp_decide_compares(o) || taken_up || guarding(o));
+}
+
 unsigned fcp_decide_meta_diff(const struct fcp_options *o, bool is_root, const struct statx *st,
 			      const struct statx *dst)
 {

@@ -82,6 +82,10 @@ bool fcp_decide_compares(const struct fcp_options *o);
  * up to date (--sync, --checksum, --dry-run); else also to keep what is
  * there (cp's -n, -u, -i, --backup). Where not, every action is COPY. */
 bool fcp_decide_looks(const struct fcp_options *o, bool may_exist, bool taken_up, bool to_decide);
+/* Would the run itself look (to decide or to keep), whatever --dry-run
+ * says? A dry run looks at every name, and must not say more than the run
+ * would see there. */
+bool fcp_decide_run_looks(const struct fcp_options *o, bool may_exist, bool taken_up);
 
 /* The FCP_PRESERVE_* items the job keeps, but the xattrs, that differ
  * between src and dst (owners only as root). */

@@ -69,6 +69,11 @@ bool fcp_plan_looks(const struct fcp_job *job, const struct fcp_dir *d)
 	return fcp_decide_looks(job->o, may_exist(d), fcp_plan_taken_up(d), false);
 }
 
+bool fcp_plan_run_looks(const struct fcp_job *job, const struct fcp_dir *d)
+{
+	return fcp_decide_run_looks(job->o, may_exist(d), fcp_plan_taken_up(d));
+}
+
 unsigned fcp_plan_meta_diff(const struct fcp_job *job, const struct statx *st, struct fcp_at sat,
 			    const struct statx *dst, struct fcp_at dat)
 {

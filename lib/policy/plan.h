@@ -29,6 +29,8 @@ bool fcp_plan_looks(const struct fcp_job *job, const struct fcp_dir *d);
  * (--sync, --checksum, --dry-run): cp's -n, -u, -i and --backup look
  * only to keep what is there. */
 bool fcp_plan_decides(const struct fcp_job *job, const struct fcp_dir *d);
+/* Would the run, not its dry run, look at entries of d? */
+bool fcp_plan_run_looks(const struct fcp_job *job, const struct fcp_dir *d);
 
 /* Is d in a stopped run's hidden copy, taken up (leftover.c)? Its files
  * are that run's, finished or not: the quick check tells which, whatever

@@ -212,6 +212,11 @@ static bool same_file(struct fcp_entry *e, const struct statx *dst, enum fcp_act
 	if (!o->move && (o->backup != FCP_BACKUP_NONE ||
 			 ((o->force & FCP_FORCE_REMOVE) && !o->in_place)))
 		return false;
+	/* A dry run says what the run does: a plain copy does not look at
+	 * the name before it puts a new copy there (renamed over it, so the
+	 * source's inode keeps its bytes), and never meets this. */
+	if (o->dry_run && !fcp_plan_run_looks(e->job, e->d))
+		return false;
 	s = fcp_dir_src_path(e->d, e->name);
 	d = fcp_dir_dst_path(e->d, e->dst_name);
 	fcp_report_errorf(e->job, "'%s' and '%s' are the same file", s ? s : e->name,

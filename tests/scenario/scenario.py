@@ -308,7 +308,9 @@ def build_world(W, w, log, ddir=None):
             continue
     if w.get("user"):
         for dp, dns, fns in os.walk(W):
-            for x in [dp] + [os.path.join(dp, f) for f in fns]:
+            # (A symlink to a directory is in dns, never walked into.)
+            for x in [dp] + [os.path.join(dp, f) for f in fns + dns
+                             if f in fns or os.path.islink(os.path.join(dp, f))]:
                 os.lchown(x, USER_ID, USER_ID)
         log.append("chown -hR %d:%d ." % (USER_ID, USER_ID))
 
