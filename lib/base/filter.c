@@ -201,7 +201,7 @@ static int push(struct fcp_rules *r, struct fcp_rule *rule)
 	r->v = v;
 	r->v[r->n++] = *rule;
 	r->needs_path |= rule->path;
-	r->needs_type |= rule->dir_only;
+	r->needs_type |= rule->dir_only || rule->dir_too;
 	return 0;
 }
 
@@ -319,6 +319,18 @@ static bool rule_matches(const struct fcp_rule *x, const char *path, const char 
 		return fcp_glob_match(x->pat, base, flags);
 	if (x->anchored)
 		return fcp_glob_match(x->pat, path, flags);
+	/* rsync matches a pattern that begins with "**" against the path
+	 * with a '/' put before it, so that "**" + "/x" is "x at any depth",
+	 * the top included ("**" spans zero or more directories). That '/'
+	 * can only meet a '/' right after the stars, and then the rest of the
+	 * pattern is matched against the whole path; anything else the stars
+	 * take is matched below as it is. (git's "**" does it itself.) */
+	if (!(flags & FCP_GLOB_GIT) && !strncmp(x->pat, "**", 2)) {
+		const char *rest = x->pat + strspn(x->pat, "*");
+
+		if (*rest == '/' && fcp_glob_match(rest + 1, path, flags))
+			return true;
+	}
 	/* rsync: an unanchored pattern with a '/' matches the end of the
 	 * path, starting at any name. */
 	for (const char *s = path; s; s = strchr(s, '/'), s = s ? s + 1 : NULL)
@@ -360,8 +372,10 @@ int fcp_rules_match(const struct fcp_rules *r, const char *path, bool is_dir)
 
 		if (x->dir_only && !is_dir)
 			continue;
+		/* "dir/" + "***" is "dir/" and "dir/" + "**", as in rsync: a
+		 * file named dir is not it. */
 		if (rule_matches(x, path, base, flags) ||
-		    (x->dir_too && dir_itself(x, path, base, flags)))
+		    (x->dir_too && is_dir && dir_itself(x, path, base, flags)))
 			return x->include ? -1 : 1;
 	}
 	return 0;

@@ -46,7 +46,8 @@ struct fcp_rules {
 	size_t n, cap;
 	bool git;               /* git's dialect and order (last match wins) */
 	bool needs_path;        /* some rule looks past the last name */
-	bool needs_type;        /* some rule is for directories only */
+	bool needs_type;        /* some rule is for directories only (or
+				 * "dir/" + "***": directory dir) */
 };
 
 /* An rsync rule: pattern as given to --exclude (include false) or

@@ -480,8 +480,10 @@ void fcp_report_lost_name(struct fcp_job *job, const char *path, const char *of)
 
 /* leftover.c: name the leftovers of interrupted runs in d's destination
  * directory; by full path in abs_dir when given, else as d's names.
- * Temporary files that fastcp made (fcp_leftover_tag) and the source
- * lacks are removed instead (others only with --mirror), and a killed
+ * Temporary files that fastcp made (fcp_leftover_mine) and the source
+ * lacks are removed instead (others of that shape are a user's as far as
+ * anyone can tell: with --sync --delete, delete.c judges them as any
+ * other name the source lacks), and a killed
  * run's hidden copy for one of roots[0..n) is kept for it to finish
  * (root->adopt_fd) instead of being named. Returns whether the directory
  * may hold a FIFO, device or socket (one seen, a type unknown, or not
@@ -493,6 +495,12 @@ bool fcp_leftover_scan(struct fcp_job *job, const struct fcp_dir *d, const char 
  * from its high 32 (random): a name whose prefix carries its tag is one
  * fastcp made (a user's file of that shape does so once in 2^32). */
 uint32_t fcp_leftover_tag(uint32_t random);
+
+/* leftover.c: is name in dirfd provably a file fastcp made there: this
+ * job's temporary name, a temporary name that carries its tag, or a
+ * resumable file with its record? Only such a name is the leftover
+ * scan's; a user's file that merely has the shape is an ordinary entry. */
+bool fcp_leftover_mine(const struct fcp_job *job, int dirfd, const char *name);
 
 /* leftover.c: an item of d (name; NULL: d itself) failed in a stopped
  * run's hidden copy taken up: what that run left at its name may be

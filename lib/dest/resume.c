@@ -263,6 +263,16 @@ static int source_of(const struct fcp_job *job, const struct fcp_dir *d, const c
 	return -ENOENT;
 }
 
+bool fcp_resume_recorded(int dirfd, const char *name)
+{
+	struct record rec;
+	char *val = NULL;
+	bool ok = fcp_resume_shaped(name) && record_read(-1, dirfd, name, &rec, &val);
+
+	free(val);
+	return ok;
+}
+
 bool fcp_resume_keep(struct fcp_job *job, const struct fcp_dir *d, const char *name,
 		     struct fcp_root **roots, int n)
 {

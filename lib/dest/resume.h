@@ -48,6 +48,10 @@ void fcp_resume_forget(int fd);
 /* Is name of the shape of a resumable file's name (".fcp-resume-<hex>")? */
 bool fcp_resume_shaped(const char *name);
 
+/* Is name in dirfd a resumable file fastcp made: of that shape, a regular
+ * file carrying a record (a user's file of that name carries none)? */
+bool fcp_resume_recorded(int dirfd, const char *name);
+
 /* leftover.c, --resume: should the resumable file name in d stay for this
  * run to finish (ours, regular, its record matching its source now)?
  * roots[0..n) name the sources of a top directory's entries. */

@@ -1054,8 +1054,14 @@ static void catch_signals(struct fcp_job *job, struct sigaction old[3])
 	sigemptyset(&sa.sa_mask);
 	/* A second signal of the same kind kills at once, as usual. */
 	sa.sa_flags = SA_RESETHAND;
+	/* A signal ignored when fastcp started stays ignored, as in every
+	 * POSIX utility: a background job of a shell without job control,
+	 * or nohup, asked for the copy to outlive it. Giving back what was
+	 * there leaves it ignored too. */
 	for (int i = 0; i < 3; i++)
-		sigaction(sigs[i], job ? &sa : &old[i], job ? &old[i] : NULL);
+		if (!job || (sigaction(sigs[i], NULL, &old[i]) == 0 &&
+			     old[i].sa_handler != SIG_IGN))
+			sigaction(sigs[i], job ? &sa : &old[i], NULL);
 	if (!job)
 		signalled_job = NULL;
 	for (int i = 0; !job && i < FCP_NOTED; i++)

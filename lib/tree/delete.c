@@ -601,15 +601,16 @@ static bool own(struct fcp_job *job, const struct fcp_dir *d, bool here, const c
 	return here && fcp_own_name(job, d->dst_dev, d->dst_ino, name);
 }
 
-/* Is name one --delete leaves to leftover.c? .fcp-* names may be
- * temporary files of a run going on or of an interrupted one: named as
- * leftovers, removed only where that can be told. --check, which writes
- * none, says every one as an extra: only this job's own are not the
- * copy's. */
-static bool temp_name(const struct fcp_job *job, const char *name)
+/* Is name one --delete leaves to leftover.c? Names fastcp provably made
+ * (fcp_leftover_mine: its tag, a resumable file's record) may be
+ * temporary files of a run going on or of an interrupted one: leftover.c
+ * removes or names them. Any other name, whatever its shape, may be a
+ * user's: an extra like any other. --check, which writes none, says
+ * every one as an extra: only this job's own are not the copy's. */
+static bool temp_name(const struct fcp_job *job, const struct fcp_dir *d, const char *name)
 {
 	return job->o->check ? !strncmp(name, job->tmp_prefix, strlen(job->tmp_prefix))
-			     : !strncmp(name, ".fcp-", 5);
+			     : fcp_leftover_mine(job, d->dst_fd, name);
 }
 
 /* The names of d's copy that neither its source's scan nor another
@@ -635,7 +636,7 @@ static int extras(struct fcp_job *job, struct fcp_dir *d, const char *dpath,
 		if (seen(d->seen, all.v[i]))
 			continue;
 		/* What stays is something -m finds in the directory. */
-		if (temp_name(job, all.v[i]) || own(job, d, here, all.v[i]) ||
+		if (temp_name(job, d, all.v[i]) || own(job, d, here, all.v[i]) ||
 		    (keep && fcp_backup_name_like(job->o, all.v[i])) ||
 		    fcp_plan_keeps_extra(job, d, all.v[i], d->dst_fd, all.v[i]) ||
 		    fcp_others_have(&o, all.v[i]))

@@ -43,10 +43,14 @@
  * removed, never followed) that the source lacks are removed where fastcp
  * can tell it made them: by the tag in their prefix (fcp_leftover_tag),
  * which a user's file has once in 2^32, in any directory the run walks;
- * inside a taken-up copy, which fastcp made and marked; and with --sync
- * --delete (--mirror), where any name the source lacks goes anyway.
- * Elsewhere (an earlier version's names) they are only named. An empty, unmarked
- * hidden copy (killed between its mkdir and its marker) is removed.
+ * and inside a taken-up copy, which fastcp made and marked. Elsewhere (an
+ * earlier version's names, or a user's file of that shape) they are only
+ * named; with --sync --delete (--mirror) they are not the scan's at all
+ * but names the source lacks like any other (delete.c): left alone when
+ * the filters exclude them, backed up with --backup, counted against
+ * --max-delete and listed by --dry-run. An empty, unmarked hidden copy
+ * (killed between its mkdir and its marker) is removed when its name
+ * carries the tag.
  * --dry-run changes nothing: it only names them; --check says
  * those inside DEST as extras (delete.c).
  *
@@ -116,6 +120,12 @@ static bool ours(const char *n)
 		return false;
 	p = strtoull(n + 5, &end, 16);
 	return end == n + 21 && fcp_leftover_tag((uint32_t)(p >> 32)) == (uint32_t)p;
+}
+
+bool fcp_leftover_mine(const struct fcp_job *job, int dirfd, const char *name)
+{
+	return !strncmp(name, job->tmp_prefix, strlen(job->tmp_prefix)) || ours(name) ||
+	       fcp_resume_recorded(dirfd, name);
 }
 
 /* Is the directory name in dirfd the hidden copy of a run going on now? */
@@ -330,8 +340,9 @@ static bool adopted(struct fcp_job *job, const struct fcp_dir *d, const char *ab
 	 * run going on would hold its lock: it goes, so the same command
 	 * never leaves it beside its copy. Not one made since this job began:
 	 * another run going on now may be between its mkdir and its lock
-	 * (two runs into one directory at once; its copy then failed). */
-	if (!marked && (st.stx_ctime.tv_sec < job->began.tv_sec ||
+	 * (two runs into one directory at once; its copy then failed). Only
+	 * a name with the tag: a user's empty directory of that shape stays. */
+	if (!marked && ours(name) && (st.stx_ctime.tv_sec < job->began.tv_sec ||
 			(st.stx_ctime.tv_sec == job->began.tv_sec &&
 			 st.stx_ctime.tv_nsec < job->began.tv_nsec)) &&
 	    fcp_sys_unlinkat(d->dst_fd, name, AT_REMOVEDIR) == 0) {
@@ -413,14 +424,23 @@ void fcp_leftover_superseded(struct fcp_job *job, struct fcp_dir *top, struct fc
 }
 
 /* Are the temporary files of killed runs in d removed? A name's shape
- * proves nothing (a user may name a file so); its tag does (ours()), and
- * so does a taken-up copy, which fastcp made and marked; --sync --delete
- * removes a name the source lacks anyway. Never beside the roots (the
- * directory above DEST's copies, which no option hands to fastcp). */
+ * proves nothing (a user may name a file so); its tag does (ours()), a
+ * resumable file's record does, and so does a taken-up copy, which
+ * fastcp made and marked. Never beside the roots (the directory above
+ * DEST's copies, which no option hands to fastcp). */
 static bool tidies(const struct fcp_job *job, const struct fcp_dir *d, const char *name)
 {
-	return !d->is_top && ((d->root && d->root->adopted) || ours(name) ||
-			      (job->o->sync && job->o->delete_extra));
+	return !d->is_top && ((d->root && d->root->adopted) || fcp_leftover_mine(job, d->dst_fd, name));
+}
+
+/* Is name of d, not provably fastcp's, one that --sync --delete judges
+ * as any other name the source lacks (delete.c)? Then it is not the
+ * scan's: the filters, --backup, --max-delete and --dry-run apply to it
+ * as to any extra, and it is not called a leftover. */
+static bool deletes_as_extra(const struct fcp_job *job, const struct fcp_dir *d, const char *name)
+{
+	return job->o->sync && job->o->delete_extra && !job->o->check && !d->is_top &&
+	       !(d->root && d->root->adopted) && !fcp_leftover_mine(job, d->dst_fd, name);
 }
 
 /* Has the source of d (or a root the scan is for) the name? Then it is
@@ -502,7 +522,8 @@ bool fcp_leftover_scan(struct fcp_job *job, const struct fcp_dir *d, const char 
 		    source_has(job, d, de->d_name, roots, n))
 			continue;
 		/* --resume: a killed run's large file this run finishes. */
-		if (fcp_resume_keep(job, d, de->d_name, roots, n))
+		if (fcp_resume_keep(job, d, de->d_name, roots, n) ||
+		    deletes_as_extra(job, d, de->d_name))
 			continue;
 		if (de->d_type == DT_UNKNOWN)
 			is_dir = fcp_sys_statx(d->dst_fd, de->d_name, AT_SYMLINK_NOFOLLOW, STATX_TYPE,

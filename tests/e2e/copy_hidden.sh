@@ -137,14 +137,22 @@ check_grep "^fastcp: 1 unfinished copy left under a temporary name" "$T/err"
 check_file "$left/ok"
 check_absent "$left/sub/bad" "the file that failed"
 # Killed between the hidden copy's mkdir and its marker: an empty, unmarked
-# hidden directory. The same command removes it (nothing is in it) and
-# leaves no .fcp-* beside its copy; one with something in it stays, named.
-mkdir -p ek/src && echo e >ek/src/e && mkdir -p ek/d/.fcp-0123456789abcdef-1-0
+# hidden directory (its name carries fastcp's tag: the prefix's low half
+# made from its high half). The same command removes it (nothing is in it)
+# and leaves no .fcp-* beside its copy; one with something in it stays,
+# named; a user's empty directory of that shape without the tag stays.
+mkdir -p ek/src && echo e >ek/src/e && mkdir -p ek/d/.fcp-01234567d4ee4000-1-0
 sleep 0.1 # made before the run began (the filesystem's clock is coarse)
 run_fcp -T ek/src ek/d/copy
 check_rc 0 "the same command beside an empty unmarked hidden copy"
 check_tree ek/src ek/d/copy
-check_absent ek/d/.fcp-0123456789abcdef-1-0 "the empty unmarked hidden copy"
+check_absent ek/d/.fcp-01234567d4ee4000-1-0 "the empty unmarked hidden copy"
+mkdir ek/d/.fcp-0123456789abcdef-1-0
+sleep 0.1
+run_fcp -T ek/src ek/d/copy1
+check_rc 0 "a copy beside a user's empty directory of the temporary shape"
+check_dir ek/d/.fcp-0123456789abcdef-1-0 "a user's empty directory of the temporary shape"
+rmdir ek/d/.fcp-0123456789abcdef-1-0
 mkdir -p ek/d/.fcp-0123456789abcdef-2-0 && echo keep >ek/d/.fcp-0123456789abcdef-2-0/k
 run_fcp -T ek/src ek/d/copy2
 check_eq "$(cat ek/d/.fcp-0123456789abcdef-2-0/k)" keep "a non-empty unmarked hidden copy's file"

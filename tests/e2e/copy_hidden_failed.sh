@@ -26,7 +26,7 @@ stop_mid() {
 	local sig=$1 dir=$2 pid h i
 	shift 2
 	# shellcheck disable=SC2086
-	${FCP_WRAP:-} "$FASTCP" -j 2 --bwlimit 256K "$@" 2>"$T/err_stop" &
+	interruptible ${FCP_WRAP:-} "$FASTCP" -j 2 --bwlimit 256K "$@" 2>"$T/err_stop" &
 	pid=$!
 	for ((i = 0; i < 400; i++)); do
 		h=$(hidden_in "$dir" | head -1)

@@ -17,7 +17,7 @@ mkdir -p src/big && head -c 300M /dev/zero | tr '\0' 'x' > src/big/huge
 # the test sees, not one it guesses (a copy stopped by then fails the test).
 for sig in INT TERM HUP; do
 	rm -rf "d$sig"
-	"$FASTCP" -j 2 --bwlimit 20M src "d$sig" 2> "err$sig" &
+	interruptible "$FASTCP" -j 2 --bwlimit 20M src "d$sig" 2> "err$sig" &
 	pid=$!
 	for ((i = 0; i < 3000; i++)); do
 		left=$(find . -maxdepth 1 -name '.fcp-*' -type d)

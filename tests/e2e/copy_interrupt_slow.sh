@@ -17,7 +17,7 @@ head -c 60M /dev/urandom >backing/medium
 faultfs_mount backing slow --delay-ms=200
 
 for f in large medium; do
-	"$FASTCP" "slow/$f" dst/ 2>"err.$f" &
+	interruptible "$FASTCP" "slow/$f" dst/ 2>"err.$f" &
 	pid=$!
 	# The signal comes 1 s after the copy began (its copy is open, under
 	# a temporary name or unnamed): before fastcp set its handler, a

@@ -26,7 +26,7 @@ touch hold_src hold_dst
 faultfs_mount sback src --match='slow_*' --block-open --hold="$T/hold_src"
 faultfs_mount dback dst --match=plug --block-at=0 --hold="$T/hold_dst" -s
 
-"$FASTCP" --reflink=never src/slow_file dst/ 2>err &
+interruptible "$FASTCP" --reflink=never src/slow_file dst/ 2>err &
 pid=$!
 faultfs_held "open of /slow_file"
 mask=$(awk '/^SigCgt:/ { print $2 }' "/proc/$pid/status" 2>/dev/null)

@@ -95,7 +95,7 @@ check_nogrep "retrying" "$T/err" "ENOENT retried"
 
 # A stop during the wait: no waiting out --retry-wait 600.
 mnt --eio-first=1000000
-"$FASTCP" --retries 3 --retry-wait 600 --reflink=never "$M/medium" "$C/stopped" 2>"$T/err" &
+interruptible "$FASTCP" --retries 3 --retry-wait 600 --reflink=never "$M/medium" "$C/stopped" 2>"$T/err" &
 pid=$!
 for ((i = 0; i < 100; i++)); do
 	grep -qs retrying "$T/err" && break

@@ -114,7 +114,7 @@ written() { find d -maxdepth 1 -name '.fcp*' -type f -exec du -k {} + 2>/dev/nul
 for sig in INT KILL; do
 	rm -rf d/c d/.fcp*
 	drop
-	"$FASTCP" -j 2 --bwlimit 20M s/big d/c 2>"$T/err$sig" &
+	interruptible "$FASTCP" -j 2 --bwlimit 20M s/big d/c 2>"$T/err$sig" &
 	pid=$!
 	for ((i = 0; i < 1500; i++)); do
 		[ "$(written)" -ge 8192 ] && break

@@ -11,7 +11,7 @@ need_fastcp
 mkdir slowsrc
 for i in $(seq 1 8); do head -c 64K /dev/urandom >"slowsrc/f$i"; done
 faultfs_mount slowsrc slow --delay-ms=1000
-"$FASTCP" -j 1 --events "$T/ev" slow dst 2>"$T/err" &
+interruptible "$FASTCP" -j 1 --events "$T/ev" slow dst 2>"$T/err" &
 pid=$!
 for ((i = 0; i < 200; i++)); do
 	grep -q '"event":"done".*"kind":"file"' "$T/ev" 2>/dev/null && break

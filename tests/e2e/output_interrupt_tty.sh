@@ -14,7 +14,7 @@ mkdir slowsrc
 for i in $(seq 1 8); do head -c 64K /dev/urandom >"slowsrc/f$i"; done
 faultfs_mount slowsrc slow --delay-ms=700
 # A progress tick is 100 ms or so: the line is drawn many times per file.
-script -qfc "echo \$\$ >'$T/pid'; exec '$FASTCP' -j 1 --events '$T/ev' slow dst" "$T/tty" >/dev/null </dev/null &
+interruptible script -qfc "echo \$\$ >'$T/pid'; exec '$FASTCP' -j 1 --events '$T/ev' slow dst" "$T/tty" >/dev/null </dev/null &
 spid=$!
 for ((i = 0; i < 300; i++)); do
 	grep -q '"event":"done".*"kind":"file"' "$T/ev" 2>/dev/null && break

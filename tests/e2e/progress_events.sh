@@ -125,7 +125,7 @@ check_events "$T/out" 1 || fail "events on stdout"
 mkdir slowsrc
 for i in $(seq 1 12); do head -c 256K /dev/urandom >"slowsrc/f$i"; done
 faultfs_mount slowsrc slow --delay-ms=150
-"$FASTCP" -j 1 --events "$T/ev2" slow dst3 2>"$T/err2" &
+interruptible "$FASTCP" -j 1 --events "$T/ev2" slow dst3 2>"$T/err2" &
 pid=$!
 for ((i = 0; i < 100; i++)); do
 	grep -q '"event":"done".*"kind":"file"' "$T/ev2" 2>/dev/null && break

@@ -247,6 +247,19 @@ t_mkflat() {
 	done
 }
 
+# interruptible CMD ARGS... &: run CMD in the background with SIGINT at
+# its default, as for a user at a terminal who presses ^C. A script's
+# background command (bash without job control) starts with SIGINT
+# ignored, and fastcp, as any POSIX utility, keeps a signal ignored that
+# was ignored when it started. Only as a background command: it execs
+# CMD, so $! is CMD's pid. (A shell that itself started with SIGINT
+# ignored cannot reset it: env does, where it can.)
+interruptible() {
+	trap - INT
+	env --default-signal=INT true 2>/dev/null && exec env --default-signal=INT "$@"
+	exec "$@"
+}
+
 # kill_fcp_after MS ARGS...: for the kill loops. Run fastcp with ARGS
 # (stderr in $T/err) and SIGKILL it after MS ms; rc is then its exit
 # status, 0 or 137 (anything else fails the test), and a kill that ended

@@ -2178,4 +2178,9 @@ def soak(seconds, seed=None):
 
 
 if __name__ == "__main__":
+    # Started with SIGINT ignored (in the background of a script, nohup),
+    # every fastcp run here would inherit it, and fastcp keeps a signal
+    # ignored at its start ignored: the SIGINT faults stand for a user's ^C.
+    if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
     sys.exit(main(sys.argv[1:]))

@@ -109,6 +109,25 @@ static void rsync_rules(void)
 	EXPECT(&r, order);
 	fcp_rules_free(&r);
 
+	/* A leading "**" + "/" spans zero or more directories, as in rsync,
+	 * which matches such a pattern against "/" + the path; "/" + "**"
+	 * + "/", anchored, and "a/" + "**" + "/b" do not. */
+	static const struct want lead[] = {
+		{ "x", 0, 1 }, { "a/x", 0, 1 }, { "a/b/x", 1, 1 }, { "xa", 0, 0 }, { "a/xa", 0, 0 },
+		{ "d", 1, 1 }, { "a/d", 1, 1 }, { "d", 0, 0 }, { "d/f", 0, 0 },
+		{ "p/q", 0, 1 }, { "a/p/q", 0, 1 }, { "ap/q", 0, 0 },
+		{ "e", 1, 1 }, { "e", 0, 0 }, { "e/f", 0, 1 }, { "a/e/g/h", 0, 1 }, { "ae/f", 0, 0 },
+		{ "y", 0, 0 }, { "a/y", 0, 1 }, { "m/n", 0, 0 }, { "m/z/n", 0, 1 },
+	};
+	fcp_rules_add(&r, "**/x", false);
+	fcp_rules_add(&r, "**/d/", false);
+	fcp_rules_add(&r, "***/p/q", false);
+	fcp_rules_add(&r, "**/e/***", false);
+	fcp_rules_add(&r, "/**/y", false);
+	fcp_rules_add(&r, "m/**/n", false);
+	EXPECT(&r, lead);
+	fcp_rules_free(&r);
+
 	static const struct want tree[] = {
 		{ "src", 1, -1 }, { "src/x.c", 0, -1 }, { "src/x.h", 0, 1 }, { "src/sub", 1, -1 },
 	};
@@ -121,7 +140,7 @@ static void rsync_rules(void)
 	/* "dir/" + "***": the directory and everything below it. */
 	static const struct want stars[] = {
 		{ "dir", 1, -1 }, { "dir/a", 0, -1 }, { "dir/a/b", 0, -1 }, { "other", 1, 1 },
-		{ "other/dir", 1, 1 },
+		{ "other/dir", 1, 1 }, { "dir", 0, 1 }, /* a file named dir: not it (rsync) */
 	};
 	fcp_rules_add(&r, "/dir/***", true);
 	fcp_rules_add(&r, "*", false);
