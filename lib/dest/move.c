@@ -12,6 +12,8 @@
  * cloned or linked its copy, or compared the content of the file that was
  * there equal to it (fcp_move_made): a file of the same name, size and
  * mtime but other bytes is no copy, and the quick check alone cannot tell.
+ * That content is compared by reading both sides, never by a hash the
+ * manifest recorded (plan.c).
  * A source that differs from its copy (it failed, was kept by -n, -u or
  * -i, or changed while it was copied) stays, and is named. A move that is
  * killed loses nothing: the same command again copies what is missing

@@ -84,6 +84,11 @@ static void compare_one(struct fcp_job *job, int dfd, const char *dest,
 		fcp_report_failed(job, "cannot read", p, e);
 	} else if (!fcp_hash_equal(&h, &r->h)) {
 		fcp_check_say(job, p, "content differs");
+		/* Its times may well be those recorded (bit rot moves none):
+		 * a run with --checksum, or a check against the source, must
+		 * not take the recorded hash for what it holds and call it
+		 * equal. The hash stays: the next check says it again. */
+		fcp_manifest_distrust(job, false, r->path);
 	} else {
 		/* The same bytes: verified now. */
 		fcp_manifest_record(job, false, r->path, st, &h);
