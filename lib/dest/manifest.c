@@ -272,6 +272,11 @@ static void record(struct fcp_job *job, bool src, const char *key, const struct 
 
 	if (!m || !(r = malloc(sizeof(*r) + n)))
 		return;
+	/* Read, but from a file whose times would not show a change made
+	 * right after (racy): kept as what it should hold, never as proof
+	 * that a later read can be skipped. */
+	if (verified && fcp_statx_racy(st, &job->began))
+		verified = false;
 	*r = (struct rec){ .side = src, .has_hash = h != NULL, .size = st->stx_size,
 			   .ino = st->stx_ino, .mtime = ns(&st->stx_mtime),
 			   .ctime = ns(&st->stx_ctime),

@@ -11,9 +11,10 @@
  * and hashed, or NULL for a copy's hash of the bytes it wrote that no read
  * has confirmed yet (without --verify). --check and --checksum trust only
  * verified hashes; --check --manifest FILE DEST compares with every one.
- * A record a read found wrong loses its verified mark
- * (fcp_manifest_distrust). --move trusts none of them: what it removes
- * is compared by reading.
+ * A hash read from a file whose times are racy (fcp_statx_racy: a change
+ * right after might not show in them) is recorded as not verified, and a
+ * record a read found wrong loses its verified mark (fcp_manifest_distrust).
+ * --move trusts none of them: what it removes is compared by reading.
  * The file carries application_id 0x66637031 ("fcp1") and user_version 2
  * (a manifest of version 1 is taken up, manifest.c): anything else
  * (another database, a newer fastcp's schema, a file that is not SQLite

@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #ifdef HAVE_SQLITE3
@@ -429,6 +430,8 @@ int fcp_manifest_verify(const struct fcp_options *o, const char *dest, struct fc
 	memset(stats, 0, sizeof(*stats));
 	stats->check = true;
 	pthread_mutex_init(&job.err_lock, NULL);
+	/* (A hash found equal is recorded as read unless racy: job.h.) */
+	clock_gettime(CLOCK_REALTIME_COARSE, &job.began);
 	/* Only a manifest a copy made can say what DEST should hold: a
 	 * missing or empty one is a mistake (a mistyped name), never made. */
 	if (fcp_manifest_open_check(&job, o->manifest) < 0)

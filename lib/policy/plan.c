@@ -116,7 +116,7 @@ static int side_hash(struct fcp_entry *e, bool src, const struct statx *st, stru
 	/* --move removes the source of a file it finds equal: only the bytes
 	 * of both sides, read now, may say so. A record says what was read
 	 * while the times were as they are, which bit rot, or a change they
-	 * do not show, leaves them. */
+	 * do not show (fcp_statx_racy), leaves them. */
 	if (key && !e->job->o->move && fcp_manifest_lookup(e->job, src, key, st, h)) {
 		free(key);
 		return 0;
