@@ -326,6 +326,31 @@ static inline bool fcp_statx_same_inode(const struct statx *a, const struct stat
 	return a->stx_ino == b->stx_ino && fcp_statx_dev(a) == fcp_statx_dev(b);
 }
 
+/*
+ * Could the file have changed since st was taken without st showing it?
+ * A rewrite that keeps the size and puts the mtime back still moves the
+ * ctime, which no user can set: that is what makes a recorded hash (the
+ * manifest) or a quick check trustworthy. But a timestamp tells nothing
+ * within its own tick. A ctime of whole seconds is one of a filesystem
+ * that keeps no finer time (FAT and exFAT keep no ctime of their own:
+ * theirs is the mtime, which can be put back); and a ctime near ref (when
+ * the job began, by CLOCK_REALTIME_COARSE, the clock files are stamped
+ * by), or after it, may be shared by a write that comes right after st
+ * was read (the kernel's clock advances in ticks of milliseconds). Such
+ * a statx is racy: what was read of the file then is not known to be
+ * what it holds later. (The mtime alone proves nothing either way: an
+ * archive's files have whole-second mtimes on any filesystem.)
+ */
+#define FCP_RACY_NS 2000000000LL
+static inline bool fcp_statx_racy(const struct statx *st, const struct timespec *ref)
+{
+	int64_t c = (int64_t)st->stx_ctime.tv_sec * 1000000000 + st->stx_ctime.tv_nsec;
+	int64_t r = (int64_t)ref->tv_sec * 1000000000 + ref->tv_nsec;
+
+	return !(st->stx_mask & STATX_CTIME) || st->stx_ctime.tv_nsec == 0 ||
+	       c >= r - FCP_RACY_NS;
+}
+
 /* sched.c: the worker pool: threads workers, grown up to max while they
  * wait rather than work (max == threads: a fixed pool). */
 int fcp_sched_create(struct fcp_job *job, int threads, int max);

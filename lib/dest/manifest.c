@@ -52,6 +52,7 @@ enum rec_kind {
 	REC_PUT,         /* insert or replace the record */
 	REC_FORGET,      /* delete the destination record of path */
 	REC_FORGET_TREE, /* that, and every one below path (a directory) */
+	REC_DISTRUST,    /* its hash no longer taken as read from storage */
 };
 
 struct rec {
@@ -271,6 +272,11 @@ static void record(struct fcp_job *job, bool src, const char *key, const struct 
 
 	if (!m || !(r = malloc(sizeof(*r) + n)))
 		return;
+	/* Read, but from a file whose times would not show a change made
+	 * right after (racy): kept as what it should hold, never as proof
+	 * that a later read can be skipped. */
+	if (verified && fcp_statx_racy(st, &job->began))
+		verified = false;
 	*r = (struct rec){ .side = src, .has_hash = h != NULL, .size = st->stx_size,
 			   .ino = st->stx_ino, .mtime = ns(&st->stx_mtime),
 			   .ctime = ns(&st->stx_ctime),
@@ -332,6 +338,21 @@ void fcp_manifest_forget_key(struct fcp_job *job, const char *key, bool tree)
 		 * old record before the new ones below it are written. */
 		enqueue(m, r);
 	}
+}
+
+void fcp_manifest_distrust(struct fcp_job *job, bool src, const char *key)
+{
+	struct fcp_manifest *m = job->man;
+	size_t n = strlen(key) + 1;
+	struct rec *r;
+
+	/* (A dry run's reads are as true as a run's: what they found wrong
+	 * is remembered too.) */
+	if (!m || !(r = malloc(sizeof(*r) + n)))
+		return;
+	*r = (struct rec){ .side = src, .kind = REC_DISTRUST };
+	memcpy(r->path, key, n);
+	enqueue(m, r);
 }
 
 void fcp_manifest_forget(struct fcp_job *job, const struct fcp_dir *d, const char *rel,
@@ -406,6 +427,18 @@ static int put(sqlite3_stmt *ins, const struct rec *r)
 	return rc == SQLITE_DONE ? SQLITE_OK : rc;
 }
 
+/* r's record no longer trusted as read from storage. */
+static int distrust(sqlite3_stmt *dis, const struct rec *r)
+{
+	int rc;
+
+	sqlite3_reset(dis);
+	sqlite3_bind_int(dis, 1, r->side);
+	sqlite3_bind_text(dis, 2, r->path, -1, SQLITE_STATIC);
+	rc = sqlite3_step(dis);
+	return rc == SQLITE_DONE ? SQLITE_OK : rc;
+}
+
 /* Write a list of records in one transaction; frees them. */
 static void write_batch(struct fcp_job *job, struct fcp_manifest *m, struct rec *list)
 {
@@ -415,7 +448,11 @@ static void write_batch(struct fcp_job *job, struct fcp_manifest *m, struct rec 
 	/* (A NULL bound to ?2 and ?3 leaves the exact path alone.) */
 	static const char del_sql[] =
 		"DELETE FROM files WHERE side = 0 AND (path = ?1 OR (path >= ?2 AND path < ?3))";
-	sqlite3_stmt *ins = NULL, *del = NULL;
+	/* The hash stays, as what the file should hold (a check of DEST
+	 * alone compares with it), but not as read: the next run reads. */
+	static const char distrust_sql[] =
+		"UPDATE files SET verified = NULL WHERE side = ? AND path = ?";
+	sqlite3_stmt *ins = NULL, *del = NULL, *dis = NULL;
 	int rc = m->failed ? SQLITE_ERROR
 			   : sqlite3_exec(m->db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
 
@@ -423,10 +460,14 @@ static void write_batch(struct fcp_job *job, struct fcp_manifest *m, struct rec 
 		rc = sqlite3_prepare_v2(m->db, sql, -1, &ins, NULL);
 	if (rc == SQLITE_OK)
 		rc = sqlite3_prepare_v2(m->db, del_sql, -1, &del, NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_prepare_v2(m->db, distrust_sql, -1, &dis, NULL);
 	for (struct rec *r = list; rc == SQLITE_OK && r; r = r->next)
-		rc = r->kind == REC_PUT ? put(ins, r) : forget(del, r);
+		rc = r->kind == REC_PUT ? put(ins, r) : r->kind == REC_DISTRUST ? distrust(dis, r)
+										: forget(del, r);
 	sqlite3_finalize(ins);
 	sqlite3_finalize(del);
+	sqlite3_finalize(dis);
 	if (rc == SQLITE_OK)
 		rc = sqlite3_exec(m->db, "COMMIT", NULL, NULL, NULL);
 	if (rc != SQLITE_OK && !m->failed) {
@@ -1031,6 +1072,7 @@ void fcp_manifest_copied(struct fcp_job *job, const struct fcp_dir *d, const cha
 void fcp_manifest_forget(struct fcp_job *job, const struct fcp_dir *d, const char *rel,
 			 bool tree) { }
 void fcp_manifest_forget_key(struct fcp_job *job, const char *key, bool tree) { }
+void fcp_manifest_distrust(struct fcp_job *job, bool src, const char *key) { }
 bool fcp_manifest_has(struct fcp_job *job, const char *key, const struct statx *st)
 {
 	return false;

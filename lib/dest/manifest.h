@@ -11,6 +11,10 @@
  * and hashed, or NULL for a copy's hash of the bytes it wrote that no read
  * has confirmed yet (without --verify). --check and --checksum trust only
  * verified hashes; --check --manifest FILE DEST compares with every one.
+ * A hash read from a file whose times are racy (fcp_statx_racy: a change
+ * right after might not show in them) is recorded as not verified, and a
+ * record a read found wrong loses its verified mark (fcp_manifest_distrust).
+ * --move trusts none of them: what it removes is compared by reading.
  * The file carries application_id 0x66637031 ("fcp1") and user_version 2
  * (a manifest of version 1 is taken up, manifest.c): anything else
  * (another database, a newer fastcp's schema, a file that is not SQLite
@@ -66,6 +70,12 @@ void fcp_manifest_expected(struct fcp_job *job, const char *key, const struct st
  * storage and hashed now. */
 void fcp_manifest_record(struct fcp_job *job, bool src, const char *key,
 			 const struct statx *st, const struct fcp_hash *h);
+
+/* A read of key's file found other bytes than its record's hash (bit
+ * rot, or a change its times did not show): the record is no longer
+ * taken as read from storage (lookup), so that no later run calls the
+ * file equal by it; its hash stays as what the file should hold. */
+void fcp_manifest_distrust(struct fcp_job *job, bool src, const char *key);
 
 /* A file just copied to name in d: recorded (destination side), with h,
  * the hash of the bytes the copy wrote (NULL: not known; an empty file's

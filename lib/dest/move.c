@@ -12,6 +12,10 @@
  * cloned or linked its copy, or compared the content of the file that was
  * there equal to it (fcp_move_made): a file of the same name, size and
  * mtime but other bytes is no copy, and the quick check alone cannot tell.
+ * That content is compared by reading both sides, never by a hash the
+ * manifest recorded (plan.c); and a source whose times would not show a
+ * change made while it was copied (fcp_statx_racy) is compared with its
+ * copy byte for byte right before it goes.
  * A source that differs from its copy (it failed, was kept by -n, -u or
  * -i, or changed while it was copied) stays, and is named. A move that is
  * killed loses nothing: the same command again copies what is missing
@@ -500,6 +504,45 @@ static bool copy_same(const struct statx *s, const struct statx *d, int sdir, co
 	}
 }
 
+/* Do the source file s (sname in sdir) and its copy d (dname in ddir)
+ * hold the same bytes, read now from both? 1, 0 (or another file in
+ * either place by now), or -errno of the read that failed. */
+static int same_bytes(int sdir, const char *sname, const struct statx *s, int ddir,
+		      const char *dname, const struct statx *d)
+{
+	const size_t cap = 1 << 20;
+	char *a = malloc(cap), *b = malloc(cap);
+	int flags = O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY;
+	struct statx x, y;
+	int sfd = fcp_sys_open_regular(sdir, sname, flags, STATX_INO | STATX_SIZE, &x);
+	int dfd = fcp_sys_open_regular(ddir, dname, flags, STATX_INO | STATX_SIZE, &y);
+	int r = !a || !b ? -ENOMEM : sfd == -ENXIO || dfd == -ENXIO ? 0
+				   : sfd < 0 ? sfd : dfd < 0 ? dfd : 1;
+
+	if (r == 1 && (!fcp_statx_same_inode(&x, s) || !fcp_statx_same_inode(&y, d) ||
+		       x.stx_size != y.stx_size))
+		r = 0;
+	for (off_t off = 0; r == 1;) {
+		ssize_t n = fcp_sys_pread_full(sfd, a, cap, off);
+		ssize_t m = n < 0 ? n : fcp_sys_pread_full(dfd, b, cap, off);
+
+		if (n < 0 || m < 0)
+			r = (int)(n < 0 ? n : m);
+		else if (n != m || memcmp(a, b, (size_t)n))
+			r = 0;
+		else if (n == 0)
+			break;
+		off += n;
+	}
+	if (sfd >= 0)
+		close(sfd);
+	if (dfd >= 0)
+		close(dfd);
+	free(a);
+	free(b);
+	return r;
+}
+
 /* Make the copy's data durable (a symlink or special file has none of
  * its own: its directory's fsync covers it). */
 static int sync_copy(int ddir, const char *dname, const struct statx *d)
@@ -718,6 +761,19 @@ static bool prune(struct fcp_job *job, int sdir, const char *sname, int ddir, co
 	}
 	if ((r = sync_copy(ddir, dname, &d)) < 0) {
 		kept(job, path, "cannot sync the copy of", r);
+		return false;
+	}
+	/* Times that would not show a change made while it was copied (a
+	 * filesystem of whole seconds, FAT's ctime that is its mtime, a
+	 * file written in the tick the copy read it): the quick check above
+	 * proves nothing, so the source is compared with its copy byte for
+	 * byte, as the copy stands durable, before it goes. */
+	if (S_ISREG(s.stx_mode) && fcp_statx_racy(&s, &job->began) &&
+	    (r = same_bytes(sdir, sname, &s, ddir, dname, &d)) != 1) {
+		if (r < 0)
+			kept(job, path, "cannot compare with its copy", r);
+		else
+			kept(job, path, COPY_DIFFERS, 0);
 		return false;
 	}
 	r = fcp_sys_unlinkat(sdir, sname, 0);

@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #ifdef HAVE_SQLITE3
@@ -84,6 +85,11 @@ static void compare_one(struct fcp_job *job, int dfd, const char *dest,
 		fcp_report_failed(job, "cannot read", p, e);
 	} else if (!fcp_hash_equal(&h, &r->h)) {
 		fcp_check_say(job, p, "content differs");
+		/* Its times may well be those recorded (bit rot moves none):
+		 * a run with --checksum, or a check against the source, must
+		 * not take the recorded hash for what it holds and call it
+		 * equal. The hash stays: the next check says it again. */
+		fcp_manifest_distrust(job, false, r->path);
 	} else {
 		/* The same bytes: verified now. */
 		fcp_manifest_record(job, false, r->path, st, &h);
@@ -424,6 +430,8 @@ int fcp_manifest_verify(const struct fcp_options *o, const char *dest, struct fc
 	memset(stats, 0, sizeof(*stats));
 	stats->check = true;
 	pthread_mutex_init(&job.err_lock, NULL);
+	/* (A hash found equal is recorded as read unless racy: job.h.) */
+	clock_gettime(CLOCK_REALTIME_COARSE, &job.began);
 	/* Only a manifest a copy made can say what DEST should hold: a
 	 * missing or empty one is a mistake (a mistyped name), never made. */
 	if (fcp_manifest_open_check(&job, o->manifest) < 0)

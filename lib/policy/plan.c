@@ -118,7 +118,11 @@ static int side_hash(struct fcp_entry *e, bool src, const struct statx *st, stru
 	struct statx now;
 
 	*read = false;
-	if (key && fcp_manifest_lookup(e->job, src, key, st, h)) {
+	/* --move removes the source of a file it finds equal: only the bytes
+	 * of both sides, read now, may say so. A record says what was read
+	 * while the times were as they are, which bit rot, or a change they
+	 * do not show (fcp_statx_racy), leaves them. */
+	if (key && !e->job->o->move && fcp_manifest_lookup(e->job, src, key, st, h)) {
 		free(key);
 		return 0;
 	}
@@ -176,6 +180,18 @@ int fcp_plan_content(struct fcp_entry *e, const struct statx *dst)
 	    (key = fcp_manifest_key(e->d, e->dst_name, false))) {
 		fcp_manifest_record(e->job, false, key, dst, &b);
 		free(key);
+	}
+	/* Found different: a side whose hash the manifest gave may be the
+	 * one that is wrong (its bytes rotted, its times unchanged), and the
+	 * copy's record may say otherwise too. Neither is trusted again:
+	 * the next run reads both, and says it again. */
+	if (!fcp_hash_equal(&a, &b) && e->job->man) {
+		for (int side = 0; side < 2; side++) {
+			key = fcp_manifest_key(e->d, side ? e->name : e->dst_name, side);
+			if (key && (side ? !read : !dst_read))
+				fcp_manifest_distrust(e->job, side, key);
+			free(key);
+		}
 	}
 	return fcp_hash_equal(&a, &b);
 }

@@ -47,7 +47,10 @@ check_eq "$(q "select ctime from files where path = 'f2'")" \
 check_eq "$(q 'pragma journal_mode')" "wal" "journal mode"
 check_eq "$(q 'pragma application_id')" "1717792817" "application_id"
 
-# The first check reads both sides and records both hashes.
+# The first check reads both sides and records both hashes: as read from
+# storage once the files' ctimes are 2 s older than the run (a change in
+# the tick they were read in would not show: fcp_statx_racy).
+sleep 2.1
 run_fcp --check --manifest m.db -T src dst
 check_rc 0 "first check"
 check_eq "$(q 'select count(*) from files where xxh128 is not null and verified > 0')" \
@@ -72,6 +75,7 @@ check_nogrep "\"(f[0-9]|big[23])\"" "$T/trace"
 run_fcp -c --manifest m.db -T src dst
 check_rc 0 "--checksum"
 check cmp src/sub/big1 dst/sub/big1
+sleep 2.1 # (its new copy's ctime out of the racy window)
 run_fcp -c --manifest m.db -T src dst
 check_rc 0 "--checksum records"
 FCP_WRAP="strace -f -qq -o $T/trace -e trace=openat" run_fcp -c --manifest m.db -T src dst

@@ -49,10 +49,11 @@ for how in plain sync verify; do
 	check_rc 0 "copy ($how)"
 	check_eq "$(sqlite3 "$m" 'select count(*) from files where side = 0 and xxh128 is not null')" \
 		"$nfiles" "files recorded with a hash ($how)"
-	# Read back from storage only with --verify: only then trusted later.
-	[ "$how" = verify ] && want="is not null" || want="is null"
-	check_eq "$(sqlite3 "$m" "select count(*) from files where side = 0 and verified $want")" \
-		"$nfiles" "files recorded as read back, or not ($how)"
+	# Not as read back from storage, even with --verify: the copies were
+	# made in this run, and a change in the tick of their last ctime would
+	# not show (fcp_statx_racy). A later run that reads them records so.
+	check_eq "$(sqlite3 "$m" "select count(*) from files where side = 0 and verified is null")" \
+		"$nfiles" "files recorded as not read back ($how)"
 	run_fcp --check --manifest "$m" "$d"
 	check_rc 0 "check of the intact copy ($how)"
 	check_eq "$(cat "$T/out")" "" "no difference in the intact copy ($how)"

@@ -44,6 +44,13 @@
  *                         filesystem that took O_DIRECT on the descriptor
  *                         and then refuses a direct request (and says so
  *                         on stderr)
+ *   --ctime-mtime         every file's ctime is said to be its mtime, as
+ *                         FAT and exFAT keep it (one field on disk): a
+ *                         rewrite that puts the mtime back leaves the ctime
+ *                         as it was too, so a change no time shows (bit rot)
+ *                         can be made from a test
+ *   --whole-seconds       every time is said without its nanoseconds, as a
+ *                         filesystem of coarse timestamps keeps them
  *   --armed=PATH          the faults above (but --corrupt-write) and the
  *                         blocks below apply only while PATH exists: a test
  *                         removes it to run the same command again through
@@ -115,6 +122,8 @@ static struct {
 	const char *hold;        /* the blocking faults wait while it exists */
 	long long block_at;      /* -1: off */
 	int block_open;
+	int ctime_mtime;
+	int whole_seconds;
 } opt = { .eio_at = -1, .eof_at = -1, .full_after = -1, .corrupt_count = -1, .einval_at = -1,
 	  .block_at = -1 };
 
@@ -212,13 +221,26 @@ static void *fs_init(struct fuse_conn_info *conn, struct fuse_config *cfg)
 	return NULL;
 }
 
+/* --ctime-mtime, --whole-seconds: the times said as such a filesystem
+ * keeps them. */
+static int times_said(int r, struct stat *st)
+{
+	if (r < 0)
+		return r;
+	if (opt.ctime_mtime)
+		st->st_ctim = st->st_mtim;
+	if (opt.whole_seconds)
+		st->st_atim.tv_nsec = st->st_mtim.tv_nsec = st->st_ctim.tv_nsec = 0;
+	return r;
+}
+
 static int fs_getattr(const char *path, struct stat *st, struct fuse_file_info *fi)
 {
 	delay(path);
 	if (fi)
-		return neg(fstat(fi->fh, st));
+		return times_said(neg(fstat(fi->fh, st)), st);
 	BPATH(bp, path);
-	return neg(lstat(bp, st));
+	return times_said(neg(lstat(bp, st)), st);
 }
 
 static int fs_readlink(const char *path, char *buf, size_t size)
@@ -550,7 +572,7 @@ static void usage(void)
 	fprintf(stderr, "usage: faultfs [--match=GLOB] [--eio-at=OFFSET [--eio-len=N]] [--eio-first=N] [--short=N] "
 			"[--eof-at=OFFSET] [--delay-ms=N] [--enospc-after=BYTES] [--edquot-after=BYTES] "
 			"[--no-rename-flags] [--no-user-xattr] [--xattr-eio] [--readdir-eio] [--corrupt-write=GLOB] [--corrupt-count=N] "
-			"[--einval-write-at=OFFSET] [--armed=PATH] [--hold=PATH [--block-at=OFFSET] [--block-open]] "
+			"[--einval-write-at=OFFSET] [--ctime-mtime] [--whole-seconds] [--armed=PATH] [--hold=PATH [--block-at=OFFSET] [--block-open]] "
 			"[FUSE-OPTION...] BACKING MOUNTPOINT\n");
 	exit(2);
 }
@@ -599,6 +621,8 @@ int main(int argc, char **argv)
 		else if (!strncmp(a, "--hold=", 7)) opt.hold = a + 7;
 		else if (!strncmp(a, "--block-at=", 11)) opt.block_at = num(a + 11);
 		else if (!strcmp(a, "--block-open")) opt.block_open = 1;
+		else if (!strcmp(a, "--ctime-mtime")) opt.ctime_mtime = 1;
+		else if (!strcmp(a, "--whole-seconds")) opt.whole_seconds = 1;
 		else if (!strncmp(a, "--", 2) && a[2]) { fprintf(stderr, "faultfs: unknown option '%s'\n", a); usage(); }
 		else if (a[0] == '-') fargv[fargc++] = a;
 		else if (npos < 2) pos[npos++] = a;
