@@ -361,10 +361,11 @@ static bool own_operand(struct fcp_job *job, const char *src, const struct place
  * directory, or one inside it, that a mount shows in DEST's path
  * (srcmount.h): the copy would be written into a source being read, as
  * into itself, but no walk up by ".." sees it. True after saying so. */
-static bool source_mounted(struct fcp_job *job, int pfd, const char *where)
+static bool source_mounted(struct fcp_job *job, int pfd, const struct statx *st,
+			   const char *where)
 {
 	bool holds;
-	char *src = fcp_srcmount_find(job, pfd, NULL, FCP_SRCMOUNT_HIDDEN, &holds);
+	char *src = fcp_srcmount_find(job, pfd, st, FCP_SRCMOUNT_HIDDEN, &holds);
 
 	if (!src)
 		return false;
@@ -398,7 +399,8 @@ static struct fcp_item *prepare(struct fcp_job *job, const struct fcp_operand *o
 	int sflags = fcp_job_follows_args(job) ? 0 : AT_SYMLINK_NOFOLLOW;
 	const char *src = op->src;
 	struct placement p = place(src, dst, into, job->o->parents);
-	struct statx sst, dstx;
+	struct statx sst, dstx, pst;
+	bool pst_ok;
 	struct fcp_item *it = NULL;
 	int r, pfd;
 	char real[PATH_MAX];
@@ -430,8 +432,10 @@ static struct fcp_item *prepare(struct fcp_job *job, const struct fcp_operand *o
 		*dfd = -1;
 		goto out;
 	}
-	/* Before --parents makes anything in it. */
-	if (source_mounted(job, pfd, job->o->parents ? dst : p.parent))
+	/* Before --parents makes anything in it. (Its mount id too: one
+	 * call, which tells most copies apart at once.) */
+	pst_ok = fcp_sys_statx(pfd, "", AT_EMPTY_PATH, STATX_BASIC_STATS | STATX_MNT_ID, &pst) == 0;
+	if (pst_ok && source_mounted(job, pfd, &pst, job->o->parents ? dst : p.parent))
 		goto out;
 	/* --parents: this operand's own parent, below DEST. */
 	if (job->o->parents) {
@@ -498,7 +502,9 @@ static struct fcp_item *prepare(struct fcp_job *job, const struct fcp_operand *o
 	t->dir.src_fd = AT_FDCWD;
 	t->dir.dst_fd = pfd;
 	t->dir.depth = -1;
-	t->dir.dst_dev = fcp_sys_fstatx(pfd, &dstx) == 0 ? fcp_statx_dev(&dstx) : 0;
+	if (job->o->parents || !pst_ok)
+		pst_ok = fcp_sys_fstatx(pfd, &pst) == 0;
+	t->dir.dst_dev = pst_ok ? fcp_statx_dev(&pst) : 0;
 	t->dir.gives_acl = fcp_dest_has_default_acl(pfd);
 	atomic_init(&t->dir.pending, 1); /* held by the job until the end */
 	it = fcp_item_new(FCP_ITEM_ENTRY, &t->dir, src, p.name, DT_UNKNOWN);

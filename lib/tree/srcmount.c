@@ -33,10 +33,33 @@ struct src {
 	unsigned major, minor; /* that filesystem (mountinfo's numbers) */
 };
 
+/* The last answer: every SOURCE asks about DEST's own directory (job.c),
+ * which is one directory; thousands of them must not each compare it
+ * with all the others. Keyed by the mount too: under
+ * FCP_SRCMOUNT_HIDDEN the answer depends on the way up from the
+ * directory, which differs where a bind mount shows it elsewhere. */
+struct asked {
+	bool valid;
+	uint64_t dev, ino, mnt;
+	int flags;
+	char *found;       /* NULL: none */
+	bool holds;
+};
+
 struct fcp_srcmounts {
 	pthread_mutex_t lock;
 	bool placed;       /* mountinfo read, the fs paths sought */
 	struct fcp_mounts tab;
+	struct asked last;
+	/* The SOURCEs' filesystems (st_dev), where they are few: a mount
+	 * shows its filesystem with its st_dev, so a directory on another
+	 * one is none of this, told without a look at the SOURCEs. */
+	uint64_t devs[8];
+	int ndevs;         /* -1: more than that */
+	/* Their mounts, likewise: DEST's own directory on the mount of
+	 * every SOURCE is inside one only where ".." leads there. */
+	uint64_t mnts[8];
+	int nmnts;
 	int n;
 	struct src v[];
 };
@@ -76,6 +99,29 @@ bool fcp_srcmount_point(int parent, int fd, const struct statx *st)
 	       fcp_sys_mount_id(fd, "", AT_EMPTY_PATH, &here) == 0 && up != here;
 }
 
+/* v (of *n, at most 8; -1: more) notes x. */
+static void note(uint64_t v[8], int *n, uint64_t x)
+{
+	int i;
+
+	for (i = 0; i < *n && v[i] != x; i++)
+		;
+	if (*n < 0 || i < *n)
+		return;
+	if (*n == 8)
+		*n = -1;
+	else
+		v[(*n)++] = x;
+}
+
+static bool noted(const uint64_t v[8], int n, uint64_t x)
+{
+	for (int i = 0; i < n; i++)
+		if (v[i] == x)
+			return true;
+	return n < 0;
+}
+
 int fcp_srcmount_init(struct fcp_job *job, char *const *srcs, int nsrc)
 {
 	int sflags = fcp_job_follows_args(job) ? 0 : AT_SYMLINK_NOFOLLOW;
@@ -104,6 +150,8 @@ int fcp_srcmount_init(struct fcp_job *job, char *const *srcs, int nsrc)
 			return -ENOMEM;
 		s->sflags = sflags;
 		sm->n++;
+		note(sm->devs, &sm->ndevs, fcp_statx_dev(&s->st));
+		note(sm->mnts, &sm->nmnts, s->mnt);
 	}
 	return 0;
 }
@@ -119,6 +167,7 @@ void fcp_srcmount_free(struct fcp_job *job)
 		free(sm->v[i].fs);
 	}
 	fcp_mounts_free(&sm->tab);
+	free(sm->last.found);
 	pthread_mutex_destroy(&sm->lock);
 	free(sm);
 	job->srcmounts = NULL;
@@ -221,6 +270,38 @@ static bool holds_source(const struct src *s, int fd, const char *fs)
 	return below && *below && is_inode(fd, below, s->sflags, &s->st);
 }
 
+/* st's mount, as a key (0: not asked). */
+static uint64_t mnt_of(const struct statx *st)
+{
+	return st->stx_mask & STATX_MNT_ID ? st->stx_mnt_id : 0;
+}
+
+/* Was st asked about with flags just before? Its answer, copied, into
+ * *found (NULL: none). Under the lock. */
+static bool asked_before(const struct fcp_srcmounts *sm, const struct statx *st, int flags,
+			 char **found, bool *holds)
+{
+	const struct asked *a = &sm->last;
+
+	if (!a->valid || a->dev != fcp_statx_dev(st) || a->ino != st->stx_ino ||
+	    a->mnt != mnt_of(st) || a->flags != flags)
+		return false;
+	*found = a->found ? strdup(a->found) : NULL;
+	*holds = a->holds;
+	return !a->found || *found;
+}
+
+static void remember(struct fcp_srcmounts *sm, const struct statx *st, int flags,
+		     const char *found, bool holds)
+{
+	struct asked *a = &sm->last;
+
+	free(a->found);
+	*a = (struct asked){ .dev = fcp_statx_dev(st), .ino = st->stx_ino, .mnt = mnt_of(st),
+			     .flags = flags, .found = found ? strdup(found) : NULL, .holds = holds };
+	a->valid = (!found || a->found) && (a->mnt || !(flags & FCP_SRCMOUNT_HIDDEN));
+}
+
 char *fcp_srcmount_find(struct fcp_job *job, int fd, const struct statx *st, int flags,
 			bool *holds)
 {
@@ -228,7 +309,6 @@ char *fcp_srcmount_find(struct fcp_job *job, int fd, const struct statx *st, int
 	struct statx own;
 	unsigned major = 0, minor = 0;
 	char *fs = NULL, *found = NULL;
-	bool near = false;
 
 	*holds = false;
 	if (!sm || !sm->n)
@@ -238,13 +318,16 @@ char *fcp_srcmount_find(struct fcp_job *job, int fd, const struct statx *st, int
 			return NULL;
 		st = &own;
 	}
-	/* A mount shows its filesystem with its st_dev: a SOURCE on
-	 * another filesystem is none of this (and mountinfo is not read). */
-	for (int i = 0; i < sm->n && !near; i++)
-		near = fcp_statx_dev(&sm->v[i].st) == fcp_statx_dev(st);
-	if (!near)
+	/* (mountinfo is then not read at all) */
+	if (!noted(sm->devs, sm->ndevs, fcp_statx_dev(st)) ||
+	    ((flags & FCP_SRCMOUNT_HIDDEN) && (st->stx_mask & STATX_MNT_ID) && sm->nmnts == 1 &&
+	     sm->mnts[0] == st->stx_mnt_id))
 		return NULL;
 	pthread_mutex_lock(&sm->lock);
+	if (asked_before(sm, st, flags, &found, holds)) {
+		pthread_mutex_unlock(&sm->lock);
+		return found;
+	}
 	if (!sm->placed)
 		place(sm);
 	fs = fs_path(sm, fd, &major, &minor);
@@ -262,6 +345,10 @@ char *fcp_srcmount_find(struct fcp_job *job, int fd, const struct statx *st, int
 			*holds = found != NULL;
 		}
 	}
+	pthread_mutex_lock(&sm->lock);
+	if (fs)
+		remember(sm, st, flags, found, *holds);
+	pthread_mutex_unlock(&sm->lock);
 	free(fs);
 	return found;
 }
