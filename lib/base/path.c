@@ -64,13 +64,28 @@ char *fcp_path_normalize(const char *path)
 	return out;
 }
 
+const char *fcp_path_under(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	while (n > 1 && dir[n - 1] == '/')
+		n--;
+	if (n == 1 && dir[0] == '/') {
+		if (path[0] != '/')
+			return NULL;
+	} else if (strncmp(path, dir, n) || (path[n] && path[n] != '/')) {
+		return NULL;
+	} else {
+		path += n;
+	}
+	while (*path == '/')
+		path++;
+	return path;
+}
+
 static bool under(const char *path, const char *root)
 {
-	size_t n = strlen(root);
-
-	if (n == 1 && root[0] == '/')
-		return path[0] == '/';
-	return !strncmp(path, root, n) && (path[n] == 0 || path[n] == '/');
+	return fcp_path_under(path, root) != NULL;
 }
 
 struct fcp_link_class fcp_link_classify(const char *target, const char *rel_dir,

@@ -30,4 +30,10 @@ char *fcp_link_rewrite(const char *target, const char *src_root, const char *dst
  * path that climbs above its start keeps its leading "..". */
 char *fcp_path_normalize(const char *path);
 
+/* What of path lies below dir, both absolute or both relative to one
+ * place, judged by whole names ("/a/bc" is not below "/a/b"): "" for dir
+ * itself, "c/d" for dir/c/d (no leading slash), NULL when path is neither
+ * dir nor below it. "/" holds every absolute path. */
+const char *fcp_path_under(const char *path, const char *dir);
+
 #endif

@@ -32,6 +32,7 @@ struct fcp_dist_root;
 struct fcp_own;
 struct fcp_merge;
 struct fcp_dirlinks;
+struct fcp_srcmounts;
 /* A module's own state, behind one pointer only that module reads: made
  * by its init before the job's workers start, freed by its free. */
 struct fcp_meta_state;
@@ -302,6 +303,8 @@ struct fcp_job {
 	struct fcp_own *own;         /* the files the job writes (own.c) */
 	struct fcp_dirlinks *dirlinks; /* -K: the SOURCEs a followed symlink
 					  must keep out of (dirlink.c), or NULL */
+	struct fcp_srcmounts *srcmounts; /* the SOURCEs a mount inside DEST
+					    may show (srcmount.c), or NULL */
 	struct fcp_merge *merge;     /* --delete: SOURCEs whose copies meet
 					(merge.c), or NULL */
 	struct fcp_check_links *check_links; /* --check, --sync, -c: hard-link pairs (check.c) */

@@ -16,6 +16,7 @@
 #include "dest/dest.h"
 #include "base/device.h"
 #include "tree/dirlink.h"
+#include "tree/srcmount.h"
 #include "dist/dist.h"
 #include "engine/engine.h"
 #include "base/filter.h"
@@ -141,34 +142,6 @@ static bool same_target(const char *src, const struct statx *sst, const struct s
 	return S_ISLNK(sst->stx_mode) &&
 	       fcp_sys_statx(AT_FDCWD, src, 0, STATX_BASIC_STATS, &followed) == 0 &&
 	       fcp_statx_same_inode(&followed, dstx);
-}
-
-/* Is directory fd `dir` the directory `src` or below it? Walks up with
- * ".." to the filesystem root, comparing inodes: no path strings, so
- * symlinks and bind mounts in the spelling do not fool it. */
-static bool inside(int dir, const struct statx *src)
-{
-	int fd = fcp_sys_openat(dir, ".", O_PATH | O_DIRECTORY, 0);
-
-	while (fd >= 0) {
-		struct statx cur, up;
-		int next;
-
-		if (fcp_sys_fstatx(fd, &cur) < 0)
-			break;
-		if (fcp_statx_same_inode(&cur, src)) {
-			close(fd);
-			return true;
-		}
-		next = fcp_sys_openat(fd, "..", O_PATH | O_DIRECTORY, 0);
-		close(fd);
-		fd = next;
-		if (fd >= 0 && fcp_sys_fstatx(fd, &up) == 0 && fcp_statx_same_inode(&up, &cur))
-			break; /* ".." of the root is the root */
-	}
-	if (fd >= 0)
-		close(fd);
-	return false;
 }
 
 /* Strip trailing slashes for the name; "/" stays "/". */
@@ -384,6 +357,23 @@ static bool own_operand(struct fcp_job *job, const char *src, const struct place
 	return onto;
 }
 
+/* The directory the copy goes into (pfd, named where) is a SOURCE
+ * directory, or one inside it, that a mount shows in DEST's path
+ * (srcmount.h): the copy would be written into a source being read, as
+ * into itself, but no walk up by ".." sees it. True after saying so. */
+static bool source_mounted(struct fcp_job *job, int pfd, const struct statx *st,
+			   const char *where)
+{
+	bool holds;
+	char *src = fcp_srcmount_find(job, pfd, st, FCP_SRCMOUNT_HIDDEN, &holds);
+
+	if (!src)
+		return false;
+	fcp_report_failed_pair(job, FCP_SRCMOUNT_WHY, where, "is", src);
+	free(src);
+	return true;
+}
+
 /* -b: another operand's backup in pfd must not take name (backup.h):
  * noted before anything is copied. False after saying why not. */
 static bool name_noted(struct fcp_job *job, int pfd, const char *name)
@@ -409,7 +399,8 @@ static struct fcp_item *prepare(struct fcp_job *job, const struct fcp_operand *o
 	int sflags = fcp_job_follows_args(job) ? 0 : AT_SYMLINK_NOFOLLOW;
 	const char *src = op->src;
 	struct placement p = place(src, dst, into, job->o->parents);
-	struct statx sst, dstx;
+	struct statx sst, dstx, pst;
+	bool pst_ok;
 	struct fcp_item *it = NULL;
 	int r, pfd;
 	char real[PATH_MAX];
@@ -441,6 +432,11 @@ static struct fcp_item *prepare(struct fcp_job *job, const struct fcp_operand *o
 		*dfd = -1;
 		goto out;
 	}
+	/* Before --parents makes anything in it. (Its mount id too: one
+	 * call, which tells most copies apart at once.) */
+	pst_ok = fcp_sys_statx(pfd, "", AT_EMPTY_PATH, STATX_BASIC_STATS | STATX_MNT_ID, &pst) == 0;
+	if (pst_ok && source_mounted(job, pfd, &pst, job->o->parents ? dst : p.parent))
+		goto out;
 	/* --parents: this operand's own parent, below DEST. */
 	if (job->o->parents) {
 		char *path = fcp_parents_path(src);
@@ -450,7 +446,7 @@ static struct fcp_item *prepare(struct fcp_job *job, const struct fcp_operand *o
 			goto out;
 		pfd = t->parents.fd;
 	}
-	if (S_ISDIR(sst.stx_mode) && inside(pfd, &sst)) {
+	if (S_ISDIR(sst.stx_mode) && fcp_dir_inside(pfd, &sst)) {
 		fcp_report_errorf(job, "cannot %s a directory, '%s', into itself, '%s'",
 				  job->o->move ? "move" : "copy", src, dst);
 		atomic_fetch_add(&job->c.failed, 1);
@@ -506,7 +502,9 @@ static struct fcp_item *prepare(struct fcp_job *job, const struct fcp_operand *o
 	t->dir.src_fd = AT_FDCWD;
 	t->dir.dst_fd = pfd;
 	t->dir.depth = -1;
-	t->dir.dst_dev = fcp_sys_fstatx(pfd, &dstx) == 0 ? fcp_statx_dev(&dstx) : 0;
+	if (job->o->parents || !pst_ok)
+		pst_ok = fcp_sys_fstatx(pfd, &pst) == 0;
+	t->dir.dst_dev = pst_ok ? fcp_statx_dev(&pst) : 0;
 	t->dir.gives_acl = fcp_dest_has_default_acl(pfd);
 	atomic_init(&t->dir.pending, 1); /* held by the job until the end */
 	it = fcp_item_new(FCP_ITEM_ENTRY, &t->dir, src, p.name, DT_UNKNOWN);
@@ -1187,7 +1185,8 @@ static int run(const struct fcp_options *o, char *const *srcs, int nsrc, const c
 	if (last < 0 || fcp_own_init(&job) < 0 || fcp_merge_init(&job, ops, nsrc) < 0 ||
 	    fcp_sched_create(&job, threads, max_threads) < 0 || fcp_hl_init(&job) < 0 ||
 	    fcp_dd_init(&job) < 0 || fcp_move_init(&job) < 0 ||
-	    fcp_dirlink_init(&job, srcs, nsrc) < 0 || fcp_delete_init(&job) < 0 ||
+	    fcp_dirlink_init(&job, srcs, nsrc) < 0 || fcp_srcmount_init(&job, srcs, nsrc) < 0 ||
+	    fcp_delete_init(&job) < 0 ||
 	    states_init(&job) < 0 ||
 	    ((o->check || o->sync || o->checksum) && fcp_check_links_init(&job) < 0)) {
 		fcp_report_errorf(&job, "out of memory");
@@ -1197,6 +1196,7 @@ static int run(const struct fcp_options *o, char *const *srcs, int nsrc, const c
 		fcp_manifest_close(&job);
 		fcp_move_free(&job);
 		fcp_dirlink_free(&job);
+		fcp_srcmount_free(&job);
 		fcp_delete_free(&job);
 		states_free(&job);
 		fcp_own_free(&job);
@@ -1257,6 +1257,7 @@ static int run(const struct fcp_options *o, char *const *srcs, int nsrc, const c
 	fcp_dd_free(&job);
 	fcp_move_free(&job);
 	fcp_dirlink_free(&job);
+	fcp_srcmount_free(&job);
 	states_free(&job);
 	fcp_dist_free(&job);
 	fcp_sched_destroy(&job);

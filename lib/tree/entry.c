@@ -21,6 +21,7 @@
 #include "core/node.h"
 #include "policy/plan.h"
 #include "tree/settle.h"
+#include "tree/srcmount.h"
 #include "base/sys.h"
 #include "core/observe.h"
 #include "core/worker.h"
@@ -107,10 +108,10 @@ static bool filesystem_loop(struct fcp_entry *e, const struct fcp_dir *ancestor)
 
 /* The node of a directory whose source (sfd) and copy (dfd) are open. */
 static struct fcp_dir *dir_node(struct fcp_entry *e, int sfd, int dfd, bool created,
-				const char *hidden_name)
+				const char *hidden_name, const struct statx *dst)
 {
 	struct fcp_dir *nd = calloc(1, sizeof(*nd));
-	struct statx dst_st;
+	struct statx dst_st = *dst;
 
 	if (!nd || !(nd->name = strdup(e->name)) ||
 	    !(nd->dst_name = strcmp(e->name, e->dst_name) ? strdup(e->dst_name) : nd->name) ||
@@ -134,11 +135,6 @@ static struct fcp_dir *dir_node(struct fcp_entry *e, int sfd, int dfd, bool crea
 	nd->st = e->st;
 	atomic_init(&nd->pending, 1);
 	fcp_dir_fds_init(e->job, nd);
-	/* Asked per directory: a destination may hold mount points. */
-	if (fcp_sys_fstatx(dfd, &dst_st) < 0) {
-		memset(&dst_st, 0, sizeof(dst_st));
-		dst_st.stx_mode = S_ISGID; /* unknown: assume inheritance */
-	}
 	nd->dst_dev = fcp_statx_dev(&dst_st);
 	nd->said_chg = created ? 0 : (unsigned char)fcp_plan_changes(e->job->o, &e->st, &dst_st);
 	nd->dst_ino = dst_st.stx_ino;
@@ -246,10 +242,35 @@ static bool move_mount_point(struct fcp_entry *e, int dfd)
 	return true;
 }
 
+/* A directory of DEST that a mount shows there, and that is a SOURCE
+ * directory, one inside it, or one holding a SOURCE (srcmount.h): what
+ * would be copied into it would land in a source being read (--move
+ * would let go of sources whose "copies" are themselves), and --delete
+ * would take the source's own files. Not entered; the item fails, which
+ * holds back the deletions above it. True after saying so. */
+static bool source_mounted(struct fcp_entry *e, int dfd, const struct statx *dst)
+{
+	char *src, *p;
+	bool holds;
+
+	if (e->job->o->check || !fcp_srcmount_point(e->d->dst_fd, dfd, dst) ||
+	    !(src = fcp_srcmount_find(e->job, dfd, dst, FCP_SRCMOUNT_HOLDS, &holds)))
+		return false;
+	p = fcp_dir_dst_path(e->d, e->dst_name);
+	if (e->d->root)
+		atomic_fetch_add(&e->d->root->failed, 1); /* not whole (fcp_dest_unhide) */
+	atomic_store(&e->d->failed_in, true);
+	fcp_report_failed_pair(e->job, FCP_SRCMOUNT_WHY, p, holds ? "holds" : "is", src);
+	free(p);
+	free(src);
+	return true;
+}
+
 static void copy_dir(struct fcp_entry *e)
 {
 	struct fcp_item *scan;
 	struct fcp_dir *nd;
+	struct statx dst_st;
 	char hidden_name[FCP_TMPNAME_MAX];
 	bool created;
 	const char *why;
@@ -271,7 +292,13 @@ static void copy_dir(struct fcp_entry *e)
 		return;
 	}
 	dfd = dir_copy_open(e, &created, hidden_name);
-	if (dfd >= 0 && !created && move_mount_point(e, dfd)) {
+	/* Asked per directory: a destination may hold mount points. */
+	if (dfd < 0 || fcp_sys_fstatx(dfd, &dst_st) < 0) {
+		memset(&dst_st, 0, sizeof(dst_st));
+		dst_st.stx_mode = S_ISGID; /* unknown: assume inheritance */
+	}
+	if (dfd >= 0 && !created &&
+	    (source_mounted(e, dfd, &dst_st) || move_mount_point(e, dfd))) {
 		close(dfd);
 		dfd = -ECANCELED;
 	}
@@ -292,7 +319,7 @@ static void copy_dir(struct fcp_entry *e)
 				     e->d, e->dst_name, true, dfd);
 		return;
 	}
-	nd = dir_node(e, sfd, dfd, created, hidden_name);
+	nd = dir_node(e, sfd, dfd, created, hidden_name, &dst_st);
 	if (nd && hidden_name[0] && nd->root)
 		fcp_dest_note_hidden(e->job, nd);
 	if (!nd) {

@@ -17,6 +17,7 @@
 #include "dest/manifest.h"
 #include "core/limiter.h"
 #include "tree/links.h"
+#include "tree/srcmount.h"
 #include "dest/meta.h"
 #include "dest/resume.h"
 #include "base/sys.h"
@@ -24,6 +25,7 @@
 #include "engine/verify.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -189,6 +191,30 @@ static bool shared(struct fcp_entry *e, const struct statx *st)
 	return true;
 }
 
+/* --in-place onto a file that a mount shows in DEST and that is a file
+ * of SOURCE (srcmount.h): its rewrite would empty a source, perhaps
+ * before it is read, perhaps the one being copied. Refused: a copy made
+ * the usual way could not take its name either (rename(2) onto a mount
+ * point fails). True after saying so; the item failed. */
+static bool source_mounted(struct fcp_entry *e, int fd, const struct statx *st)
+{
+	char *src, *p;
+	bool holds;
+
+	if (!fcp_srcmount_point(e->d->dst_fd, fd, st) ||
+	    !(src = fcp_srcmount_find(e->job, fd, st, 0, &holds)))
+		return false;
+	p = fcp_dir_dst_path(e->d, e->dst_name);
+	if (e->d->root)
+		atomic_fetch_add(&e->d->root->failed, 1); /* not whole (fcp_dest_unhide) */
+	atomic_store(&e->d->failed_in, true);
+	fcp_report_failed_pair(e->job, "--in-place: will not rewrite a SOURCE file mounted "
+			       "inside DEST:", p, "is", src);
+	free(p);
+	free(src);
+	return true;
+}
+
 /*
  * --in-place: a regular file that the plan found there (never a symlink's
  * target) is opened and emptied, to be rewritten as cp does: the same
@@ -226,6 +252,10 @@ static int open_in_place(struct fcp_entry *e, struct fcp_tmp *t)
 	    shared(e, &st)) {
 		close(fd);
 		return r < 0 ? r : -ENOENT;
+	}
+	if (source_mounted(e, fd, &st)) {
+		close(fd);
+		return -ECANCELED;
 	}
 	/* Marked before it is emptied, by either sign: the epoch mtime needs
 	 * its owner, the xattr where they cannot be set is missing. Where
@@ -277,7 +307,8 @@ void fcp_file_copy(struct fcp_entry *e)
 	if (rs.found)
 		e->create_mode = 0; /* a killed run made it: its mode is set at the end */
 	if (out < 0) {
-		if (!fcp_retry_later(e, out))
+		/* (-ECANCELED: refused, said) */
+		if (out != -ECANCELED && !fcp_retry_later(e, out))
 			fcp_entry_fail(e, "cannot create copy of", out);
 		close(e->src_fd);
 		fcp_dedup_done(e->w, e, false);
