@@ -1647,15 +1647,20 @@ class Run:
         if not delivered.startswith("SIG") or " at a read" in delivered or c["mode"] == "move" \
                 or post["temps"]:
             return False
-        d = os.path.join(self.W, "d")
-        for dp, dns, _ in os.walk(d):
-            for n in dns:
-                try:
-                    if any(x.startswith("user.fastcp.")
-                           for x in os.listxattr(os.path.join(dp, n), follow_symlinks=False)):
+        # Markers on this command's copies only: an earlier step's copy
+        # with a failed item keeps its own for a later run to take up.
+        tops = placement(c, pre["dest"], self.W, pre.get("marks"), pre.get("via"))
+        for t in set(tops):
+            top = os.path.join(self.W, "d", t) if t else os.path.join(self.W, "d")
+            for dp, dns, _ in os.walk(top):
+                for x in [dp] + [os.path.join(dp, n) for n in dns]:
+                    try:
+                        if x != os.path.join(self.W, "d") and any(
+                                a.startswith("user.fastcp.")
+                                for a in os.listxattr(x, follow_symlinks=False)):
+                            return False
+                    except OSError:
                         return False
-                except OSError:
-                    return False
         try:
             self.check(c, pre, post, 0, b"")
         except Violation:
