@@ -18,15 +18,6 @@ need_cmd sqlite3 cmp
 need_built HAVE_SQLITE3 "built without SQLite"
 need_built HAVE_XXHASH "built without libxxhash"
 
-# rot FILE OFFSET: one byte changed for sure, size and mtime kept.
-rot() {
-	local b
-	touch -r "$1" "$T/stamp"
-	b=$(dd if="$1" bs=1 skip="$2" count=1 status=none)
-	[ "$b" = X ] && b=Y || b=X
-	printf '%s' "$b" | dd of="$1" bs=1 seek="$2" conv=notrunc status=none
-	touch -m -r "$T/stamp" "$1"
-}
 hash_of() { sqlite3 "$1" "select hex(xxh128) from files where side = 0 and path = '$2'"; }
 
 mkdir -p src/sub
@@ -59,8 +50,8 @@ for how in plain sync verify; do
 	check_eq "$(cat "$T/out")" "" "no difference in the intact copy ($how)"
 
 	before_large=$(hash_of "$m" sub/large) before_f2=$(hash_of "$m" f2)
-	rot "$d/sub/large" $(((40 << 20) + 12345)) # in the second window
-	rot "$d/f2" 100
+	t_rot "$d/sub/large" $(((40 << 20) + 12345)) # in the second window
+	t_rot "$d/f2" 100
 	for round in 1 2; do
 		run_fcp --check --manifest "$m" "$d"
 		check_rc 1 "check after bit rot ($how, $round)"
@@ -86,7 +77,7 @@ done
 run_fcp --manifest legacy.db -T src d_legacy
 check_rc 0 "copy for the legacy manifest"
 sqlite3 legacy.db "update files set xxh128 = null, verified = null where path = 'f3'"
-rot d_legacy/f3 10
+t_rot d_legacy/f3 10
 run_fcp -v --check --manifest legacy.db d_legacy
 check_rc 1 "check with a file recorded without a hash"
 check_eq "$(cat "$T/out")" "" "no difference claimed"

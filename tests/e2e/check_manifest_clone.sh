@@ -13,14 +13,6 @@ need_built HAVE_SQLITE3 "built without SQLite"
 need_built HAVE_XXHASH "built without libxxhash"
 t_mount_fs xfs 400M "$T/xfs"
 
-rot() { # FILE OFFSET: one byte changed, size and mtime kept
-	local b
-	touch -r "$1" "$T/stamp"
-	b=$(dd if="$1" bs=1 skip="$2" count=1 status=none)
-	[ "$b" = X ] && b=Y || b=X
-	printf '%s' "$b" | dd of="$1" bs=1 seek="$2" conv=notrunc status=none
-	touch -m -r "$T/stamp" "$1"
-}
 mkdir -p xfs/src
 head -c 5000 /dev/urandom >xfs/src/small
 head -c $((5 << 20)) /dev/urandom >xfs/src/medium
@@ -37,8 +29,8 @@ check_eq "$(sqlite3 m.db 'select count(*) from files where side = 0 and xxh128 i
 	"clones recorded with a hash"
 run_fcp --check --manifest m.db xfs/dst
 check_rc 0 "check of the clones"
-rot xfs/dst/large $((50 << 20))
-rot xfs/dst/small 7
+t_rot xfs/dst/large $((50 << 20))
+t_rot xfs/dst/small 7
 run_fcp --check --manifest m.db xfs/dst
 check_rc 1 "check after bit rot in clones"
 check_grep "^content differs: 'xfs/dst/large'$" "$T/out"

@@ -14,16 +14,6 @@ need_cmd sqlite3 cmp
 need_built HAVE_SQLITE3 "built without SQLite"
 need_built HAVE_XXHASH "built without libxxhash"
 
-# rot FILE OFFSET: one byte changed for sure, size and mtime kept.
-rot() {
-	local b
-	touch -r "$1" "$T/stamp"
-	b=$(dd if="$1" bs=1 skip="$2" count=1 status=none)
-	[ "$b" = X ] && b=Y || b=X
-	printf '%s' "$b" | dd of="$1" bs=1 seek="$2" conv=notrunc status=none
-	touch -m -r "$T/stamp" "$1"
-}
-looks() { stat -c '%s %.9Y %.9Z %i' "$1"; }
 verified() { sqlite3 m.db "select verified is not null from files where side = 0 and path = '$1'"; }
 
 mkdir -p src backing
@@ -40,9 +30,9 @@ run_fcp --json --sync --checksum --manifest m.db -T src "$d"
 check_rc 0 "a sync with --checksum"
 check_grep '"hashed_trusted": ?3' "$T/out" "the copies' hashes given by the manifest"
 
-was=$(looks "$d/f2")
-rot "$d/f2" 1000
-check_eq "$(looks "$d/f2")" "$was" "the rot shows in no time, size or inode"
+was=$(t_looks "$d/f2")
+t_rot "$d/f2" 1000
+check_eq "$(t_looks "$d/f2")" "$was" "the rot shows in no time, size or inode"
 
 for round in 1 2; do
 	run_fcp --check --manifest m.db "$d"

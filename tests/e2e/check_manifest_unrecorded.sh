@@ -16,15 +16,6 @@ need_built HAVE_SQLITE3 "built without SQLite"
 need_built HAVE_XXHASH "built without libxxhash"
 cd "$T" || fail "cd $T"
 
-# rot FILE OFFSET: one byte changed for sure, size and mtime kept.
-rot() {
-	local b
-	touch -r "$1" "$T/stamp"
-	b=$(dd if="$1" bs=1 skip="$2" count=1 status=none)
-	[ "$b" = X ] && b=Y || b=X
-	printf '%s' "$b" | dd of="$1" bs=1 seek="$2" conv=notrunc status=none
-	touch -m -r "$T/stamp" "$1"
-}
 rows() { sqlite3 "$1" "select path, hex(xxh128), ifnull(verified, '-') from files where side = 0 order by path"; }
 
 mkdir -p src/sub
@@ -45,8 +36,8 @@ check_rc 0 "check of the intact copy"
 check_eq "$(cat "$T/out")" "" "no difference in the intact copy"
 
 # A file the sync found up to date, damaged since: found.
-rot dst/f2 1000
-rot dst/sub/medium $((2 << 20))
+t_rot dst/f2 1000
+t_rot dst/sub/medium $((2 << 20))
 run_fcp --check --manifest m.db dst
 check_rc 1 "check after bit rot in files found up to date"
 check_grep "^content differs: 'dst/f2'$" "$T/out"

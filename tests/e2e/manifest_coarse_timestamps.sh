@@ -26,7 +26,6 @@ change() {
 	printf '%s' "$b" | dd of="$1" bs=1 seek="$2" conv=notrunc status=none
 	touch -m -r "$T/stamp" "$1"
 }
-looks() { stat -c '%s %.9Y %.9Z %i' "$1"; }
 verified() { sqlite3 "$1" "select verified is not null from files where side = 0 and path = '$2'"; }
 
 # Whole seconds, the ctime the mtime.
@@ -37,9 +36,9 @@ faultfs_mount b1 fat --ctime-mtime --whole-seconds
 run_fcp --sync --verify --manifest m1.db -T src fat/dst
 check_rc 0 "copy onto whole-second times"
 check_eq "$(verified m1.db f)" 0 "read back, but recorded as unverified"
-was=$(looks fat/dst/f)
+was=$(t_looks fat/dst/f)
 change fat/dst/f 100
-check_eq "$(looks fat/dst/f)" "$was" "the change shows in no time, size or inode"
+check_eq "$(t_looks fat/dst/f)" "$was" "the change shows in no time, size or inode"
 run_fcp --check --manifest m1.db -T src fat/dst
 check_rc 1 "check against the source after the change"
 check_grep "^content differs: 'fat/dst/f'$" "$T/out"
@@ -59,9 +58,9 @@ run_fcp --sync --verify --manifest m2.db -T fast/src fast/dst
 check_rc 0 "copy right after the source was written"
 check_eq "$(verified m2.db new)" 0 "the new file's record unverified"
 check_eq "$(verified m2.db old)" 1 "the old file's record verified"
-was=$(looks fast/dst/new)
+was=$(t_looks fast/dst/new)
 change fast/dst/new 200
-check_eq "$(looks fast/dst/new)" "$was" "the change shows in no time, size or inode"
+check_eq "$(t_looks fast/dst/new)" "$was" "the change shows in no time, size or inode"
 run_fcp --json --sync --checksum --manifest m2.db -T fast/src fast/dst
 check_rc 0 "sync with --checksum after the change"
 check cmp fast/src/new fast/dst/new

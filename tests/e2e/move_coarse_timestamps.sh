@@ -23,7 +23,6 @@ change() {
 	printf '%s' "$b" | dd of="$1" bs=1 seek="$2" conv=notrunc status=none
 	touch -m -r "$T/stamp" "$1"
 }
-looks() { stat -c '%s %.9Y %.9Z %i' "$1"; }
 
 mkdir -p bfat bfast bdst
 faultfs_mount bfat fat --ctime-mtime --whole-seconds
@@ -38,9 +37,9 @@ move_changing() {
 	timeout -k 5 60 "$FASTCP" --move -T "$1" "d/$2" >"$T/out" 2>"$T/err" &
 	pid=$!
 	faultfs_held "open of /$2"
-	was=$(looks "$1")
+	was=$(t_looks "$1")
 	change "$1" 3000
-	check_eq "$(looks "$1")" "$was" "the change shows in no time, size or inode"
+	check_eq "$(t_looks "$1")" "$was" "the change shows in no time, size or inode"
 	cp -p "$1" "$T/want_$2"
 	rm -f "$T/hold"
 	wait "$pid"

@@ -16,16 +16,6 @@ need_cmd sqlite3 cmp
 need_built HAVE_SQLITE3 "built without SQLite"
 need_built HAVE_XXHASH "built without libxxhash"
 
-# rot FILE OFFSET: one byte changed for sure, size and mtime kept.
-rot() {
-	local b
-	touch -r "$1" "$T/stamp"
-	b=$(dd if="$1" bs=1 skip="$2" count=1 status=none)
-	[ "$b" = X ] && b=Y || b=X
-	printf '%s' "$b" | dd of="$1" bs=1 seek="$2" conv=notrunc status=none
-	touch -m -r "$T/stamp" "$1"
-}
-looks() { stat -c '%s %.9Y %.9Z %i' "$1"; }
 
 mkdir -p bsrc/src bdst
 faultfs_mount bsrc s --ctime-mtime
@@ -43,11 +33,11 @@ check_grep '"hashed_trusted": ?3' "$T/out" "the copies' hashes given by the mani
 check_eq "$(sqlite3 m.db 'select count(*) from files where verified is not null')" 6 \
 	"both sides of each file recorded as read"
 
-was_d=$(looks d/dst/rotted) was_s=$(looks s/src/changed)
-rot d/dst/rotted 777
-rot s/src/changed 4321
-check_eq "$(looks d/dst/rotted)" "$was_d" "the rot in DEST shows in no time, size or inode"
-check_eq "$(looks s/src/changed)" "$was_s" "the source's change shows in none either"
+was_d=$(t_looks d/dst/rotted) was_s=$(t_looks s/src/changed)
+t_rot d/dst/rotted 777
+t_rot s/src/changed 4321
+check_eq "$(t_looks d/dst/rotted)" "$was_d" "the rot in DEST shows in no time, size or inode"
+check_eq "$(t_looks s/src/changed)" "$was_s" "the source's change shows in none either"
 mkdir want && cp -p s/src/* want/
 
 run_fcp --move --manifest m.db -T s/src d/dst

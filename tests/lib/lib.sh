@@ -98,6 +98,19 @@ check_nogrep() {
 	! grep -Eq -- "$1" "$2" || { grep -E -- "$1" "$2" | head -5; fail "${3:-unexpected /$1/ in $2}"; }
 }
 
+# t_rot FILE OFFSET: one byte of FILE changed for sure, its size and mtime
+# kept (bit rot as a manifest or a quick check cannot see it).
+t_rot() {
+	local b
+	touch -r "$1" "$T/stamp"
+	b=$(dd if="$1" bs=1 skip="$2" count=1 status=none)
+	[ "$b" = X ] && b=Y || b=X
+	printf '%s' "$b" | dd of="$1" bs=1 seek="$2" conv=notrunc status=none
+	touch -m -r "$T/stamp" "$1"
+}
+# t_looks FILE: what a quick check sees of FILE (size, mtime, ctime, inode).
+t_looks() { stat -c '%s %.9Y %.9Z %i' "$1"; }
+
 # t_sums DIR: the sha256 of every regular file below DIR, by relative path,
 # sorted: two trees hold the same bytes under the same names when equal.
 t_sums() { (cd "$1" && find . -type f -print0 | sort -z | xargs -0 sha256sum); }
