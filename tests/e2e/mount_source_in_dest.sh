@@ -17,6 +17,11 @@
 t_init
 need_fastcp
 need_root "bind mounts need root"
+# fastcp tells such a mount by its path in /proc/self/mountinfo, which in
+# a chroot names paths outside this root: not detected there (a known gap).
+# (In a chroot whose root is no mount point, mountinfo has no line for /.)
+awk '$5 == "/" { found = 1 } END { exit !found }' /proc/self/mountinfo ||
+	skip "in a chroot: a SOURCE mounted inside DEST is not detected here (mountinfo's paths lie outside this root)"
 
 WHY="not copied into a SOURCE directory mounted inside DEST:"
 
