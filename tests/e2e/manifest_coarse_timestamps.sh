@@ -17,15 +17,6 @@ need_cmd sqlite3 cmp
 need_built HAVE_SQLITE3 "built without SQLite"
 need_built HAVE_XXHASH "built without libxxhash"
 
-# change FILE OFFSET: one byte changed for sure, size and mtime kept.
-change() {
-	local b
-	touch -r "$1" "$T/stamp"
-	b=$(dd if="$1" bs=1 skip="$2" count=1 status=none)
-	[ "$b" = X ] && b=Y || b=X
-	printf '%s' "$b" | dd of="$1" bs=1 seek="$2" conv=notrunc status=none
-	touch -m -r "$T/stamp" "$1"
-}
 verified() { sqlite3 "$1" "select verified is not null from files where side = 0 and path = '$2'"; }
 
 # Whole seconds, the ctime the mtime.
@@ -37,7 +28,7 @@ run_fcp --sync --verify --manifest m1.db -T src fat/dst
 check_rc 0 "copy onto whole-second times"
 check_eq "$(verified m1.db f)" 0 "read back, but recorded as unverified"
 was=$(t_looks fat/dst/f)
-change fat/dst/f 100
+t_rot fat/dst/f 100
 check_eq "$(t_looks fat/dst/f)" "$was" "the change shows in no time, size or inode"
 run_fcp --check --manifest m1.db -T src fat/dst
 check_rc 1 "check against the source after the change"
@@ -59,7 +50,7 @@ check_rc 0 "copy right after the source was written"
 check_eq "$(verified m2.db new)" 0 "the new file's record unverified"
 check_eq "$(verified m2.db old)" 1 "the old file's record verified"
 was=$(t_looks fast/dst/new)
-change fast/dst/new 200
+t_rot fast/dst/new 200
 check_eq "$(t_looks fast/dst/new)" "$was" "the change shows in no time, size or inode"
 run_fcp --json --sync --checksum --manifest m2.db -T fast/src fast/dst
 check_rc 0 "sync with --checksum after the change"

@@ -14,15 +14,6 @@ t_init
 need_fastcp
 need_cmd cmp
 
-# change FILE OFFSET: one byte changed for sure, size and mtime kept.
-change() {
-	local b
-	touch -r "$1" "$T/stamp"
-	b=$(dd if="$1" bs=1 skip="$2" count=1 status=none)
-	[ "$b" = X ] && b=Y || b=X
-	printf '%s' "$b" | dd of="$1" bs=1 seek="$2" conv=notrunc status=none
-	touch -m -r "$T/stamp" "$1"
-}
 
 mkdir -p bfat bfast bdst
 faultfs_mount bfat fat --ctime-mtime --whole-seconds
@@ -38,7 +29,7 @@ move_changing() {
 	pid=$!
 	faultfs_held "open of /$2"
 	was=$(t_looks "$1")
-	change "$1" 3000
+	t_rot "$1" 3000
 	check_eq "$(t_looks "$1")" "$was" "the change shows in no time, size or inode"
 	cp -p "$1" "$T/want_$2"
 	rm -f "$T/hold"
