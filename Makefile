@@ -93,6 +93,11 @@ build/tests/lib/%: tests/lib/%.c build/config.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIBS)
 
+# tempname names leftovers as the library does: it links it.
+build/tests/lib/tempname: tests/lib/tempname.c build/libfastcp.a build/config.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< build/libfastcp.a $(LIBS)
+
 build/tests/lib/faultfs: tests/lib/faultfs.c build/config.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(FUSE_CFLAGS) $(LDFLAGS) -o $@ $< $(FUSE_LIBS)

@@ -13,6 +13,7 @@
 #define FCP_JOB_H
 
 #include "fastcp.h"
+#include "core/tmpname.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -115,6 +116,8 @@ struct fcp_dir {
 	int depth;                /* 0 for the copied root directory itself */
 	uint64_t dst_dev;         /* filesystem of dst_fd */
 	uint64_t dst_ino;         /* and its inode */
+	_Atomic uint64_t tmp_key; /* 1 << 32 | its key in temporary names,
+				     once asked (fcp_tmpname_dir_key), or 0 */
 	struct statx_timestamp dst_mtime0; /* its mtime when opened: what the
 					      job's own writes in it did not
 					      change (plan.c) */
@@ -250,8 +253,8 @@ struct fcp_job {
 	atomic_bool stop;            /* destination full: start nothing new */
 	atomic_int stop_errno;
 	bool is_root;                /* may chown and create devices */
-	char tmp_prefix[24];         /* ".fcp-<16 random hex>-": this job's
-					temporary names (fcp_worker_tmpname) */
+	uint32_t tmp_random;         /* in this job's temporary names (tmpname.h) */
+	char tmp_prefix[FCP_TMPNAME_PREFIX]; /* ".fcp-<tmp_random in hex>" */
 	uid_t euid;
 	gid_t egid;
 	struct fcp_meta_state *meta; /* its groups, for owner changes (meta.c) */
@@ -265,7 +268,7 @@ struct fcp_job {
 	const struct fcp_hooks *hooks; /* its calls from the tree (hooks.h), or NULL */
 	const struct fcp_upcalls *up; /* the core's calls up (upcalls.h), or NULL */
 	unsigned tmp_rank;           /* in every temporary name: the ranks share
-					tmp_prefix */
+					tmp_random */
 	/* Engines that answered "not between these filesystems": a key of the
 	 * pair of devices is remembered (one atomic word, so it is never half
 	 * written) and the next file does not ask again. */
@@ -498,9 +501,10 @@ void fcp_report_plan_times(struct fcp_job *job, const char *verb, const char *pa
 
 /* Name a leftover of an interrupted run (a hidden root copy when dir,
  * of the source path of, when its marker says; taken: the name it was
- * to get exists now). */
+ * to get exists now); sure: fastcp made it there, else it only has the
+ * name of one (a user's file, a copy of a leftover made elsewhere). */
 void fcp_report_leftover(struct fcp_job *job, const char *path, bool dir, const char *of,
-			 bool taken);
+			 bool taken, bool sure);
 
 /* Name a finished root copy that lost its name to another run (of: its
  * source, when its marker says). */
@@ -519,15 +523,11 @@ void fcp_report_lost_name(struct fcp_job *job, const char *path, const char *of)
 bool fcp_leftover_scan(struct fcp_job *job, const struct fcp_dir *d, const char *abs_dir,
 		       struct fcp_root **roots, int n);
 
-/* leftover.c: the low 32 bits of a temporary name's 64-bit prefix, made
- * from its high 32 (random): a name whose prefix carries its tag is one
- * fastcp made (a user's file of that shape does so once in 2^32). */
-uint32_t fcp_leftover_tag(uint32_t random);
-
 /* leftover.c: is name in dirfd provably a file fastcp made there: this
- * job's temporary name, a temporary name that carries its tag, or a
- * resumable file with its record? Only such a name is the leftover
- * scan's; a user's file that merely has the shape is an ordinary entry. */
+ * job's temporary name, a temporary name that carries the tag of that
+ * directory (tmpname.h), or a resumable file with its record? Only such
+ * a name is the leftover scan's; a user's file that merely has the shape
+ * (a copy of a leftover made elsewhere, say) is an ordinary entry. */
 bool fcp_leftover_mine(const struct fcp_job *job, int dirfd, const char *name);
 
 /* leftover.c: an item of d (name; NULL: d itself) failed in a stopped

@@ -477,7 +477,7 @@ void fcp_report_plan(struct fcp_job *job, const char *verb, const char *path)
 }
 
 void fcp_report_leftover(struct fcp_job *job, const char *path, bool dir, const char *of,
-			 bool taken)
+			 bool taken, bool sure)
 {
 	struct msg m;
 
@@ -494,10 +494,14 @@ void fcp_report_leftover(struct fcp_job *job, const char *path, bool dir, const 
 			    : "' left by an interrupted run; copying that source here again "
 			      "finishes it, or remove it\n",
 		      m.f);
+	} else if (dir) {
+		fputs("' is an unfinished copy left by an interrupted run, of a source it does not "
+		      "record; remove it\n", m.f);
 	} else {
-		fputs(dir ? "' is an unfinished copy left by an interrupted run, of a source it "
-			    "does not record; remove it\n"
-			  : "' is a temporary file left by an interrupted run; remove it\n",
+		fputs(sure ? "' is a temporary file left by an interrupted run; remove it\n"
+			   : "' has the name of a temporary file of an interrupted run, but fastcp "
+			     "cannot tell that it made it there (an earlier version's, or a copy "
+			     "of one): remove it if it is one\n",
 		      m.f);
 	}
 	msg_send(job, &m, job->err, false, NULL, NULL, 0);

@@ -130,13 +130,13 @@ void fcp_worker_set_uring(struct fcp_worker *w, void *u, void (*release)(void *u
 	w->uring_free = release;
 }
 
-void fcp_worker_tmpname(struct fcp_worker *w, char *buf, size_t len)
+void fcp_worker_tmpname(struct fcp_worker *w, uint32_t key, char *buf, size_t len)
 {
 	/* worker + sequence is unique within this job, the random prefix
 	 * across jobs (other fastcp processes, other PID namespaces, names in
 	 * the source: walk.c refuses source names with this prefix). Every
 	 * temporary name is made exclusively (O_EXCL, mkdir, link), so even
 	 * a collision only costs an EEXIST and a retry (fcp_dest_make). */
-	snprintf(buf, len, "%s%x-%lx", w->job->tmp_prefix, w->job->tmp_rank << 8 | (unsigned)w->id,
-		 w->tmp_seq++);
+	fcp_tmpname_make(w->job, key, w->job->tmp_rank << 8 | (unsigned)w->id, w->tmp_seq++, buf,
+			 len);
 }

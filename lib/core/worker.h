@@ -11,6 +11,7 @@
 #define FCP_WORKER_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 struct fcp_job;
 
@@ -50,8 +51,9 @@ void *fcp_worker_uring(struct fcp_worker *w);
  * thread ends its run (fcp_worker_thread_done), as well as with the
  * worker. */
 void fcp_worker_set_uring(struct fcp_worker *w, void *u, void (*release)(void *u));
-/* A fresh temporary name for this worker (".fcp-..."), in buf: the job's
- * random prefix, the worker and a sequence number. */
-void fcp_worker_tmpname(struct fcp_worker *w, char *buf, size_t len);
+/* A fresh temporary name for this worker in the directory of key
+ * (".fcp-...", tmpname.h), in buf: the job's random prefix, the tag of
+ * that directory, the worker and a sequence number. */
+void fcp_worker_tmpname(struct fcp_worker *w, uint32_t key, char *buf, size_t len);
 
 #endif

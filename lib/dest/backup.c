@@ -330,7 +330,7 @@ int fcp_backup_make(struct fcp_worker *w, int dirfd, int srcfd, const char *name
 	char tmp[64], *b = NULL;
 	int r;
 
-	fcp_worker_tmpname(w, tmp, sizeof(tmp));
+	fcp_worker_tmpname(w, fcp_tmpname_key(dirfd), tmp, sizeof(tmp));
 	r = fcp_sys_linkat(dirfd, name, dirfd, tmp, 0);
 	/* Renamed onto another name of the same inode (a backup made of
 	 * this very file), rename() does nothing: tmp goes either way. */

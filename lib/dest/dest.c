@@ -18,13 +18,13 @@
 
 #define FCP_TMP_TRIES 100
 
-int fcp_dest_make(struct fcp_worker *w, int dirfd, char tmp[FCP_TMPNAME_MAX],
+int fcp_dest_make(struct fcp_worker *w, uint32_t key, int dirfd, char tmp[FCP_TMPNAME_MAX],
 		  int (*make)(int dirfd, const char *tmp, void *arg), void *arg)
 {
 	int r = -EEXIST;
 
 	for (int i = 0; i < FCP_TMP_TRIES && r == -EEXIST; i++) {
-		fcp_worker_tmpname(w, tmp, FCP_TMPNAME_MAX);
+		fcp_worker_tmpname(w, key, tmp, FCP_TMPNAME_MAX);
 		r = make(dirfd, tmp, arg);
 	}
 	return r;
@@ -50,7 +50,7 @@ int fcp_dest_make_for(struct fcp_worker *w, struct fcp_dir *d, const char *name,
 		return r;
 	}
 	*at = tmp;
-	return fcp_dest_make(w, d->dst_fd, tmp, make, arg);
+	return fcp_dest_make(w, fcp_tmpname_dir_key(d), d->dst_fd, tmp, make, arg);
 }
 
 struct new_file {
@@ -110,7 +110,7 @@ static int unnamed_probe(struct fcp_worker *w, struct fcp_dir *d)
 
 	for (l.how = UNNAMED_EMPTY_PATH; l.fd >= 0 && l.how <= UNNAMED_PROCFS; l.how++) {
 		char tmp[FCP_TMPNAME_MAX];
-		if (fcp_dest_make(w, d->dst_fd, tmp, make_link_of_fd, &l) == 0) {
+		if (fcp_dest_make(w, fcp_tmpname_dir_key(d), d->dst_fd, tmp, make_link_of_fd, &l) == 0) {
 			fcp_dest_discard(fcp_worker_job(w), d, tmp);
 			how = l.how;
 			break;
@@ -165,7 +165,7 @@ int fcp_dest_create(struct fcp_worker *w, struct fcp_dir *d, struct fcp_tmp *t, 
 			return fd;
 		t->unnamed = false;
 	}
-	return fcp_dest_make(w, d->dst_fd, t->name, make_file, &f);
+	return fcp_dest_make(w, fcp_tmpname_dir_key(d), d->dst_fd, t->name, make_file, &f);
 }
 
 /* Rename the complete file from tmp to name; what says why it failed. */
@@ -194,7 +194,7 @@ static int commit_unnamed(struct fcp_worker *w, struct fcp_dir *d, struct fcp_tm
 	int r = make_link_of_fd(d->dst_fd, name, &l), c;
 
 	if (r == -EEXIST) {
-		r = fcp_dest_make(w, d->dst_fd, t->name, make_link_of_fd, &l);
+		r = fcp_dest_make(w, fcp_tmpname_dir_key(d), d->dst_fd, t->name, make_link_of_fd, &l);
 		linked = t->name;
 	}
 	c = fcp_sys_close(fd);
@@ -475,7 +475,7 @@ int fcp_dest_mkdir_hidden(struct fcp_worker *w, struct fcp_root *root, int dirfd
 			mark(fcp_worker_job(w), r, root);
 		return r;
 	}
-	r = fcp_dest_make(w, dirfd, tmp, make_dir, NULL);
+	r = fcp_dest_make(w, fcp_tmpname_key(dirfd), dirfd, tmp, make_dir, NULL);
 	if (r == 0)
 		r = fcp_sys_openat(dirfd, tmp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW, 0);
 	/* Held while this job runs (root->dst_fd shares it): another run

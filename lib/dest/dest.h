@@ -96,8 +96,9 @@ int fcp_dest_commit_file(struct fcp_worker *w, struct fcp_dir *d, struct fcp_tmp
 void fcp_dest_discard_file(struct fcp_job *job, struct fcp_dir *d, struct fcp_tmp *t, int fd);
 
 /* Make a non-regular inode under a temporary name, by calling make(dirfd,
- * tmp, arg) until the name is free. */
-int fcp_dest_make(struct fcp_worker *w, int dirfd, char tmp[FCP_TMPNAME_MAX],
+ * tmp, arg) until the name is free; key: dirfd's in temporary names
+ * (tmpname.h). */
+int fcp_dest_make(struct fcp_worker *w, uint32_t key, int dirfd, char tmp[FCP_TMPNAME_MAX],
 		  int (*make)(int dirfd, const char *tmp, void *arg), void *arg);
 
 /* Make a non-regular inode for name in d by make(dirfd, name, arg): under

@@ -56,7 +56,8 @@ int fcp_dist_init(struct fcp_job *job)
 	ds->may_give = !job->o->gitignore && job->o->symlinks != FCP_SYMLINKS_FOLLOW;
 	/* One prefix for every rank (a source name with it is refused
 	 * everywhere); the rank in each name keeps them apart. */
-	t->ops->bcast(t->ctx, job->tmp_prefix, sizeof(job->tmp_prefix));
+	t->ops->bcast(t->ctx, &job->tmp_random, sizeof(job->tmp_random));
+	fcp_tmpname_prefix(job->tmp_random, job->tmp_prefix);
 	job->tmp_rank = t->rank;
 	job->dist = ds;
 	job->hooks = &hooks;

@@ -928,20 +928,17 @@ static void states_free(struct fcp_job *job)
 	fcp_dirfds_free(job); /* made with the budget (fcp_dir_budget) */
 }
 
-static void tmp_prefix_init(char *buf, size_t len)
+static uint32_t tmp_random(void)
 {
-	uint64_t r;
+	uint32_t r;
 	struct timespec ts;
 
 	if (fcp_sys_getrandom(&r, sizeof(r)) != sizeof(r)) {
 		clock_gettime(CLOCK_REALTIME, &ts);
-		r = (uint64_t)ts.tv_sec * 1000000007u ^ (uint64_t)ts.tv_nsec << 20 ^
-		    (uint64_t)getpid() << 40 ^ (uint64_t)(uintptr_t)&ts;
+		r = (uint32_t)ts.tv_sec * 1000000007u ^ (uint32_t)ts.tv_nsec ^ (uint32_t)getpid() << 16 ^
+		    (uint32_t)(uintptr_t)&ts;
 	}
-	/* The low half is a tag of the high one: a later run can tell its
-	 * own kind's temporary files from a user's file of that shape. */
-	r = (r & 0xffffffff00000000ull) | fcp_leftover_tag((uint32_t)(r >> 32));
-	snprintf(buf, len, ".fcp-%016llx-", (unsigned long long)r);
+	return r;
 }
 
 /* Who carries out each kind of item: the modules that own them, so that
@@ -1126,7 +1123,8 @@ static int run(const struct fcp_options *o, char *const *srcs, int nsrc, const c
 	if (empty_operand(&job, srcs, nsrc, dst))
 		return FCP_EXIT_USAGE;
 	job.is_root = geteuid() == 0;
-	tmp_prefix_init(job.tmp_prefix, sizeof(job.tmp_prefix));
+	job.tmp_random = tmp_random();
+	fcp_tmpname_prefix(job.tmp_random, job.tmp_prefix);
 	atomic_init(&job.uring_ok, true);
 	job.euid = geteuid();
 	job.egid = getegid();

@@ -373,7 +373,7 @@ static void round_read(struct fcp_worker *w, struct io_uring *ring, struct fcp_d
 			io_uring_prep_openat(sqe_for(ring, i, T_OPEN_OUT), d->dst_fd, ".",
 					     fcp_dest_flags(job, FCP_DEST_UNNAMED_FLAGS) | O_CLOEXEC, mode);
 		} else {
-			fcp_worker_tmpname(w, f[i].tmp.name, sizeof(f[i].tmp.name));
+			fcp_worker_tmpname(w, fcp_tmpname_dir_key(d), f[i].tmp.name, sizeof(f[i].tmp.name));
 			io_uring_prep_openat(sqe_for(ring, i, T_OPEN_OUT), d->dst_fd,
 					     f[i].tmp.name,
 					     fcp_dest_flags(job, FCP_DEST_NAMED_FLAGS) | O_CLOEXEC, mode);

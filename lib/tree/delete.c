@@ -609,8 +609,7 @@ static bool own(struct fcp_job *job, const struct fcp_dir *d, bool here, const c
  * every one as an extra: only this job's own are not the copy's. */
 static bool temp_name(const struct fcp_job *job, const struct fcp_dir *d, const char *name)
 {
-	return job->o->check ? !strncmp(name, job->tmp_prefix, strlen(job->tmp_prefix))
-			     : fcp_leftover_mine(job, d->dst_fd, name);
+	return job->o->check ? fcp_tmpname_of_job(job, name) : fcp_leftover_mine(job, d->dst_fd, name);
 }
 
 /* The names of d's copy that neither its source's scan nor another

@@ -41,8 +41,10 @@
  * file removed: a user may name a file so. Temporary names of killed runs
  * (non-directories of the exact shape owned by this user; a symlink is
  * removed, never followed) that the source lacks are removed where fastcp
- * can tell it made them: by the tag in their prefix (fcp_leftover_tag),
- * which a user's file has once in 2^32, in any directory the run walks;
+ * can tell it made them: by the tag in their name, which ties it to the
+ * directory it was made in (tmpname.h: a user's file has it once in
+ * 2^32, and a copy of a leftover made anywhere else does not have it),
+ * in any directory the run walks;
  * and inside a taken-up copy, which fastcp made and marked. Elsewhere (an
  * earlier version's names, or a user's file of that shape) they are only
  * named; with --sync --delete (--mirror) they are not the scan's at all
@@ -76,55 +78,9 @@
 #include <sys/file.h>
 #include <unistd.h>
 
-/* ".fcp-" and three groups of lowercase hex digits joined by '-': the
- * temporary names of this version (random, worker, sequence) and of
- * earlier ones (pid, worker, sequence). */
-static bool temp_shaped(const char *n)
-{
-	if (strncmp(n, ".fcp-", 5))
-		return false;
-	n += 5;
-	for (int part = 0; part < 3; part++) {
-		size_t k = strspn(n, "0123456789abcdef");
-		if (!k)
-			return false;
-		n += k;
-		if (part < 2 && *n++ != '-')
-			return false;
-	}
-	return !*n;
-}
-
-uint32_t fcp_leftover_tag(uint32_t x)
-{
-	/* A fixed mix (murmur3's finaliser) of the random half with a
-	 * constant: no secret, only a shape no one writes by chance. */
-	x ^= 0x66637074u; /* "fcpt" */
-	x ^= x >> 16;
-	x *= 0x85ebca6bu;
-	x ^= x >> 13;
-	x *= 0xc2b2ae35u;
-	x ^= x >> 16;
-	return x;
-}
-
-/* Is n a temporary name that fastcp made: temp_shaped, its prefix 16 hex
- * digits whose low half is the tag of the high one? Earlier versions'
- * names (pid or untagged random) are not: they are only named. */
-static bool ours(const char *n)
-{
-	unsigned long long p;
-	char *end;
-
-	if (!temp_shaped(n) || strspn(n + 5, "0123456789abcdef") != 16)
-		return false;
-	p = strtoull(n + 5, &end, 16);
-	return end == n + 21 && fcp_leftover_tag((uint32_t)(p >> 32)) == (uint32_t)p;
-}
-
 bool fcp_leftover_mine(const struct fcp_job *job, int dirfd, const char *name)
 {
-	return !strncmp(name, job->tmp_prefix, strlen(job->tmp_prefix)) || ours(name) ||
+	return fcp_tmpname_of_job(job, name) || fcp_tmpname_made_here(dirfd, name) ||
 	       fcp_resume_recorded(dirfd, name);
 }
 
@@ -174,7 +130,7 @@ static char *marked_source(int dirfd, const char *name, bool *taken, bool *done)
 }
 
 static void found(struct fcp_job *job, const struct fcp_dir *d, const char *abs_dir,
-		  const char *name, bool dir)
+		  const char *name, bool dir, bool sure)
 {
 	char *path = NULL, *of;
 	bool taken = false, done = false;
@@ -187,7 +143,7 @@ static void found(struct fcp_job *job, const struct fcp_dir *d, const char *abs_
 	if (done)
 		fcp_report_lost_name(job, path ? path : name, of);
 	else
-		fcp_report_leftover(job, path ? path : name, dir, of, taken);
+		fcp_report_leftover(job, path ? path : name, dir, of, taken, sure);
 	free(of);
 	free(path);
 }
@@ -199,7 +155,7 @@ static bool maybe_special(unsigned char type)
 }
 
 /* --sync: remove the temporary name of d, when it is one of a killed run:
- * a non-directory of ours (a file, or a symlink, FIFO or device made under
+ * a non-directory fastcp made there (a file, or a symlink, FIFO or device made under
  * a temporary name before its rename), looked at without following; the
  * unlink removes a symlink itself, never what it points to. */
 static bool removed(struct fcp_job *job, const struct fcp_dir *d, const char *abs_dir,
@@ -342,7 +298,7 @@ static bool adopted(struct fcp_job *job, const struct fcp_dir *d, const char *ab
 	 * another run going on now may be between its mkdir and its lock
 	 * (two runs into one directory at once; its copy then failed). Only
 	 * a name with the tag: a user's empty directory of that shape stays. */
-	if (!marked && ours(name) && (st.stx_ctime.tv_sec < job->began.tv_sec ||
+	if (!marked && fcp_tmpname_made_here(d->dst_fd, name) && (st.stx_ctime.tv_sec < job->began.tv_sec ||
 			(st.stx_ctime.tv_sec == job->began.tv_sec &&
 			 st.stx_ctime.tv_nsec < job->began.tv_nsec)) &&
 	    fcp_sys_unlinkat(d->dst_fd, name, AT_REMOVEDIR) == 0) {
@@ -416,7 +372,7 @@ void fcp_leftover_superseded(struct fcp_job *job, struct fcp_dir *top, struct fc
 		pthread_mutex_unlock(&job->err_lock);
 	} else if (r == -ESTALE) {
 		dir = slash ? strndup(root->superseded, slash - root->superseded) : NULL;
-		found(job, top, dir, name, true);
+		found(job, top, dir, name, true, true);
 		free(dir);
 	}
 	free(root->superseded);
@@ -424,7 +380,8 @@ void fcp_leftover_superseded(struct fcp_job *job, struct fcp_dir *top, struct fc
 }
 
 /* Are the temporary files of killed runs in d removed? A name's shape
- * proves nothing (a user may name a file so); its tag does (ours()), a
+ * proves nothing (a user may name a file so, or copy a leftover); its
+ * tag for this directory does (fcp_tmpname_made_here), a
  * resumable file's record does, and so does a taken-up copy, which
  * fastcp made and marked. Never beside the roots (the directory above
  * DEST's copies, which no option hands to fastcp). */
@@ -498,7 +455,6 @@ bool fcp_leftover_scan(struct fcp_job *job, const struct fcp_dir *d, const char 
 		       struct fcp_root **roots, int n)
 {
 	int fd = fcp_sys_openat(d->dst_fd, ".", O_RDONLY | O_DIRECTORY, 0);
-	size_t mine = strlen(job->tmp_prefix);
 	DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
 	struct dirent *de;
 	bool special = false;
@@ -517,8 +473,8 @@ bool fcp_leftover_scan(struct fcp_job *job, const struct fcp_dir *d, const char 
 		bool is_dir = de->d_type == DT_DIR;
 
 		special |= maybe_special(de->d_type);
-		if (!(temp_shaped(de->d_name) || fcp_resume_shaped(de->d_name)) ||
-		    !strncmp(de->d_name, job->tmp_prefix, mine) ||
+		if (!(fcp_tmpname_shaped(de->d_name) || fcp_resume_shaped(de->d_name)) ||
+		    fcp_tmpname_of_job(job, de->d_name) ||
 		    source_has(job, d, de->d_name, roots, n))
 			continue;
 		/* --resume: a killed run's large file this run finishes. */
@@ -536,7 +492,7 @@ bool fcp_leftover_scan(struct fcp_job *job, const struct fcp_dir *d, const char 
 		if (job->o->check && !d->is_top)
 			continue;
 		if (!is_dir || !in_use(d->dst_fd, de->d_name))
-			found(job, d, abs_dir, de->d_name, is_dir);
+			found(job, d, abs_dir, de->d_name, is_dir, tidies(job, d, de->d_name));
 	}
 	closedir(dir);
 	/* A read error part way leaves names unseen. */

@@ -158,8 +158,7 @@ static void emit(struct fcp_worker *w, struct fcp_dir *d, struct batch *b, const
 	 * hold one of this job's temporary names; copied, it could replace a
 	 * file in flight under that name. (A directory so named is this job's
 	 * root copy: entry.c refuses to copy the destination into itself.) */
-	if (type != DT_DIR &&
-	    !strncmp(name, fcp_worker_job(w)->tmp_prefix, strlen(fcp_worker_job(w)->tmp_prefix))) {
+	if (type != DT_DIR && fcp_tmpname_of_job(fcp_worker_job(w), name)) {
 		fcp_report_failed_in(fcp_worker_job(w), "cannot copy a name reserved for this copy's "
 				     "temporary files", d, name, false, -EEXIST);
 		return;

@@ -137,16 +137,16 @@ check_grep "^fastcp: 1 unfinished copy left under a temporary name" "$T/err"
 check_file "$left/ok"
 check_absent "$left/sub/bad" "the file that failed"
 # Killed between the hidden copy's mkdir and its marker: an empty, unmarked
-# hidden directory (its name carries fastcp's tag: the prefix's low half
-# made from its high half). The same command removes it (nothing is in it)
+# hidden directory (its name carries fastcp's tag for ek/d: t_tempname).
+# The same command removes it (nothing is in it)
 # and leaves no .fcp-* beside its copy; one with something in it stays,
 # named; a user's empty directory of that shape without the tag stays.
-mkdir -p ek/src && echo e >ek/src/e && mkdir -p ek/d/.fcp-01234567d4ee4000-1-0
+mkdir -p ek/src ek/d && echo e >ek/src/e && empty=$(t_tempname ek/d) && mkdir "ek/d/$empty"
 sleep 0.1 # made before the run began (the filesystem's clock is coarse)
 run_fcp -T ek/src ek/d/copy
 check_rc 0 "the same command beside an empty unmarked hidden copy"
 check_tree ek/src ek/d/copy
-check_absent ek/d/.fcp-01234567d4ee4000-1-0 "the empty unmarked hidden copy"
+check_absent "ek/d/$empty" "the empty unmarked hidden copy"
 mkdir ek/d/.fcp-0123456789abcdef-1-0
 sleep 0.1
 run_fcp -T ek/src ek/d/copy1

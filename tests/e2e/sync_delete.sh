@@ -27,12 +27,13 @@ mkdir -p dst/d/xdir/deeper && printf 'y\n' >dst/d/xdir/deeper/y && printf 'z\n' 
 ln -s "$T/outside" dst/d/e/to_outside       # a link to a directory outside
 ln -s e dst/d/to_inside                      # a link to a directory inside
 ln -s "$T/outside/keep" dst/to_file
-printf 'left\n' >dst/d/.fcp-01234567d4ee4000-0-1
+left=$(t_tempname dst/d)
+printf 'left\n' >"dst/d/$left"
 run_fcp -v --delete -T src dst
 check_rc 0 "--delete"
 check_grep "^fastcp: [0-9]+ unchanged, [0-9]+ with metadata updated, 8 deleted$|, 8 deleted$" "$T/err"
-check_grep "^fastcp: removed 'dst/d/.fcp-01234567d4ee4000-0-1', a temporary file left by an interrupted run" "$T/err"
-check_absent "dst/d/.fcp-01234567d4ee4000-0-1" ".fcp-* leftover kept by a quick-checking --delete"
+check_grep "^fastcp: removed 'dst/d/$left', a temporary file left by an interrupted run" "$T/err"
+check_absent "dst/d/$left" ".fcp-* leftover kept by a quick-checking --delete"
 check_tree src dst
 check_eq "$(cat outside/keep sib/f beside)" "$(printf 'keep\nsib\nbeside')" "outside the copy"
 check_file dst/d/e/c "followed a symlink into the copy"

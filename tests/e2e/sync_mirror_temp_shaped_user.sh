@@ -1,23 +1,23 @@
 #!/bin/bash
 # A user's file whose name merely has fastcp's temporary shape
-# (.fcp-<16 hex>-<n>-<n>, but without fastcp's tag in its prefix) is an
+# (.fcp-<16 hex>-<n>-<n>, but without the tag fastcp gives it in DEST's directory) is an
 # ordinary entry under --mirror, in DEST only or in SOURCE too:
 #   - --exclude keeps it (no --delete-excluded);
 #   - --dry-run lists its deletion, and the run then deletes what it said;
 #   - --max-delete counts it (0: kept, exit 1);
 #   - -b backs it up before it goes;
 #   - the SOURCE's file of that shape is copied over DEST's;
-# while a killed run's own temporary file (its tag in the prefix) is still
+# while a killed run's own temporary file (the tag of its directory) is still
 # removed as a leftover and named so.
 . "${TESTLIB:-$(dirname "$0")/../lib}/lib.sh" || exit 1
 t_init
 need_fastcp
 
 user=.fcp-0123456789abcdef-1-0 both=.fcp-0123456789abcdef-2-0
-tagged=.fcp-01234567d4ee4000-0-1 # low half: fcp_leftover_tag(0x01234567)
 setup() {
 	rm -rf src dst
 	mkdir -p src/d dst/d
+	tagged=$(t_tempname dst/d) # a name fastcp makes in dst/d
 	echo a >src/d/a
 	echo "source's" >src/d/$both
 	echo "user's" >dst/d/$user

@@ -67,7 +67,7 @@ for ((r = 1; r <= ROUNDS; r++)); do
 	check_link "$T/dst/new/.fcp-0123456789abcdef-0-1" "round $r: the planted symlink went"
 	check_eq "$(cat "$T/dst/new/.fcp-00000000000000aa-0-0")" partial \
 		"round $r: a file beside the copy, removed for its name"
-	check_grep "'$T/dst/new/\.fcp-00000000000000aa-0-0' is a temporary file left" "$T/err"
+	check_grep "'$T/dst/new/\.fcp-00000000000000aa-0-0' has the name of a temporary file" "$T/err"
 	check_file "$T/victim/x" "round $r: the planted symlink was followed"
 	check_eq "$(ls -A "$T/victim")" x "round $r: written through the planted symlink"
 	note "round $r: whole after resume"

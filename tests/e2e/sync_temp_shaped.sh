@@ -39,7 +39,7 @@ for i in 1 2; do
 		"--sync $i copied the source's unchanged temp-shaped file again"
 	check_nogrep "removed" "$T/err" "--sync $i removed something"
 	check_nogrep "0123456789abcdef-2-2" "$T/err" "--sync $i: the source's name called a leftover"
-	check_grep "'dst/\.fcp-fedcba9876543210-1-3' is a temporary file left" "$T/err"
+	check_grep "'dst/\.fcp-fedcba9876543210-1-3' has the name of a temporary file" "$T/err"
 done
 
 # --check: an extra file and an extra directory of the shape are extras.

@@ -111,6 +111,10 @@ t_rot() {
 # t_looks FILE: what a quick check sees of FILE (size, mtime, ctime, inode).
 t_looks() { stat -c '%s %.9Y %.9Z %i' "$1"; }
 
+# t_tempname DIR [RANDOM]: the temporary name a fastcp run makes in DIR,
+# as a run killed there leaves it (tests/lib/tempname.c).
+t_tempname() { "$TOOLS/tempname" "$@" || fail "tempname $*"; }
+
 # t_sums DIR: the sha256 of every regular file below DIR, by relative path,
 # sorted: two trees hold the same bytes under the same names when equal.
 t_sums() { (cd "$1" && find . -type f -print0 | sort -z | xargs -0 sha256sum); }

@@ -91,6 +91,25 @@ NAMES = ["a", "b", "photo.jpg", "IMG_0001.JPG", "notes.txt", "x.tmp", "with spac
          "new\nline", os.fsdecode(b"bad\xff\xfeutf8"), "-dash", "cache", "deep"]
 
 
+def old_tag(x):
+    """The tag earlier versions put in the low half of a temporary name's
+    prefix, of its high half alone: a user's copy of a leftover kept it,
+    and was taken for fastcp's own in any directory."""
+    x ^= 0x66637074
+    x ^= x >> 16
+    x = (x * 0x85ebca6b) & 0xffffffff
+    x ^= x >> 13
+    x = (x * 0xc2b2ae35) & 0xffffffff
+    return x ^ (x >> 16)
+
+
+# A user's names of fastcp's temporary shape: copies of a killed run's
+# leftovers made elsewhere (cp -a), with the tag of where they were made
+# (the old tag here: it says nothing of the directories of this world).
+USER_TEMP = ".fcp-5ca1ab1e"
+USER_TEMP_NAME = "%s%08x-0-" % (USER_TEMP, old_tag(0x5ca1ab1e))
+
+
 def gen_world(rng):
     """A world: ops that build s1/NAME (and maybe s2/NAME), d/ and sent/."""
     w = {"name": rng.choice(["data", "DCIM", "photos"]), "ops": [],
@@ -174,6 +193,7 @@ def gen_world(rng):
             ops.append({"op": "sym", "p": src + "/loop2", "tg": "loop1"})
     if rng.random() < 0.2:
         ops.append({"op": "fifo", "p": src + "/fifo", "m": 0o644})
+
     if files and rng.random() < 0.4:
         ops.append({"op": "xattr", "p": src + "/" + rng.choice(files), "n": "user.tag",
                     "v": rng.choice(["red", "blue", ""])})
@@ -444,8 +464,14 @@ class JobFiles:
         return rel.split("/")[-1] in ("m.db", "m.db-wal", "m.db-shm", "m.db-journal")
 
 
+def fastcp_temp(name):
+    """A name fastcp's own run may have made (a hidden copy, a temporary
+    file): not a user's name of that shape (USER_TEMP)."""
+    return name.startswith(".fcp-") and not name.startswith(USER_TEMP)
+
+
 def hidden(rel):
-    return any(c.startswith(".fcp-") for c in rel.split("/"))
+    return any(fastcp_temp(c) for c in rel.split("/"))
 
 
 # ---------------------------------------------------------------- commands
@@ -595,6 +621,27 @@ def recipe(rng, w):
     return []
 
 
+def user_temps(ru, w):
+    """Now and then, a user's copies of a killed run's leftovers: a file
+    and a directory in the source, a file only in an older copy. Drawn
+    from a generator of their own (the rest of a seed is what it was)."""
+    if ru.random() >= 0.12:
+        return
+    ops, src = w["ops"], "s1/" + w["name"]
+    dirs = [o["p"] for o in ops if o["op"] == "dir" and o["p"].startswith(src) and
+            o["p"].count("/") <= 3]
+    mt = min(o["mt"] for o in ops if o["op"] == "file")
+    ops.append({"op": "file", "p": ru.choice(dirs) + "/" + USER_TEMP_NAME + "1",
+                "tok": "usertemp1", "sz": ru.randrange(1, 3000), "mt": mt, "m": 0o644})
+    if ru.random() < 0.5:
+        ops.append({"op": "dir", "p": src + "/" + USER_TEMP_NAME + "2", "m": 0o755})
+        ops.append({"op": "file", "p": src + "/" + USER_TEMP_NAME + "2/in", "tok": "usertemp2",
+                    "sz": 10, "mt": mt, "m": 0o644})
+    if w.get("older") and ru.random() < 0.5:
+        ops.append({"op": "file", "p": "d/%s/%s3" % (w["name"], USER_TEMP_NAME), "tok": "usertemp3",
+                    "sz": 20, "mt": mt, "m": 0o644})
+
+
 def gen_scenario(seed):
     rng = random.Random(seed)
     w = gen_world(rng)
@@ -607,6 +654,7 @@ def gen_scenario(seed):
         w["ops"].append({"op": "sym", "p": src + "abs.lnk", "tg": "@W@/" + rx.choice(inside)})
         if rx.random() < 0.3:
             w["ops"].append({"op": "sym", "p": src + "abs_root.lnk", "tg": "@W@/" + src.rstrip("/")})
+    user_temps(random.Random(seed * 104729 + 5), w)
     steps = recipe(rng, w)
     prev = None
     for i in range(rng.randint(1, 6) - len(steps)):
@@ -888,7 +936,7 @@ def model(c, W, pre):
         # files then pass the quick check as a visible copy's would.
         par = os.path.dirname(T)
         taken = T not in pre["dest"] and any(
-            os.path.dirname(r) == par and os.path.basename(r).startswith(".fcp-") and x["t"] == "d"
+            os.path.dirname(r) == par and fastcp_temp(os.path.basename(r)) and x["t"] == "d"
             for r, x in pre["dest"].items())
         # A copy an earlier run named unfinished (marked) is taken up by the
         # same source, whatever the options: what passes the quick check stays.
@@ -1427,7 +1475,7 @@ def hidden_roots(W):
     count = {}
     for dp, dns, fns in os.walk(os.path.join(W, "d")):
         for n in dns + fns:
-            if n.startswith(".fcp-"):
+            if fastcp_temp(n):
                 p = os.path.join(dp, n)
                 if os.path.isdir(p) and not os.path.islink(p):
                     try:
@@ -1435,14 +1483,14 @@ def hidden_roots(W):
                     except OSError:
                         name = b"?"
                     count.setdefault((dp, name), []).append(n)
-        dns[:] = [x for x in dns if not x.startswith(".fcp-")]
+        dns[:] = [x for x in dns if not fastcp_temp(x)]
     return count
 
 
 def temps(W):
     out = []
     for dp, dns, fns in os.walk(os.path.join(W, "d")):
-        out += [os.path.join(dp, n) for n in dns + fns if n.startswith(".fcp-")]
+        out += [os.path.join(dp, n) for n in dns + fns if fastcp_temp(n)]
     return out
 
 
