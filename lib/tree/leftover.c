@@ -37,7 +37,8 @@
  * xattrs, hidden copies stay leftovers to name.
  *
  * A name the source has (or a root of the run) is the copy's own, never a
- * leftover: neither named nor removed. A name's shape alone never gets a
+ * leftover: neither named nor removed; so are the job's own files
+ * (--manifest, --log, --events: own.h), whatever their names. A name's shape alone never gets a
  * file removed: a user may name a file so. Temporary names of killed runs
  * (non-directories of the exact shape owned by this user; a symlink is
  * removed, never followed) that the source lacks are removed where fastcp
@@ -64,6 +65,7 @@
 #include "dest/dest.h"
 #include "core/job.h"
 #include "dest/manifest.h"
+#include "dest/own.h"
 #include "tree/merge.h"
 #include "core/node.h"
 #include "core/observe.h"
@@ -475,6 +477,7 @@ bool fcp_leftover_scan(struct fcp_job *job, const struct fcp_dir *d, const char 
 		special |= maybe_special(de->d_type);
 		if (!(fcp_tmpname_shaped(de->d_name) || fcp_resume_shaped(de->d_name)) ||
 		    fcp_tmpname_of_job(job, de->d_name) ||
+		    fcp_own_name(job, d->dst_dev, d->dst_ino, de->d_name) ||
 		    source_has(job, d, de->d_name, roots, n))
 			continue;
 		/* --resume: a killed run's large file this run finishes. */

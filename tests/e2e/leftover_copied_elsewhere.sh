@@ -9,6 +9,8 @@
 #     --max-delete 0 keeps it (exit 1), -b backs it up, --dry-run lists it;
 #   - a directory of that shape that leaves SOURCE leaves DEST with
 #     --mirror, and --check then finds the trees equal;
+#   - the job's own --log, --events and --manifest files are never taken
+#     for leftovers, whatever their names;
 # while a leftover in the directory it was made in is still removed.
 . "${TESTLIB:-$(dirname "$0")/../lib}/lib.sh" || exit 1
 t_init
@@ -89,6 +91,17 @@ check_rc 0 "--mirror after the directory left SOURCE"
 check_absent "dst/d/$dname" "--mirror kept a directory the source lacks"
 run_fcp --check -T src dst
 check_rc 0 "--check after --mirror"
+
+# The job's own files are never its leftovers, whatever their names: a
+# --log, --events and --manifest inside DEST named as temporary files of
+# that very directory.
+log=$(t_tempname dst/d 1) ev=$(t_tempname dst/d 2) man=$(t_tempname dst/d 3)
+run_fcp --sync --log "dst/d/$log" --events "dst/d/$ev" --manifest "dst/d/$man" -T src dst
+check_rc 0 "a copy whose own files have temporary names"
+for f in "$log" "$ev" "$man"; do
+	check_file "dst/d/$f" "the job removed its own file as a leftover"
+done
+check_grep . "dst/d/$log" "the --log file is empty"
 
 # The leftover where it was made goes.
 run_fcp -T big killed
