@@ -333,6 +333,28 @@ int fcp_sys_mount_id(int dirfd, const char *name, int flags, uint64_t *id)
 	return r;
 }
 
+int fcp_sys_reopen_through(int mount_fd, int fd, int flags)
+{
+	union {
+		struct file_handle h;
+		char room[sizeof(struct file_handle) + MAX_HANDLE_SZ];
+	} u;
+	int mnt, m, r;
+
+	u.h.handle_bytes = MAX_HANDLE_SZ;
+	if (name_to_handle_at(fd, "", &u.h, &mnt, AT_EMPTY_PATH) < 0)
+		return -errno;
+	/* open_by_handle_at takes no O_PATH descriptor for the mount. */
+	if ((m = fcp_sys_openat(mount_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0)) < 0)
+		return m;
+	do
+		r = open_by_handle_at(m, &u.h, flags | O_CLOEXEC);
+	while (r < 0 && errno == EINTR);
+	r = r < 0 ? -errno : r;
+	close(m);
+	return r;
+}
+
 /* The one full-transfer loop: off < 0 means the file position (read/write),
  * else pread/pwrite from off. EINTR and short transfers are retried; a read
  * stops at end of file, a 0-byte write is a full device (-ENOSPC). */

@@ -53,6 +53,14 @@ int fcp_sys_fstatx(int fd, struct statx *stx);
  * bind mount of a directory of the same filesystem has the st_dev of its
  * parent but a mount id of its own. -EOPNOTSUPP where neither is there. */
 int fcp_sys_mount_id(int dirfd, const char *name, int flags, uint64_t *id);
+/* fd's inode opened again (flags: open(2)'s) through the mount of the
+ * directory mount_fd, by its file handle (name_to_handle_at,
+ * open_by_handle_at): the inode as its filesystem places it, whatever
+ * mount showed it, so that ".." and /proc/self/fd then follow the
+ * filesystem, not a bind mount. A descriptor, or -errno: -EOPNOTSUPP
+ * where the filesystem has no handles, -EPERM without
+ * CAP_DAC_READ_SEARCH. */
+int fcp_sys_reopen_through(int mount_fd, int fd, int flags);
 
 /* Read up to len bytes, retrying short reads until EOF; returns bytes read. */
 ssize_t fcp_sys_read_full(int fd, void *buf, size_t len);

@@ -2,13 +2,20 @@
  * srcmount.c - a SOURCE directory (or file) mounted inside DEST
  * (srcmount.h).
  *
- * Each SOURCE and each DEST directory asked about gets its path in its
- * filesystem: its mount's root joined with what lies below the mount
- * point (mounts.h). Two such paths of one filesystem, one inside the
- * other, are a candidate; the same inode reached from the other side (the
- * SOURCE's path joined with what lies below it, or the DEST directory's)
- * proves it, so that neither a stale mountinfo nor a rename since nor an
- * unusual filesystem's numbering makes a refusal of what is no SOURCE.
+ * A DEST directory asked about is first compared by inode: the SOURCE's
+ * own, or (on a SOURCE's filesystem) its file handle opened through the
+ * SOURCE's mount, where /proc/self/fd names it below the SOURCE; likewise
+ * the SOURCE's opened through the directory's mount, below it (holds).
+ * That needs no mountinfo, whose paths a chroot makes useless. Where it
+ * tells nothing (no handles: not root, a user namespace, a filesystem
+ * without them), each SOURCE and the DEST directory get their paths in
+ * their filesystem: the mount's root joined with what lies below the
+ * mount point (mounts.h). Two such paths of one filesystem, one inside
+ * the other, are a candidate. Either way the same inode reached from the
+ * other side (the SOURCE's path joined with what lies below it, or the
+ * DEST directory's) proves it, so that neither a stale mountinfo nor a
+ * rename since nor an unusual filesystem's numbering makes a refusal of
+ * what is no SOURCE.
  */
 #include "tree/srcmount.h"
 #include "base/mounts.h"
@@ -19,6 +26,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,6 +59,9 @@ struct fcp_srcmounts {
 	bool placed;       /* mountinfo read, the fs paths sought */
 	struct fcp_mounts tab;
 	struct asked last;
+	/* File handles cannot tell here (not permitted, a SOURCE's
+	 * filesystem has none, no /proc): not tried again. */
+	atomic_bool blind;
 	/* The SOURCEs' filesystems (st_dev), where they are few: a mount
 	 * shows its filesystem with its st_dev, so a directory on another
 	 * one is none of this, told without a look at the SOURCEs. */
@@ -197,12 +208,25 @@ static void place(struct fcp_srcmounts *sm)
 	}
 }
 
+/* The path of fd, as this process names it (malloc'd), or NULL. */
+static char *fd_path(int fd)
+{
+	char proc[64], *at = NULL;
+
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	if (fcp_sys_readlinkat(AT_FDCWD, proc, &at) < 0 || at[0] != '/') {
+		free(at);
+		return NULL;
+	}
+	return at;
+}
+
 /* fd's path in its filesystem, and that filesystem (malloc'd; NULL where
  * it cannot be told). Under the lock. */
 static char *fs_path(struct fcp_srcmounts *sm, int fd, unsigned *major, unsigned *minor)
 {
 	const struct fcp_mount *m;
-	char proc[64], *at = NULL, *fs;
+	char *at, *fs;
 	uint64_t id;
 
 	if (fcp_sys_mount_id(fd, "", AT_EMPTY_PATH, &id) < 0)
@@ -211,11 +235,8 @@ static char *fs_path(struct fcp_srcmounts *sm, int fd, unsigned *major, unsigned
 	if (!(m = fcp_mounts_find(&sm->tab, id)) &&
 	    (fcp_mounts_read(&sm->tab) < 0 || !(m = fcp_mounts_find(&sm->tab, id))))
 		return NULL;
-	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
-	if (fcp_sys_readlinkat(AT_FDCWD, proc, &at) < 0 || at[0] != '/') {
-		free(at);
+	if (!(at = fd_path(fd)))
 		return NULL;
-	}
 	fs = fcp_mount_fs_path(m, at);
 	*major = m->major;
 	*minor = m->minor;
@@ -232,15 +253,14 @@ static bool is_inode(int dirfd, const char *path, int flags, const struct statx 
 	       fcp_statx_same_inode(&at, st);
 }
 
-/* The SOURCE s, or what of it fd is (fs: fd's path in its filesystem),
- * proved by its inode: malloc'd, or NULL. */
-static char *inside_source(const struct src *s, int fd, const char *fs, const struct statx *st,
-			   int flags)
+/* The SOURCE s joined with below, what lies below it ("" for s itself),
+ * where that names fd's inode (st): malloc'd, or NULL. */
+static char *source_below(const struct src *s, int fd, const char *below, const struct statx *st,
+			  int flags)
 {
-	const char *below = fcp_path_under(fs, s->fs);
 	char *path;
 
-	if (!below || (*below && !S_ISDIR(s->st.stx_mode)))
+	if (*below && !S_ISDIR(s->st.stx_mode))
 		return NULL;
 	if (!*below) {
 		path = fcp_statx_same_inode(st, &s->st) ? strdup(s->path) : NULL;
@@ -261,6 +281,16 @@ static char *inside_source(const struct src *s, int fd, const char *fs, const st
 	return path;
 }
 
+/* The SOURCE s, or what of it fd is (fs: fd's path in its filesystem),
+ * proved by its inode: malloc'd, or NULL. */
+static char *inside_source(const struct src *s, int fd, const char *fs, const struct statx *st,
+			   int flags)
+{
+	const char *below = fcp_path_under(fs, s->fs);
+
+	return below ? source_below(s, fd, below, st, flags) : NULL;
+}
+
 /* Does the directory fd (fs: its path in its filesystem) hold the SOURCE
  * s below it, proved by its inode? */
 static bool holds_source(const struct src *s, int fd, const char *fs)
@@ -268,6 +298,84 @@ static bool holds_source(const struct src *s, int fd, const char *fs)
 	const char *below = fcp_path_under(s->fs, fs);
 
 	return below && *below && is_inode(fd, below, s->sflags, &s->st);
+}
+
+/* What of fd's inode lies below the directory base, as their filesystem
+ * places it: fd opened again through base's mount by its file handle
+ * (sys.h), and both named there. "" for base itself, "c/d" (malloc'd);
+ * NULL where it is not below base, or cannot be told this way (then
+ * sm->blind is set where that holds for every question: no handles, no
+ * /proc). */
+static char *below_through(struct fcp_srcmounts *sm, int base, int fd)
+{
+	int h = fcp_sys_reopen_through(base, fd, O_PATH);
+	char *pb, *ph, *out = NULL;
+	const char *below;
+
+	if (h == -EPERM || h == -EACCES || h == -ENOSYS || h == -EOPNOTSUPP)
+		atomic_store(&sm->blind, true);
+	if (h < 0)
+		return NULL;
+	pb = fd_path(base);
+	ph = fd_path(h);
+	if (!pb)
+		atomic_store(&sm->blind, true);
+	if (pb && ph && (below = fcp_path_under(ph, pb)))
+		out = strdup(below);
+	free(pb);
+	free(ph);
+	close(h);
+	return out;
+}
+
+/* The SOURCE s opened (O_PATH), if it is still what it was. */
+static int open_source(const struct src *s)
+{
+	int fd = fcp_sys_openat(AT_FDCWD, s->path,
+				O_PATH | O_CLOEXEC | (s->sflags & AT_SYMLINK_NOFOLLOW ? O_NOFOLLOW : 0),
+				0);
+	struct statx now;
+
+	if (fd >= 0 && (fcp_sys_fstatx(fd, &now) < 0 || !fcp_statx_same_inode(&now, &s->st))) {
+		close(fd);
+		return -ESTALE;
+	}
+	return fd;
+}
+
+/*
+ * The SOURCE s, or what of it fd is, or (*holds) s below fd, told by
+ * inodes and not by mountinfo's paths, which in a chroot whose root is no
+ * mount point name what lies outside it, or nothing: a bind mount of s
+ * has s's st_dev and st_ino; one of a directory inside s, or of one
+ * holding s, is placed by a file handle opened through the other's
+ * mount. Malloc'd, or NULL: none, or not to be told so (mountinfo is
+ * asked then).
+ */
+static char *by_inode(struct fcp_srcmounts *sm, const struct src *s, int fd,
+		      const struct statx *st, int flags, bool *holds)
+{
+	bool inside = S_ISDIR(s->st.stx_mode),
+	     holder = (flags & FCP_SRCMOUNT_HOLDS) && S_ISDIR(st->stx_mode);
+	char *below = NULL, *found = NULL;
+	int sfd;
+
+	if (fcp_statx_same_inode(st, &s->st))
+		return source_below(s, fd, "", st, flags);
+	if (!(inside || holder) || atomic_load(&sm->blind) ||
+	    fcp_statx_dev(st) != fcp_statx_dev(&s->st) || (sfd = open_source(s)) < 0)
+		return NULL;
+	if (inside && (below = below_through(sm, sfd, fd)) && *below)
+		found = source_below(s, fd, below, st, flags);
+	free(below);
+	if (!found && holder && (below = below_through(sm, fd, sfd))) {
+		if (*below && is_inode(fd, below, s->sflags, &s->st))
+			found = strdup(s->path);
+		*holds = found != NULL;
+		free(below);
+	}
+	close(sfd);
+	return found;
 }
 
 /* st's mount, as a key (0: not asked). */
@@ -328,11 +436,19 @@ char *fcp_srcmount_find(struct fcp_job *job, int fd, const struct statx *st, int
 		pthread_mutex_unlock(&sm->lock);
 		return found;
 	}
-	if (!sm->placed)
-		place(sm);
-	fs = fs_path(sm, fd, &major, &minor);
 	pthread_mutex_unlock(&sm->lock);
-	/* The fields read below are not written after place(). */
+	/* Told by inodes first; by mountinfo's paths where they cannot
+	 * tell (no file handles here). The fields of a SOURCE read below
+	 * are not written after place(). */
+	for (int i = 0; i < sm->n && !found; i++)
+		found = by_inode(sm, &sm->v[i], fd, st, flags, holds);
+	if (!found) {
+		pthread_mutex_lock(&sm->lock);
+		if (!sm->placed)
+			place(sm);
+		fs = fs_path(sm, fd, &major, &minor);
+		pthread_mutex_unlock(&sm->lock);
+	}
 	for (int i = 0; fs && i < sm->n && !found; i++) {
 		const struct src *s = &sm->v[i];
 
@@ -345,8 +461,10 @@ char *fcp_srcmount_find(struct fcp_job *job, int fd, const struct statx *st, int
 			*holds = found != NULL;
 		}
 	}
+	/* An answer told, by either way, is kept for the next question:
+	 * every SOURCE asks about DEST's own directory. */
 	pthread_mutex_lock(&sm->lock);
-	if (fs)
+	if (fs || found || !atomic_load(&sm->blind))
 		remember(sm, st, flags, found, *holds);
 	pthread_mutex_unlock(&sm->lock);
 	free(fs);

@@ -8,13 +8,17 @@
  * --delete would take away there are the source's own files. ".." above
  * a bind mount leads to where it is mounted, so the walk up by ".." that
  * tells a directory copied into itself does not see it; st_dev and st_ino
- * are the same on both sides, and mountinfo says what each mount shows
- * (mounts.h). A DEST directory that is such a mount is not copied into,
+ * are the same on both sides, a file handle opened through the SOURCE's
+ * mount places the inode in its filesystem, and mountinfo says what each
+ * mount shows (mounts.h), where the handles cannot tell (no
+ * CAP_DAC_READ_SEARCH). A DEST directory that is such a mount is not copied into,
  * named; --in-place does not rewrite a file of SOURCE mounted in DEST.
  *
  * The SOURCEs are taken as the command line names them before anything
  * is copied; mountinfo is read when a question first needs it (a DEST
- * directory on the filesystem of a SOURCE), once per job.
+ * directory on the filesystem of a SOURCE that the inodes did not tell),
+ * once per job. In a chroot whose root is no mount point mountinfo names
+ * paths outside the root, or lacks the mount: only the inodes tell there.
  */
 #ifndef FCP_SRCMOUNT_H
 #define FCP_SRCMOUNT_H
@@ -54,7 +58,8 @@ enum {
  * path in its filesystem), or with FCP_SRCMOUNT_HOLDS a directory that
  * holds one? The SOURCE as the command line names it, joined with what
  * lies below it ("src/a"; malloc'd), *holds set when fd holds it; NULL
- * where none is (or it cannot be told: no /proc, memory out). */
+ * where none is (or it cannot be told: no /proc and not the SOURCE's own
+ * inode, memory out). */
 char *fcp_srcmount_find(struct fcp_job *job, int fd, const struct statx *st, int flags,
 			bool *holds);
 

@@ -4,7 +4,9 @@
 # there lands in s/a, a source being read (its files replaced before they
 # are read), and --mirror would tidy the source's own files. The walk up
 # by ".." that tells a copy into itself does not see through a bind
-# mount; the mount's path in its filesystem and the inode do. Each such
+# mount; the inodes do (the same st_dev and st_ino as the SOURCE, or a
+# directory inside it, placed by its file handle), and mountinfo's paths
+# where those cannot tell. Each such
 # directory is named, "not copied into a SOURCE directory mounted inside
 # DEST: 'd/keep/m2' is 's/a'", the exit status is 1 and the deletions
 # above it are held back; the rest is copied. Also DEST itself (or a
@@ -12,16 +14,26 @@
 # --move, a dry run, and --in-place onto a SOURCE file mounted at another
 # name in DEST. Nothing in SOURCE changes in any run but --move's. A
 # bind mount inside DEST of a directory that is no SOURCE is copied into
-# as before.
+# as before. Also in a chroot whose root is no mount point, where
+# mountinfo names paths outside the root, or nothing
+# (mount_source_in_dest_chroot.sh runs this test there).
 . "${TESTLIB:-$(dirname "$0")/../lib}/lib.sh" || exit 1
 t_init
 need_fastcp
 need_root "bind mounts need root"
-# fastcp tells such a mount by its path in /proc/self/mountinfo, which in
-# a chroot names paths outside this root: not detected there (a known gap).
-# (In a chroot whose root is no mount point, mountinfo has no line for /.)
-awk '$5 == "/" { found = 1 } END { exit !found }' /proc/self/mountinfo ||
-	skip "in a chroot: a SOURCE mounted inside DEST is not detected here (mountinfo's paths lie outside this root)"
+# In a chroot whose root is no mount point, mountinfo has no line for /
+# and names the mounts by paths outside this root: only the inodes tell,
+# by file handles, which need CAP_DAC_READ_SEARCH of the first user
+# namespace (root outside any container's user namespace).
+chroot_=
+if ! awk '$5 == "/" { found = 1 } END { exit !found }' /proc/self/mountinfo; then
+	chroot_=1
+	note "in a chroot whose root is no mount point"
+	caps=$(awk '/^CapEff:/ { print $2 }' /proc/self/status)
+	{ [ -n "$caps" ] && (( 16#$caps & 4 )) &&
+	  awk '$1 == 0 && $2 == 0 && $3 == 4294967295 { ok = 1 } END { exit !ok }' /proc/self/uid_map; } ||
+		skip "in a chroot without CAP_DAC_READ_SEARCH: a SOURCE mounted inside DEST is not detected here (no file handles; mountinfo's paths lie outside this root)"
+fi
 
 WHY="not copied into a SOURCE directory mounted inside DEST:"
 
@@ -54,6 +66,18 @@ unchanged "copy"
 cmp s/a/f d/a/f || fail "s/a not copied to d/a"
 check_file d/b/c
 check_absent d/keep/m2/h "copied into the mounted SOURCE directory"
+
+# 1b. Where file handles cannot be opened (not root, a user namespace),
+# mountinfo's paths tell it, as before (where they can: not in a chroot).
+if [ -z "$chroot_" ]; then
+	need_deny
+	fresh c1b
+	FCP_WRAP="$DENY handles --" run_fcp -T s d
+	check_rc 1 "copy with a SOURCE directory mounted inside DEST, no file handles"
+	check_grep "^fastcp: $WHY 'd/keep/m2' is 's/a'$" "$T/err"
+	unchanged "copy, no file handles"
+	check_absent d/keep/m2/h "copied into the mounted SOURCE directory (no file handles)"
+fi
 
 # 2. --mirror (and --delete --sync): nothing deleted through the mount,
 # and the deletions above it held back (the item failed below them).

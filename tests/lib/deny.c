@@ -4,7 +4,7 @@
  * that the fallbacks of fastcp can be tested on this machine.
  *
  *   deny [empty-path] [proc-link] [tmpfile] [unlink] [noreplace] [renameflags] [xattrat]
- *        [direct] -- COMMAND [ARG...]
+ *        [direct] [handles] -- COMMAND [ARG...]
  *
  *   empty-path  linkat(..., AT_EMPTY_PATH) fails with ENOENT (no
  *               CAP_DAC_READ_SEARCH on kernels before 6.10)
@@ -20,6 +20,8 @@
  *               with ENOSYS (kernels before 6.13)
  *   direct      openat(..., O_DIRECT) and fcntl(F_SETFL, O_DIRECT) fail
  *               with EINVAL (a filesystem without O_DIRECT: some FUSE)
+ *   handles     open_by_handle_at() fails with EPERM (no CAP_DAC_READ_SEARCH:
+ *               not root, or root of a user namespace)
  *
  * A seccomp filter does it; it sees system calls only, not io_uring
  * requests (those need --no-io-uring, or a probe made by system call).
@@ -53,6 +55,7 @@ int main(int argc, char **argv)
 	unsigned link_mask = 0, open_mask = 0, rename_mask = 0, flags_mask = 0, direct_mask = 0;
 	unsigned unlink_nr = ~0u; /* matches no system call unless asked */
 	unsigned xattrat_lo = ~0u; /* the same */
+	unsigned handle_nr = ~0u;  /* the same */
 	int i;
 
 	for (i = 1; i < argc && strcmp(argv[i], "--"); i++) {
@@ -72,6 +75,8 @@ int main(int argc, char **argv)
 			xattrat_lo = 463; /* setxattrat .. removexattrat: 463 .. 466 everywhere */
 		else if (!strcmp(argv[i], "direct"))
 			direct_mask = O_DIRECT;
+		else if (!strcmp(argv[i], "handles"))
+			handle_nr = __NR_open_by_handle_at;
 		else {
 			fprintf(stderr, "deny: unknown feature %s\n", argv[i]);
 			return 2;
@@ -99,6 +104,8 @@ int main(int argc, char **argv)
 		FAIL(EINVAL),
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
 		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, unlink_nr, 0, 1),
+		FAIL(EPERM),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, handle_nr, 0, 1),
 		FAIL(EPERM),
 		BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, xattrat_lo, 0, 2),
 		BPF_JUMP(BPF_JMP | BPF_JGT | BPF_K, 466, 1, 0),
