@@ -305,9 +305,10 @@ static bool filtered_dir(const struct fcp_job *job, const struct statx *st)
 
 /* Whether the copy of src (sst) to name in dst must be refused though it
  * can be made: returns true after reporting why. dstx is what is at the
- * destination now, or NULL; pfd the directory of name. */
+ * destination now, or NULL; pfd the directory of name, parent its path. */
 static bool refused(struct fcp_job *job, const struct fcp_operand *op, const char *dst, bool into,
-		    const struct statx *sst, const struct statx *dstx, int pfd, const char *name)
+		    const struct statx *sst, const struct statx *dstx, int pfd, const char *parent,
+		    const char *name)
 {
 	const char *src = op->src;
 	size_t n = strlen(dst);
@@ -320,7 +321,11 @@ static bool refused(struct fcp_job *job, const struct fcp_operand *op, const cha
 				  fcp_file_kind_name(sst->stx_mode, true), dst, strerror(ENOTDIR));
 	} else if (dstx && same_target(src, sst, dstx) && !linked_already(job, sst, dstx) &&
 		   !same_file_ok(job, src, sst, dstx, pfd, name)) {
-		fcp_report_errorf(job, "'%s' and '%s' are the same file", src, dst);
+		/* Named as cp names it: the file the copy would replace
+		 * ("f" and "dir/f"), not the directory it goes into. */
+		path = into || job->o->parents ? fcp_path_join(parent, name) : NULL;
+		fcp_report_errorf(job, "'%s' and '%s' are the same file", src, path ? path : dst);
+		free(path);
 	} else if (!S_ISDIR(sst->stx_mode) && fcp_operand_just_created(op, dstx)) {
 		/* A file of the same name as an earlier operand: the first
 		 * stays, as in cp, whichever worker would have been faster. */
@@ -461,7 +466,7 @@ static struct fcp_item *prepare(struct fcp_job *job, const struct fcp_operand *o
 		job->check_usage = true;
 		goto out;
 	}
-	if (refused(job, op, dst, into, &sst, r == 0 ? &dstx : NULL, pfd, p.name))
+	if (refused(job, op, dst, into, &sst, r == 0 ? &dstx : NULL, pfd, p.parent, p.name))
 		goto out;
 	/* --move a/x b/x DEST again, after a run that moved b/x: what DEST/x
 	 * holds of b/x is there alone, and a/x's files would replace it.
