@@ -270,10 +270,13 @@ t_mkflat() {
 # ignored, and fastcp, as any POSIX utility, keeps a signal ignored that
 # was ignored when it started. Only as a background command: it execs
 # CMD, so $! is CMD's pid. (A shell that itself started with SIGINT
-# ignored cannot reset it: env does, where it can.)
+# ignored cannot reset it: env does, where it can. So are SIGHUP and
+# SIGTERM, which a suite started under nohup or a service manager may
+# have ignored.)
 interruptible() {
 	trap - INT
-	env --default-signal=INT true 2>/dev/null && exec env --default-signal=INT "$@"
+	env --default-signal=INT,HUP,TERM true 2>/dev/null &&
+		exec env --default-signal=INT,HUP,TERM "$@"
 	exec "$@"
 }
 
