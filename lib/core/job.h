@@ -552,8 +552,9 @@ bool fcp_move_rename(struct fcp_job *job, const char *src, const struct statx *s
  * ddir, each copy made durable first; name what stays. */
 void fcp_move_prune(struct fcp_job *job, const char *src, int ddir, const char *dname);
 /* A dry run under --move: the source name of d (of type mode), whose
- * copy would not be made (kept by -n, -u or -i, or failed), would stay
- * where it is: said as the run says it. */
+ * copy would not be made (kept by -n, -u or -i), would stay where it is:
+ * said as the run says it. (One whose copy would fail is named once, by
+ * its failure, as in the run.) */
 void fcp_move_dry_kept(struct fcp_job *job, const struct fcp_dir *d, const char *name,
 		       mode_t mode);
 /* The option that cannot go with --move (it makes no copy of the data
@@ -562,6 +563,10 @@ const char *fcp_move_conflict(const struct fcp_options *o);
 /* An entry of directory fd dirfd that a filter left out of a --move: it
  * stays in the source, and the directories that hold it with it. */
 void fcp_move_left_out(struct fcp_job *job, int dirfd, const char *name);
+/* The entry name of directory fd dirfd whose copy failed (the caller
+ * said so and counted it): it stays in the source, with the directories
+ * that hold it, and the prune does not name it (nor count it) again. */
+void fcp_move_failed(struct fcp_job *job, int dirfd, const char *name);
 /* The source entry st whose copy is not whole (its metadata could not be
  * read; the failure is said by the caller): it stays in the source, and
  * the directories that hold it with it. */

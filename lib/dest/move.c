@@ -52,8 +52,10 @@ struct fcp_move_made {
 	size_t n, cap;
 	bool sorted;
 	bool lost; /* one could not be recorded (memory): its source stays */
-	/* The source entries a filter left out (fcp_move_left_out): they
-	 * stay, and so do the directories that hold them. */
+	/* The source entries a filter left out (fcp_move_left_out), and
+	 * those whose copy failed (fcp_move_failed, fcp_move_keep): they
+	 * stay, unnamed by the prune (a failure was named and counted where
+	 * it happened), and so do the directories that hold them. */
 	struct left { uint64_t dev, ino; } *left;
 	size_t nleft, capleft;
 	bool left_sorted;
@@ -208,6 +210,20 @@ void fcp_move_left_out(struct fcp_job *job, int dirfd, const char *name)
 		m->left_lost = true;
 	if (r == 0)
 		keep_locked(m, fcp_statx_dev(&st), st.stx_ino);
+	pthread_mutex_unlock(&m->lock);
+}
+
+void fcp_move_failed(struct fcp_job *job, int dirfd, const char *name)
+{
+	struct fcp_move_made *m = job->move_made;
+	struct statx st;
+
+	/* Not told (gone, or it cannot be stat'ed): the prune meets it and
+	 * names it as it finds it, a second time, but it stays all the same. */
+	if (!m || dirfd < 0 || fcp_sys_statx(dirfd, name, AT_SYMLINK_NOFOLLOW, STATX_INO, &st) < 0)
+		return;
+	pthread_mutex_lock(&m->lock);
+	keep_locked(m, fcp_statx_dev(&st), st.stx_ino);
 	pthread_mutex_unlock(&m->lock);
 }
 
@@ -714,7 +730,8 @@ static bool prune(struct fcp_job *job, int sdir, const char *sname, int ddir, co
 	if (fcp_sys_statx(sdir, sname, AT_SYMLINK_NOFOLLOW, STATX_BASIC_STATS | STATX_MNT_ID,
 			  &s) < 0)
 		return false; /* gone: nothing to remove */
-	/* Not chosen by the filters: it stays where it is, unnamed. */
+	/* Not chosen by the filters, or its copy failed (named and counted
+	 * then, once): it stays where it is, unnamed here. */
 	if (left_out(job, &s))
 		return false;
 	if (dev && (fcp_statx_dev(&s) != dev || mount_point(&s, sdir, sname, mnt))) {

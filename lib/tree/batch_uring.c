@@ -223,8 +223,11 @@ static void fail(struct fcp_worker *w, struct fcp_dir *d, struct small *s, const
 	 * tries it again (limiter.h) and says so. */
 	if (job->o->retries && fcp_retry_transient(s->err) && !atomic_load(&job->stop))
 		s->back = true;
-	else
+	else {
 		fcp_report_failed_in(job, what, d, s->name, false, s->err);
+		if (job->o->move) /* it stays, named once: here */
+			fcp_move_failed(job, d->src_fd, s->name);
+	}
 }
 
 /* Hand a file back to the synchronous path, its temporary file undone. */

@@ -215,11 +215,13 @@ int fcp_dirlink_open(struct fcp_entry *e)
 	if (fd < 0) {
 		fcp_report_failed_in(e->job, "cannot open the directory a symlink leads to:", d,
 				     e->dst_name, true, fd);
+		fcp_entry_stays(e);
 		return -ECANCELED;
 	}
 	if ((why = refused(e, fd))) {
 		close(fd);
 		fcp_report_failed_in(e->job, why, d, e->dst_name, true, 0);
+		fcp_entry_stays(e);
 		return -ECANCELED;
 	}
 	return fd;

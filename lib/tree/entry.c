@@ -38,11 +38,20 @@
 void fcp_entry_fail(struct fcp_entry *e, const char *what, int err)
 {
 	fcp_report_failed_in(e->job, what, e->d, e->name, false, err);
-	/* --move: a file with other names stays with all of them where one
-	 * failed, so that the same command links them again; with one
-	 * name moved, the one left would be copied as a file of its own. */
-	if (e->job->o->move && !S_ISDIR(e->st.stx_mode) && e->st.stx_nlink > 1 && e->d->src_fd >= 0)
+	fcp_entry_stays(e);
+}
+
+void fcp_entry_stays(struct fcp_entry *e)
+{
+	if (!e->job->o->move || e->d->src_fd < 0)
+		return;
+	/* A file with other names stays with all of them where one failed,
+	 * so that the same command links them again; with one name moved,
+	 * the one left would be copied as a file of its own. */
+	if (!S_ISDIR(e->st.stx_mode) && e->st.stx_nlink > 1)
 		fcp_move_left_out(e->job, e->d->src_fd, e->name);
+	else
+		fcp_move_failed(e->job, e->d->src_fd, e->name);
 }
 
 /* Is the entry's symlink followed? Under -L all are; under -H those
@@ -239,6 +248,7 @@ static bool move_mount_point(struct fcp_entry *e, int dfd)
 		return false;
 	fcp_report_failed_in(e->job, "not moved into a mount point inside DEST:", e->d,
 			     e->dst_name, true, 0);
+	fcp_entry_stays(e);
 	return true;
 }
 
@@ -261,6 +271,7 @@ static bool source_mounted(struct fcp_entry *e, int dfd, const struct statx *dst
 		atomic_fetch_add(&e->d->root->failed, 1); /* not whole (fcp_dest_unhide) */
 	atomic_store(&e->d->failed_in, true);
 	fcp_report_failed_pair(e->job, FCP_SRCMOUNT_WHY, p, holds ? "holds" : "is", src);
+	fcp_entry_stays(e);
 	free(p);
 	free(src);
 	return true;
@@ -317,6 +328,7 @@ static void copy_dir(struct fcp_entry *e)
 					     : e->job->o->dry_run ? "cannot read directory"
 								  : "cannot create directory",
 				     e->d, e->dst_name, true, dfd);
+		fcp_entry_stays(e);
 		return;
 	}
 	nd = dir_node(e, sfd, dfd, created, hidden_name, &dst_st);
@@ -508,6 +520,7 @@ static bool onto_its_target(struct fcp_entry *e)
 	if (!why)
 		return false;
 	fcp_report_failed_in(e->job, why, e->d, e->name, false, 0);
+	fcp_entry_stays(e);
 	return true;
 }
 

@@ -50,5 +50,9 @@ void fcp_entry_link(struct fcp_entry *e);
 
 /* Report a failed entry with its source path. */
 void fcp_entry_fail(struct fcp_entry *e, const char *what, int err);
+/* --move: e's copy failed, said and counted by the caller: its source
+ * stays (a file with other names, with all of them), and the prune does
+ * not name it, nor count it, a second time. */
+void fcp_entry_stays(struct fcp_entry *e);
 
 #endif

@@ -208,6 +208,9 @@ void fcp_hl_done(struct fcp_worker *w, struct fcp_hl_entry *e, bool ok)
 			free(p);
 		} else if (r == 0) {
 			r = fcp_hl_link(w, e, wt->dir, wt->dst_name);
+			/* --move: the file stays with all its names (entry.h). */
+			if (r < 0 && job->o->move && wt->dir->src_fd >= 0)
+				fcp_move_left_out(job, wt->dir->src_fd, wt->name);
 			fcp_dir_unpin(job, wt->dir);
 			if (r < 0)
 				fcp_report_failed_in(job, "cannot create hard link", wt->dir,

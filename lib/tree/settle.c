@@ -154,11 +154,14 @@ static bool backed_up(struct fcp_entry *e)
 	if (fcp_backup_is_source(e->w, e->d->dst_fd, src, e->dst_name, &e->st)) {
 		fcp_report_failed_in(e->job, "not copied, its backup name is the source:", e->d,
 				     e->name, false, 0);
+		fcp_entry_stays(e);
 		return false;
 	}
 	r = fcp_backup_make(e->w, e->d->dst_fd, src, e->dst_name);
-	if (r < 0)
+	if (r < 0) {
 		fcp_report_failed_in(e->job, "cannot back up", e->d, e->dst_name, true, r);
+		fcp_entry_stays(e);
+	}
 	return r == 0;
 }
 
@@ -375,24 +378,25 @@ bool fcp_settle_type_kept(struct fcp_entry *e)
 	char *p;
 
 	/* A dry run lists it kept, and fails it as the run does. */
-	if (e->job->o->dry_run) {
+	if (e->job->o->dry_run)
 		show(e->job, FCP_ACT_KEEP, e->d, e->dst_name, e->st.stx_mode, 0, 0);
-		fcp_move_dry_kept(e->job, e->d, e->name, e->st.stx_mode);
-	}
 	/* Its source is not in DEST: exit 1, as cp -n. A choice the user
-	 * made, not an error met: the directory's extras still go. */
+	 * made, not an error met: the directory's extras still go. Under
+	 * --move its source stays, named here only. */
 	p = fcp_dir_dst_path(e->d, e->dst_name);
 	fcp_report_failed(e->job, S_ISDIR(e->dst_mode)
 					  ? "not replaced (-n), a directory in the way of a file:"
 					  : "not replaced (-n), a non-directory in the way of a directory:",
 			  p ? p : e->dst_name, 0);
+	fcp_entry_stays(e);
 	free(p);
 	count(e->job, FCP_ACT_KEEP, false);
 	return true;
 }
 
 /* A dry run: what is in e's way stays (no --delete), so the run's mkdir
- * or rename would fail there. Said with the run's words; false. */
+ * or rename would fail there. Said with the run's words, once, as the run
+ * says it (under --move, its source's staying is not said again); false. */
 static bool dry_in_way(struct fcp_entry *e)
 {
 	if (S_ISDIR(e->st.stx_mode))
@@ -401,7 +405,6 @@ static bool dry_in_way(struct fcp_entry *e)
 	else
 		fcp_report_failed_in(e->job, "cannot overwrite directory with", e->d, e->name, false,
 				     -EISDIR);
-	fcp_move_dry_kept(e->job, e->d, e->name, e->st.stx_mode);
 	return false;
 }
 
@@ -424,6 +427,7 @@ bool fcp_settle_make_room(struct fcp_entry *e)
 	p = fcp_dir_src_path(e->d, e->name);
 	fcp_report_failed(e->job, "cannot make room (what is in its way in DEST stays) for",
 			  p ? p : e->name, 0);
+	fcp_entry_stays(e);
 	free(p);
 	if (e->d->root)
 		atomic_fetch_add(&e->d->root->failed, 1);

@@ -284,6 +284,7 @@ static void walk_scan(struct fcp_worker *w, struct fcp_dir *d)
 
 	if (!dir) {
 		atomic_store(&d->unlisted, true);
+		fcp_move_keep(job, &d->st); /* said once: here, not by the prune */
 		fcp_report_failed_in(job, "cannot read directory", d, NULL, false,
 				     fd < 0 ? fd : -ENOMEM);
 		if (fd >= 0)
@@ -301,6 +302,7 @@ static void walk_scan(struct fcp_worker *w, struct fcp_dir *d)
 	batch_flush(w, d, &b);
 	if (r < 0) {
 		atomic_store(&d->unlisted, true);
+		fcp_move_keep(job, &d->st);
 		fcp_report_failed_in(job, "cannot read directory", d, NULL, false, r);
 	}
 	closedir(dir);

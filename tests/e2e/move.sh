@@ -84,12 +84,15 @@ check_grep "same file" "$T/err"
 check_absent "$T/mnt/three"
 check_tree "$R" "$T/src"
 
-# A source whose copy fails stays, and is named; the rest moves.
+# A source whose copy fails stays, and is named (once: one failed item);
+# the rest moves.
 mkdir -p "$T/mnt/four/src/d1/f2"
 echo mine >"$T/mnt/four/src/d1/f2/x"
 run_fcp --move "$T/src" "$T/mnt/four"
 check_rc 1
-check_grep "not removing '$T/src/d1/f2'" "$T/err"
+check_grep "cannot overwrite directory with '$T/src/d1/f2'" "$T/err"
+check_nogrep "not removing" "$T/err"
+check_grep "^fastcp: 1 item failed$" "$T/err"
 cmp -s "$R/d1/f2" "$T/src/d1/f2" || fail "the source of a failed copy was altered"
 check_eq "$(cat "$T/mnt/four/src/d1/f2/x")" mine "the directory in the way"
 check_absent "$T/src/d1/f1"

@@ -62,7 +62,10 @@ check_photos() {
 		cmp -s "$R/archive/DCIM/IMG_0001.JPG" "$dst/IMG_0001.JPG" ||
 			fail "$kept: the archive's IMG_0001 was not kept"
 		check_file "$src/IMG_0001.JPG" "$kept: the card's IMG_0001 (its name is taken in DEST)"
-		check_grep "not removing '$src/IMG_0001.JPG'" "$T/err"
+		# Named once: kept (-n, -u, -i) where the source goes, or
+		# its replacement's failure.
+		check_grep "(not removing|cannot rename copy of) '$src/IMG_0001.JPG'" "$T/err"
+		check_grep "^fastcp: 1 item failed$" "$T/err"
 		;;
 	backup)
 		cmp -s "$R/archive/DCIM/IMG_0001.JPG" "$dst/IMG_0001.JPG~" ||
