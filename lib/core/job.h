@@ -563,6 +563,11 @@ const char *fcp_move_conflict(const struct fcp_options *o);
 /* An entry of directory fd dirfd that a filter left out of a --move: it
  * stays in the source, and the directories that hold it with it. */
 void fcp_move_left_out(struct fcp_job *job, int dirfd, const char *name);
+/* Said after "'A' and 'B' are the same file" (or directory) where A and B
+ * are one inode seen through two mounts of its filesystem (the disk
+ * mounted twice, a bind mount): nothing in the two paths tells why. */
+#define FCP_TWO_MOUNTS ", seen through two mounts of one filesystem"
+#define FCP_TWO_MOUNTS_WHY FCP_TWO_MOUNTS ": the copy would land on its own source"
 /* The entry name of directory fd dirfd whose copy failed (the caller
  * said so and counted it): it stays in the source, with the directories
  * that hold it, and the prune does not name it (nor count it) again. */

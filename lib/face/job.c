@@ -303,6 +303,28 @@ static bool filtered_dir(const struct fcp_job *job, const struct statx *st)
 	return S_ISDIR(st->stx_mode) && fcp_options_filter(job->o);
 }
 
+/* src (sst) is what is at name in pfd (dstx): say so, with the copy's
+ * own path (DEST/name where the copy goes into DEST: DEST is not the
+ * same file). Seen through another mount of its filesystem (the disk
+ * mounted twice, a bind mount), the two paths differ and nothing in them
+ * tells why they are one: that is said too. */
+static void say_same(struct fcp_job *job, const char *src, const struct statx *sst,
+		     const struct statx *dstx, const char *dst, const char *to, int pfd,
+		     const char *name)
+{
+	/* As same_target found them: a symlink SOURCE, followed or not. */
+	int sflags = fcp_statx_same_inode(sst, dstx) && !fcp_job_follows_args(job)
+			     ? AT_SYMLINK_NOFOLLOW : 0;
+	uint64_t a, b;
+
+	if (fcp_sys_mount_id(AT_FDCWD, src, sflags, &a) == 0 &&
+	    fcp_sys_mount_id(pfd, name, AT_SYMLINK_NOFOLLOW, &b) == 0 && a != b)
+		fcp_report_errorf(job, "'%s' and '%s' are the same %s" FCP_TWO_MOUNTS_WHY, src,
+				  to ? to : dst, S_ISDIR(dstx->stx_mode) ? "directory" : "file");
+	else
+		fcp_report_errorf(job, "'%s' and '%s' are the same file", src, to ? to : dst);
+}
+
 /* Whether the copy of src (sst) to name in dst must be refused though it
  * can be made: returns true after reporting why. dstx is what is at the
  * destination now, or NULL; pfd the directory of name, parent its path. */
@@ -324,7 +346,7 @@ static bool refused(struct fcp_job *job, const struct fcp_operand *op, const cha
 		/* Named as cp names it: the file the copy would replace
 		 * ("f" and "dir/f"), not the directory it goes into. */
 		path = into || job->o->parents ? fcp_path_join(parent, name) : NULL;
-		fcp_report_errorf(job, "'%s' and '%s' are the same file", src, path ? path : dst);
+		say_same(job, src, sst, dstx, dst, path, pfd, name);
 		free(path);
 	} else if (!S_ISDIR(sst->stx_mode) && fcp_operand_just_created(op, dstx)) {
 		/* A file of the same name as an earlier operand: the first
@@ -452,8 +474,14 @@ static struct fcp_item *prepare(struct fcp_job *job, const struct fcp_operand *o
 		pfd = t->parents.fd;
 	}
 	if (S_ISDIR(sst.stx_mode) && fcp_dir_inside(pfd, &sst)) {
-		fcp_report_errorf(job, "cannot %s a directory, '%s', into itself, '%s'",
-				  job->o->move ? "move" : "copy", src, dst);
+		uint64_t a, b;
+		/* Through another mount of its filesystem, DEST's path does
+		 * not show that it lies inside SOURCE: said. */
+		bool two = fcp_sys_mount_id(AT_FDCWD, src, sflags, &a) == 0 &&
+			   fcp_sys_mount_id(pfd, "", AT_EMPTY_PATH, &b) == 0 && a != b;
+
+		fcp_report_errorf(job, "cannot %s a directory, '%s', into itself, '%s'%s",
+				  job->o->move ? "move" : "copy", src, dst, two ? FCP_TWO_MOUNTS : "");
 		atomic_fetch_add(&job->c.failed, 1);
 		goto out;
 	}

@@ -206,7 +206,9 @@ static bool shared_refused(struct fcp_entry *e, const struct statx *dst)
 static bool same_file(struct fcp_entry *e, const struct statx *dst, enum fcp_action a)
 {
 	const struct fcp_options *o = e->job->o;
+	uint64_t sm, dm;
 	char *s, *d;
+	bool two;
 
 	if (a == FCP_ACT_COPY || a == FCP_ACT_KEEP || o->make != FCP_MAKE_COPY ||
 	    S_ISDIR(e->st.stx_mode) || !fcp_statx_same_inode(&e->st, dst) ||
@@ -222,8 +224,12 @@ static bool same_file(struct fcp_entry *e, const struct statx *dst, enum fcp_act
 		return false;
 	s = fcp_dir_src_path(e->d, e->name);
 	d = fcp_dir_dst_path(e->d, e->dst_name);
-	fcp_report_errorf(e->job, "'%s' and '%s' are the same file", s ? s : e->name,
-			  d ? d : e->dst_name);
+	/* A bind mount, the disk mounted twice: the paths do not tell. */
+	two = fcp_sys_mount_id(e->d->src_fd, e->name, AT_SYMLINK_NOFOLLOW, &sm) == 0 &&
+	      fcp_sys_mount_id(e->d->dst_fd, e->dst_name, AT_SYMLINK_NOFOLLOW, &dm) == 0 &&
+	      sm != dm;
+	fcp_report_errorf(e->job, "'%s' and '%s' are the same file%s", s ? s : e->name,
+			  d ? d : e->dst_name, two ? FCP_TWO_MOUNTS_WHY : "");
 	free(s);
 	free(d);
 	/* Under --move the kept source is counted where it is named. */
