@@ -610,10 +610,16 @@ void fcp_move_followed(struct fcp_job *job, int fd);
  * (another run took it meanwhile): the same value as FCP_ROOT_MARKER. */
 #define FCP_DONE_MARKER "user.fastcp.done"
 
-/* The value of a root's marker (dest.c): with_name, its final name and a
- * NUL first; then "fs:ino:btime:path" of its source root (btime "-" where
- * the filesystem gives none). malloc'd, *len set; NULL out of memory. */
-char *fcp_root_marker(const struct fcp_root *root, bool with_name, size_t *len);
+/* The value of a root's marker on the directory dirfd (dest.c): with_name,
+ * its final name and a NUL first; then "key:fs:ino:btime:path": the
+ * directory's own key (tmpname.h: a copy of the directory elsewhere does
+ * not match; with a "d" after it where the marking run deletes: only a run
+ * that deletes too goes on into a copy so marked, and only such a run's
+ * copy is gone on into by one that deletes), and its source root's
+ * identity (btime "-" where the filesystem gives none). malloc'd, *len
+ * set; NULL out of memory. */
+char *fcp_root_marker(const struct fcp_root *root, bool with_name, int dirfd, bool deletes,
+		      size_t *len);
 /* Fill root's source identity from src (statted as st, with sflags). */
 void fcp_root_identify(struct fcp_root *root, const char *src, int sflags,
 		       const struct statx *st);

@@ -495,8 +495,12 @@ void fcp_report_leftover(struct fcp_job *job, const char *path, bool dir, const 
 			      "finishes it, or remove it\n",
 		      m.f);
 	} else if (dir) {
-		fputs("' is an unfinished copy left by an interrupted run, of a source it does not "
-		      "record; remove it\n", m.f);
+		fputs(sure ? "' is an unfinished copy left by an interrupted run, of a source it "
+			     "does not record; remove it\n"
+			   : "' has the name of an unfinished copy of an interrupted run, but "
+			     "fastcp cannot tell that it made it there (an earlier version's, or a "
+			     "copy of one): remove it if it is one\n",
+		      m.f);
 	} else {
 		fputs(sure ? "' is a temporary file left by an interrupted run; remove it\n"
 			   : "' has the name of a temporary file of an interrupted run, but fastcp "

@@ -372,7 +372,8 @@ static int make_dir(int dirfd, const char *tmp, void *arg)
 	return fcp_sys_mkdirat(dirfd, tmp, 0700);
 }
 
-char *fcp_root_marker(const struct fcp_root *root, bool with_name, size_t *len)
+char *fcp_root_marker(const struct fcp_root *root, bool with_name, int dirfd, bool deletes,
+		      size_t *len)
 {
 	const char *name = with_name && root->name ? root->name : "";
 	char *s = NULL;
@@ -385,7 +386,11 @@ char *fcp_root_marker(const struct fcp_root *root, bool with_name, size_t *len)
 	if (root->src_strong)
 		snprintf(bt, sizeof(bt), "%lld.%09u", (long long)root->src_btime.tv_sec,
 			 root->src_btime.tv_nsec);
-	n = asprintf(&s, "%s%c%llx:%llu:%s:%s", name, 0, (unsigned long long)root->src_fs,
+	/* The marked directory's own key (tmpname.h) first: a copy of it
+	 * (cp -a keeps user xattrs) is another directory, and its marker
+	 * then says nothing of it. */
+	n = asprintf(&s, "%s%c%08x%s:%llx:%llu:%s:%s", name, 0, fcp_tmpname_key(dirfd),
+		     deletes ? "d" : "", (unsigned long long)root->src_fs,
 		     (unsigned long long)root->src_ino, bt, root->src_abs ? root->src_abs : "");
 	if (n < 0)
 		return NULL;
@@ -431,11 +436,11 @@ void fcp_root_identify(struct fcp_root *root, const char *src, int sflags,
 static void mark(const struct fcp_job *job, int fd, struct fcp_root *root)
 {
 	size_t len;
-	char *v = fcp_root_marker(root, true, &len);
+	char *v = fcp_root_marker(root, true, fd, false, &len);
 
 	root->unmarked = !v || fcp_sys_fsetxattr(fd, FCP_ROOT_MARKER, v, len) < 0;
 	free(v);
-	v = fcp_root_marker(root, false, &len);
+	v = fcp_root_marker(root, false, fd, job->o->delete_extra, &len);
 	if (v)
 		fcp_sys_fsetxattr(fd, FCP_MOVE_MARKER, v, len);
 	free(v);
@@ -537,7 +542,7 @@ static char *hidden_path(const struct fcp_dir *d)
 static void mark_done(const struct fcp_dir *d)
 {
 	size_t len;
-	char *v = fcp_root_marker(d->root, true, &len);
+	char *v = fcp_root_marker(d->root, true, d->dst_fd, false, &len);
 
 	if (v)
 		fcp_sys_fsetxattr(d->dst_fd, FCP_DONE_MARKER, v, len);

@@ -859,7 +859,7 @@ static bool move_resumed(struct fcp_job *job, char *const *srcs, int nsrc, const
 	fcp_root_identify(&r, srcs[0], sflags, &st);
 	fd = fcp_sys_openat(AT_FDCWD, dst, O_RDONLY | O_DIRECTORY, 0);
 	len = fd >= 0 ? fcp_sys_getxattr(fd, -1, NULL, FCP_MOVE_MARKER, &val) : -1;
-	want = len > 0 ? fcp_root_marker(&r, false, &n) : NULL;
+	want = len > 0 ? fcp_root_marker(&r, false, fd, job->o->delete_extra, &n) : NULL;
 	same = want && n == (size_t)len && !memcmp(want, val, n);
 	free(want);
 	free(val);
@@ -933,10 +933,6 @@ static bool empty_operand(struct fcp_job *job, char *const *srcs, int nsrc, cons
 	return false;
 }
 
-/* A pid is not unique: every container's first process is PID 1, and a
- * source may hold names shaped like anyone's temporary names. 32 random
- * bits per job and their tag are (with the O_EXCL retry). Without getrandom (before Linux 3.17) the clock, pid
- * and an address mixed stand in: unique enough with the O_EXCL retry. */
 /* The modules' own states behind the job (each made before the workers
  * start, freed after them): one list for the start and both ends of a
  * job, so that a module added to one is not forgotten in another. */
@@ -961,6 +957,11 @@ static void states_free(struct fcp_job *job)
 	fcp_dirfds_free(job); /* made with the budget (fcp_dir_budget) */
 }
 
+/* A pid is not unique: every container's first process is PID 1, and a
+ * source may hold names shaped like anyone's temporary names. 32 random
+ * bits per job and their tag are (with the O_EXCL retry). Without
+ * getrandom (before Linux 3.17) the clock, pid and an address mixed stand
+ * in: unique enough with the O_EXCL retry. */
 static uint32_t tmp_random(void)
 {
 	uint32_t r;

@@ -98,7 +98,7 @@ static bool in_use(int dirfd, const char *name)
 }
 
 /* The source path in the marker of the hidden copy name in dirfd (after
- * the final name and "fs:ino:btime:"), or NULL: none, or an earlier
+ * the final name and "key:fs:ino:btime:"), or NULL: none, or an earlier
  * version's. *taken: the final name it is marked with exists now (its
  * copy cannot get that name: the source's copy goes into what is there).
  * *done: the copy was finished but lost its name to another run. */
@@ -121,7 +121,7 @@ static char *marked_source(int dirfd, const char *name, bool *taken, bool *done)
 	end = v && len > 0 ? v + len : v;
 	p = v ? memchr(v, 0, end - v) : NULL;
 	*taken = p && fcp_sys_statx(dirfd, v, AT_SYMLINK_NOFOLLOW, STATX_TYPE, &st) == 0;
-	for (int colons = 0; p && p < end && colons < 3; p++)
+	for (int colons = 0; p && p < end && colons < 4; p++)
 		colons += *p == ':';
 	if (p && p < end)
 		src = strndup(p, end - p);
@@ -184,11 +184,11 @@ static bool removed(struct fcp_job *job, const struct fcp_dir *d, const char *ab
 	return true;
 }
 
-/* Is val (len bytes) the marker root's copy would have? */
-static bool marks(const struct fcp_root *root, const void *val, ssize_t len)
+/* Is val (len bytes) the marker root's copy, the directory fd, would have? */
+static bool marks(const struct fcp_root *root, int fd, const void *val, ssize_t len)
 {
 	size_t n;
-	char *want = root->name ? fcp_root_marker(root, true, &n) : NULL;
+	char *want = root->name ? fcp_root_marker(root, true, fd, false, &n) : NULL;
 	bool same = want && (size_t)len == n && !memcmp(want, val, n);
 
 	free(want);
@@ -207,7 +207,7 @@ static struct fcp_root *marked_for(int fd, struct fcp_root **roots, int n, bool 
 	*marked = len >= 0;
 	*unsupported = len == -EOPNOTSUPP;
 	for (int i = 0; len > 0 && i < n && !found; i++)
-		if (roots[i]->adopt_fd < 0 && !roots[i]->held && marks(roots[i], val, len))
+		if (roots[i]->adopt_fd < 0 && !roots[i]->held && marks(roots[i], fd, val, len))
 			found = roots[i];
 	free(val);
 	return found;
@@ -495,7 +495,9 @@ bool fcp_leftover_scan(struct fcp_job *job, const struct fcp_dir *d, const char 
 		if (job->o->check && !d->is_top)
 			continue;
 		if (!is_dir || !in_use(d->dst_fd, de->d_name))
-			found(job, d, abs_dir, de->d_name, is_dir, tidies(job, d, de->d_name));
+			found(job, d, abs_dir, de->d_name, is_dir,
+			      is_dir ? fcp_leftover_mine(job, d->dst_fd, de->d_name)
+				     : tidies(job, d, de->d_name));
 	}
 	closedir(dir);
 	/* A read error part way leaves names unseen. */

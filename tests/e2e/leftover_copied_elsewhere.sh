@@ -103,6 +103,15 @@ for f in "$log" "$ev" "$man"; do
 done
 check_grep . "dst/d/$log" "the --log file is empty"
 
+# A user's directory of that shape beside DEST's copies, with something
+# in it: named only as maybe a leftover, never called one.
+mkdir -p top && udir=$(t_tempname killed) && mkdir "top/$udir" && echo mine >"top/$udir/f"
+run_fcp src top/
+check_rc 0 "a copy beside a user's directory of the temporary shape"
+check_grep "/top/$udir' has the name of an unfinished copy of an interrupted run, but fastcp cannot tell" "$T/err"
+check_nogrep "/top/$udir' is an unfinished copy" "$T/err" "a user's directory called an unfinished copy"
+check_eq "$(cat "top/$udir/f")" mine "a user's directory of the temporary shape"
+
 # The leftover where it was made goes.
 run_fcp -T big killed
 check_rc 0 "the killed copy again"

@@ -810,15 +810,22 @@ def dest_marks(W):
     return marks
 
 
-def marked_copy(W, marks, rel, src, via=None):
+def deletes(c):
+    """Does the command delete extras (--delete, --mirror)?"""
+    return c["mode"] in ("mirror", "delete")
+
+
+def marked_copy(W, marks, rel, src, via=None, deleting=False):
     """Was DEST's directory rel, before the command, src's unfinished copy?
     The same source goes on into it then, not into rel/NAME. Read through
     the fault filesystem (via "s1": s1/x given as f1/x), a source is
-    another path, not the one the mark names."""
+    another path, not the one the mark names. Only a command that deletes
+    goes on into a copy a deleting run marked ("d" after the key), and only
+    such a copy is gone on into by one that deletes."""
     v = (marks or {}).get(rel)
     if via == "s1" and src.startswith("s1/"):
         src = "f1" + src[2:]
-    return v is not None and v.endswith(
+    return v is not None and (len(v.split(b":")[0]) == 9) == deleting and v.endswith(
         b":" + os.path.realpath(os.path.join(W, src.replace("@W@/", ""))).encode())
 
 
@@ -831,7 +838,8 @@ def placement(c, pre_dest, W=None, marks=None, via=None):
     if c["mode"] == "parents":
         return [join(rel, s) for s in c["srcs"]]
     isdir = pre_dest.get(rel, {}).get("t") == "d"
-    if isdir and W and len(c["srcs"]) == 1 and marked_copy(W, marks, rel, c["srcs"][0], via):
+    if isdir and W and len(c["srcs"]) == 1 and \
+            marked_copy(W, marks, rel, c["srcs"][0], via, deletes(c)):
         return [rel]
     if len(c["srcs"]) == 1 and not isdir and not c["dest"].endswith("/"):
         return [rel]
@@ -939,9 +947,13 @@ def model(c, W, pre):
             os.path.dirname(r) == par and fastcp_temp(os.path.basename(r)) and x["t"] == "d"
             for r, x in pre["dest"].items())
         # A copy an earlier run named unfinished (marked) is taken up by the
-        # same source, whatever the options: what passes the quick check stays.
-        adopted = len(c["srcs"]) == 1 and pre["dest"].get(T, {}).get("t") == "d" and \
-            marked_copy(W, pre.get("marks"), T, s, pre.get("via"))
+        # same source when it is the command's DEST (not with -T): what
+        # passes the quick check stays. A copy named inside DEST is copied
+        # into as any directory there.
+        D = c["dest"].rstrip("/")
+        adopted = len(c["srcs"]) == 1 and not c["T"] and T == (D[2:] if D.startswith("d/") else "") \
+            and pre["dest"].get(T, {}).get("t") == "d" and \
+            marked_copy(W, pre.get("marks"), T, s, pre.get("via"), deletes(c))
         for rel, e in sorted(t.items()):
             if any(excluded(r, t[r], excl) for r in prefixes(rel)):
                 continue
