@@ -157,11 +157,19 @@ int fcp_sys_reopen(int fd, int flags)
 	return fcp_sys_openat(dir, num, flags & ~O_NOFOLLOW, 0);
 }
 
+/* name opened in dirfd (flags): beneath it (fcp_sys_open_beneath), or as openat does. */
+static int open_at(int dirfd, const char *name, int flags, bool beneath)
+{
+	return beneath ? fcp_sys_open_beneath(dirfd, name, flags, 0)
+		       : fcp_sys_openat(dirfd, name, flags, 0);
+}
+
 /* Without /proc: by name again, and only the inode that was checked. */
-static int reopen_by_name(int dirfd, const char *name, int flags, const struct statx *st)
+static int reopen_by_name(int dirfd, const char *name, int flags, bool beneath,
+			  const struct statx *st)
 {
 	struct statx now;
-	int fd = fcp_sys_openat(dirfd, name, flags, 0), r;
+	int fd = open_at(dirfd, name, flags, beneath), r;
 
 	if (fd < 0)
 		return fd;
@@ -174,10 +182,10 @@ static int reopen_by_name(int dirfd, const char *name, int flags, const struct s
 	return r < 0 ? r : fd;
 }
 
-int fcp_sys_open_regular(int dirfd, const char *name, int flags, unsigned mask,
-			 struct statx *st)
+static int open_regular(int dirfd, const char *name, int flags, unsigned mask,
+			struct statx *st, bool beneath)
 {
-	int path = fcp_sys_openat(dirfd, name, O_PATH | (flags & O_NOFOLLOW), 0), fd;
+	int path = open_at(dirfd, name, O_PATH | (flags & O_NOFOLLOW), beneath), fd;
 
 	if (path < 0)
 		return path;
@@ -186,9 +194,21 @@ int fcp_sys_open_regular(int dirfd, const char *name, int flags, unsigned mask,
 		fd = -ENXIO;
 	else if (fd == 0 && (fd = fcp_sys_reopen(path, flags)) == -ENOENT &&
 		 atomic_load(&proc_fds) == -2)
-		fd = reopen_by_name(dirfd, name, flags, st);
+		fd = reopen_by_name(dirfd, name, flags, beneath, st);
 	close(path);
 	return fd;
+}
+
+int fcp_sys_open_regular(int dirfd, const char *name, int flags, unsigned mask,
+			 struct statx *st)
+{
+	return open_regular(dirfd, name, flags, mask, st, false);
+}
+
+int fcp_sys_open_regular_beneath(int dirfd, const char *relpath, int flags, unsigned mask,
+				 struct statx *st)
+{
+	return open_regular(dirfd, relpath, flags, mask, st, true);
 }
 
 /* The fallback walk for kernels without openat2: every directory component

@@ -42,6 +42,11 @@ int fcp_sys_reopen(int fd, int flags);
  * be the same inode. */
 int fcp_sys_open_regular(int dirfd, const char *name, int flags, unsigned mask,
 			 struct statx *st);
+/* The same for relpath beneath dirfd, as fcp_sys_open_beneath opens it
+ * (no symlink followed on the way, nor out of dirfd): a symlink at the
+ * end is looked at, never followed (-ENXIO, *st says symlink). */
+int fcp_sys_open_regular_beneath(int dirfd, const char *relpath, int flags, unsigned mask,
+				 struct statx *st);
 /* The opens above wait out a shortage of descriptors (EMFILE, ENFILE) for
  * a few seconds, unless *stop is true: a job sets its stop flag here while
  * it runs (one job at a time per process), NULL after. */

@@ -31,7 +31,7 @@ void fcp_check_say(struct fcp_job *job, const char *path, const char *fmt, ...)
 	atomic_fetch_add(&job->c.differs, 1);
 }
 
-static const char *kind(mode_t mode)
+const char *fcp_check_kind(mode_t mode)
 {
 	switch (mode & S_IFMT) {
 	case S_IFREG: return "file";
@@ -317,10 +317,13 @@ static void check_meta(struct fcp_job *job, const struct statx *st, struct fcp_a
  * SEEK_DATA and SEEK_HOLE say) and its number of data extents; -errno. */
 static int source_data(struct fcp_entry *e, uint64_t *data, uint64_t *extents)
 {
+	struct statx now;
+	/* A FIFO or device swapped in since the statx is not opened (sys.c). */
 	int fd = e->src_fd >= 0 ? e->src_fd
-				: fcp_sys_openat(e->d->src_fd, e->name,
-						 O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK |
-						 O_NOCTTY | (e->job->is_root ? O_NOATIME : 0), 0);
+				: fcp_sys_open_regular(e->d->src_fd, e->name,
+						       O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK |
+						       O_NOCTTY | (e->job->is_root ? O_NOATIME : 0),
+						       STATX_TYPE, &now);
 	off_t size = (off_t)e->st.stx_size, off = 0, hole;
 	int r = fd < 0 ? fd : 0;
 
@@ -496,7 +499,8 @@ void fcp_check_found(struct fcp_entry *e, int r, const struct statx *dst, int sa
 	} else if (r < 0) {
 		fcp_report_failed(e->job, "cannot stat", p, r);
 	} else if ((dst->stx_mode & S_IFMT) != (e->st.stx_mode & S_IFMT)) {
-		fcp_check_say(e->job, p, "type %s != %s", kind(e->st.stx_mode), kind(dst->stx_mode));
+		fcp_check_say(e->job, p, "type %s != %s", fcp_check_kind(e->st.stx_mode),
+			      fcp_check_kind(dst->stx_mode));
 	} else if (!S_ISDIR(dst->stx_mode)) {
 		struct fcp_at sat = e->src_fd >= 0 ? FCP_AT_FD(e->src_fd)
 						   : FCP_AT_NAME(e->d->src_fd, e->name);

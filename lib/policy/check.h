@@ -61,6 +61,9 @@ void fcp_check_dir(struct fcp_job *job, struct fcp_dir *d);
 /* Say one difference: "WHAT: 'path'", counted. */
 void fcp_check_say(struct fcp_job *job, const char *path, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* The kind of file mode is, in those differences' words: "file", "fifo",
+ * "symlink", "character device"... */
+const char *fcp_check_kind(mode_t mode);
 
 /*
  * DEST is read from its storage (O_DIRECT) where its filesystem allows;

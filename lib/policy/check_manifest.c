@@ -100,27 +100,34 @@ static void compare_one(struct fcp_job *job, int dfd, const char *dest,
 /* Read one recorded file again: say how it changed; record its hash when
  * it is the one recorded. A file recorded without a hash is not read: its
  * bytes may be damaged already, and nothing here could tell, so its hash
- * now is never taken for the truth; it is counted as not compared. */
+ * now is never taken for the truth; it is counted as not compared.
+ * Only a regular file is opened (sys.h): a FIFO put in its place would
+ * hold the check until a writer came, and opening a device can act (a
+ * tape rewinds); such a file, or a symlink, is a difference of type, in
+ * the words of a check against the source. O_NONBLOCK and O_NOCTTY, and
+ * the type read again from what was opened, are a second guard. */
 static void verify_one(struct fcp_job *job, int dfd, const char *dest,
 		       const struct fcp_manifest_row *r, void *buf, size_t cap, uint64_t *unhashed)
 {
 	char *p = fcp_path_join(dest, r->path);
-	int fd = *r->path ? fcp_sys_open_beneath(dfd, r->path, O_RDONLY | O_NOFOLLOW, 0)
-			  : fcp_sys_openat(AT_FDCWD, dest, O_RDONLY | O_NOFOLLOW, 0);
-	struct statx st;
+	int flags = O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY;
+	struct statx st = { 0 }; /* stx_mode 0: not looked at */
+	int fd = *r->path ? fcp_sys_open_regular_beneath(dfd, r->path, flags, STATX_TYPE, &st)
+			  : fcp_sys_open_regular(AT_FDCWD, dest, flags, STATX_TYPE, &st);
 	int e;
 
 	if (fd == -ENOENT || fd == -ENOTDIR)
 		fcp_check_say(job, p, "missing in DEST");
-	else if (fd == -ELOOP)
+	else if (fd == -ELOOP) /* a symlink on the way (RESOLVE_NO_SYMLINKS) */
 		fcp_check_say(job, p, "type file != symlink");
+	else if (fd == -ENXIO && st.stx_mode && !S_ISREG(st.stx_mode))
+		fcp_check_say(job, p, "type file != %s", fcp_check_kind(st.stx_mode));
 	else if (fd < 0)
 		fcp_report_failed(job, "cannot open", p, fd);
 	else if ((e = fcp_sys_fstatx(fd, &st)) < 0)
 		fcp_report_failed(job, "cannot stat", p, e);
 	else if (!S_ISREG(st.stx_mode))
-		fcp_check_say(job, p, "type file != %s", S_ISDIR(st.stx_mode) ? "directory"
-									 : "special file");
+		fcp_check_say(job, p, "type file != %s", fcp_check_kind(st.stx_mode));
 	else if (st.stx_size != r->size)
 		fcp_check_say(job, p, "size %llu != %llu", (unsigned long long)r->size,
 			      (unsigned long long)st.stx_size);

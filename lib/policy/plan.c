@@ -115,7 +115,7 @@ static int side_hash(struct fcp_entry *e, bool src, const struct statx *st, stru
 	size_t cap;
 	void *buf = fcp_worker_buf(e->w, &cap);
 	bool direct = false, refused = false;
-	struct statx now;
+	struct statx now = { 0 }; /* stx_mode 0: not looked at */
 
 	*read = false;
 	/* --move removes the source of a file it finds equal: only the bytes
@@ -154,8 +154,18 @@ static int side_hash(struct fcp_entry *e, bool src, const struct statx *st, stru
 		fcp_sys_set_direct(fd, false);
 	if (r == 0 && key && src)
 		fcp_manifest_record(e->job, src, key, st, h);
-	if (r < 0 && e->job->o->check)
+	/* Both sides were regular files at their statx: one is something
+	 * else now (a FIFO, a device, swapped in since). For --check that is
+	 * a difference of type, in its words, as the statx would have said. */
+	if (r == -ENXIO && now.stx_mode && !S_ISREG(now.stx_mode) && e->job->o->check) {
+		char *p = fcp_dir_dst_path(e->d, e->dst_name);
+
+		fcp_check_say(e->job, p ? p : e->dst_name, src ? "type %s != file" : "type file != %s",
+			      fcp_check_kind(now.stx_mode));
+		free(p);
+	} else if (r < 0 && e->job->o->check) {
 		fcp_report_failed_in(e->job, "cannot read", e->d, src ? e->name : e->dst_name, !src, r);
+	}
 	if (fd >= 0 && fd != e->src_fd)
 		close(fd);
 	free(key);
