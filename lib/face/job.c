@@ -1174,6 +1174,11 @@ static int run(const struct fcp_options *o, char *const *srcs, int nsrc, const c
 	/* The pool may grow (sched.c) where a source or DEST is remote. */
 	max_threads = o->threads > 0 || !(job.remote_src || fcp_fs_remote(dst))
 			      ? threads : shared(THREADS_ELASTIC_MAX, o->cpu_share);
+	/* --max-delete: which entries it lets go must not depend on which
+	 * worker gets to its deletion first, and a dry run must name the
+	 * same ones: one worker meets them in one order, every run. */
+	if (o->max_delete >= 0)
+		threads = max_threads = 1;
 	if (fcp_dist_init(&job) < 0) {
 		fcp_report_errorf(&job, "out of memory");
 		return FCP_EXIT_PARTIAL;

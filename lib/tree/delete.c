@@ -228,6 +228,9 @@ struct sweep {
 	 * (a hidden copy's leftover, recorded under no name of its own). */
 	const struct fcp_dir *md;
 	size_t mskip;
+	/* --max-delete: what is left of the deletions the entry being
+	 * removed (with everything in it) took from the budget (reserve). */
+	long long left;
 };
 
 /* path, removed from DEST (tree: a directory) or renamed to its backup
@@ -238,22 +241,112 @@ static void forget(struct sweep *x, const char *path, bool tree)
 		fcp_manifest_forget(x->job, x->md, path + x->mskip, tree);
 }
 
-/* One deletion from the --max-delete budget; false once it is spent. */
-static bool take(struct fcp_job *job, const char *path)
+/* --max-delete reached at path: said once, as one failed item; nothing
+ * more is deleted. */
+static void refuse(struct fcp_job *job, const char *path)
 {
-	long long max = job->o->max_delete;
-
-	if (atomic_load(&job->del->stopped))
-		return false;
-	if (max < 0 || atomic_fetch_add(&job->del->taken, 1) < max)
-		return true;
 	if (!atomic_exchange(&job->del->stopped, true)) {
 		char why[96];
-		snprintf(why, sizeof(why), "--max-delete %lld reached: not deleting", max);
+		snprintf(why, sizeof(why), "--max-delete %lld reached: not deleting",
+			 job->o->max_delete);
 		fcp_report_error(job, why, path, 0);
 		atomic_fetch_add(&job->c.failed, 1);
 	}
+}
+
+/* One deletion, from what reserve() took for the entry it is part of;
+ * false when that is spent (the tree grew since it was counted). */
+static bool take(struct sweep *x, const char *path)
+{
+	if (x->job->o->max_delete < 0)
+		return true;
+	if (x->left > 0) {
+		x->left--;
+		return true;
+	}
+	refuse(x->job, path);
 	return false;
+}
+
+/* Entries below the directory name of dirfd (st, as stat'ed), on the
+ * mount mnt: a mount point below counts one, and is not entered. One
+ * descriptor a level. Returns the count or -errno. */
+static long long count_below(int dirfd, const char *name, const struct statx *st, uint64_t mnt)
+{
+	struct fcp_names kids = { 0 };
+	struct statx now, kst;
+	long long n = 0, k;
+	int fd = fcp_sys_openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW, 0), r;
+
+	if (fd < 0)
+		return fd;
+	if ((r = fcp_sys_fstatx(fd, &now)) < 0 || !fcp_statx_same_inode(&now, st)) {
+		close(fd);
+		return r < 0 ? r : -ESTALE;
+	}
+	r = list_names(fd, &kids);
+	for (size_t i = 0; r >= 0 && i < kids.n; i++) {
+		n++;
+		if (fcp_sys_statx(fd, kids.v[i], AT_SYMLINK_NOFOLLOW,
+				  STATX_BASIC_STATS | STATX_MNT_ID, &kst) < 0 ||
+		    !S_ISDIR(kst.stx_mode) ||
+		    mount_key(fd, kids.v[i], AT_SYMLINK_NOFOLLOW, &kst, fcp_statx_dev(&kst)) != mnt)
+			continue;
+		if ((k = count_below(fd, kids.v[i], &kst, mnt)) < 0)
+			r = (int)k;
+		else
+			n += k;
+	}
+	names_clear(&kids);
+	close(fd);
+	return r < 0 ? r : n;
+}
+
+/*
+ * --max-delete: the entry name of dirfd (path; st, a directory when dir)
+ * is about to be removed, with everything in it: take all of that from
+ * the budget at once, or nothing. A directory is never emptied and then
+ * refused, and which entries go does not depend on how far another
+ * deletion got (the run has one worker then: job.c). Returns 0,
+ * -ECANCELED when refused (said), or another -errno after reporting it.
+ */
+static int reserve(struct sweep *x, int dirfd, const char *name, const char *path,
+		   const struct statx *st, bool dir)
+{
+	struct fcp_delete_state *del = x->job->del;
+	long long max = x->job->o->max_delete, n = 1, below, t;
+	char *key;
+	bool said;
+
+	if (max < 0)
+		return 0;
+	if (atomic_load(&del->stopped))
+		return -ECANCELED;
+	/* A dry run where SOURCEs merge says it once (fcp_dry_said_before):
+	 * the others find it gone, taking nothing. */
+	if (x->dry && x->job->merge) {
+		key = fcp_path_join("reserve\t", path);
+		said = key && fcp_dry_said_before(x->job, key);
+		free(key);
+		if (said) {
+			x->left = 0;
+			return 0;
+		}
+	}
+	if (dir && (below = count_below(dirfd, name, st, x->mnt)) < 0) {
+		fcp_report_failed(x->job, "cannot delete", path, (int)below);
+		return (int)below;
+	}
+	n += dir ? below : 0;
+	t = atomic_load(&del->taken);
+	do {
+		if (t + n > max) {
+			refuse(x->job, path);
+			return -ECANCELED;
+		}
+	} while (!atomic_compare_exchange_weak(&del->taken, &t, t + n));
+	x->left = n;
+	return 0;
 }
 
 /* Each SOURCE merging into one copy finds the same extras there, which
@@ -465,6 +558,9 @@ static int remove_at(struct sweep *x, int *dirfd, const struct statx *dir_st, bo
 		atomic_fetch_add(&x->job->c.failed, 1);
 		return 1;
 	}
+	/* (The entry asked to go: what is below is part of its whole.) */
+	if (r == 0 && x->depth == 0 && (r = reserve(x, *dirfd, name, path, &st, dir)) < 0)
+		return r;
 	if (r == 0 && dir)
 		r = remove_children(x, dirfd, dir_st, owned, name, path, &st);
 	if (r == -ECANCELED)
@@ -478,7 +574,7 @@ static int remove_at(struct sweep *x, int *dirfd, const struct statx *dir_st, bo
 		return 1;
 	if (r == 0 && x->dry && fcp_dry_said_before(x->job, path))
 		return 0;
-	if (r == 0 && !take(x->job, path))
+	if (r == 0 && !take(x, path))
 		return -ECANCELED;
 	kept = r == 0 && !dir && x->backups;
 	if (r == 0 && x->dry)
@@ -517,7 +613,7 @@ int fcp_delete_entry(struct fcp_job *job, struct fcp_dir *d, const char *name)
 	/* (Asked here only where d was scanned elsewhere: not stored.) */
 	unsigned char where = d->dst_mount ? d->dst_mount : mount_of(d, &mnt);
 	struct sweep x = { job, mnt, job->o->dry_run, 0, NULL, 0, keeps_backups(job, d),
-			   d->src_fd, d, 0 };
+			   d->src_fd, d, 0, 0 };
 	struct fcp_others o;
 	char *p = fcp_dir_dst_path(d, name);
 	int dfd = d->dst_fd; /* d's own: never closed here */
@@ -550,7 +646,7 @@ int fcp_delete_leftover(struct fcp_job *job, int dirfd, const char *name, const 
 {
 	/* Nothing in it is kept for an exclude rule or a backup name: it is
 	 * fastcp's own copy, not a tree of the destination. */
-	struct sweep x = { job, 0, false, 0, NULL, 0, false, -1, NULL, 0 };
+	struct sweep x = { job, 0, false, 0, NULL, 0, false, -1, NULL, 0, 0 };
 	struct statx st;
 	int r = fcp_sys_fstatx(dirfd, &st);
 
@@ -645,6 +741,10 @@ static int extras(struct fcp_job *job, struct fcp_dir *d, const char *dpath,
 	}
 	names_clear(&all);
 	fcp_others_close(&o);
+	/* In name order, not the filesystem's: --max-delete takes them in an
+	 * order every run and every filesystem agrees on. */
+	if (extra->n)
+		qsort(extra->v, extra->n, sizeof(*extra->v), by_name);
 	return r;
 }
 
@@ -668,7 +768,7 @@ void fcp_delete_extras(struct fcp_worker *w, struct fcp_dir *d)
 {
 	struct fcp_job *job = fcp_worker_job(w);
 	struct sweep x = { job, d->dst_mnt, job->o->dry_run, 0, d, 0, keeps_backups(job, d),
-			   d->src_fd, d, 0 };
+			   d->src_fd, d, 0, 0 };
 	struct fcp_names extra = { 0 };
 	int dfd = d->dst_fd; /* d's own: never closed here */
 	const char *why;

@@ -21,6 +21,8 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <fcntl.h>
+#include <unistd.h>
 
 #define STATX_WANT (STATX_BASIC_STATS)
 
@@ -272,6 +274,21 @@ bool fcp_settle_entry(struct fcp_entry *e)
 		return true;
 	if (e->job->o->dry_run && a == FCP_ACT_KEEP && S_ISREG(e->st.stx_mode))
 		fcp_move_dry_kept(e->job, e->d, e->name, e->st.stx_mode);
+	/* A file the batch settled unopened (fcp_settle_batch) that the run
+	 * would copy: the run opens it next and fails there if it cannot.
+	 * The dry run opens it too, so that it fails the item, and holds
+	 * its directory's deletions, as the run does. */
+	if (e->job->o->dry_run && (a == FCP_ACT_COPY || a == FCP_ACT_REPLACE) && e->src_fd < 0 &&
+	    S_ISREG(e->st.stx_mode)) {
+		int fd = fcp_sys_openat(e->d->src_fd, e->name,
+					O_RDONLY | O_NONBLOCK | O_NOCTTY | O_NOFOLLOW |
+						(e->job->is_root ? O_NOATIME : 0), 0);
+		if (fd < 0) {
+			fcp_entry_fail(e, "cannot open", fd);
+			return true;
+		}
+		close(fd);
+	}
 	if (e->job->o->dry_run) {
 		const char *dd = a == FCP_ACT_COPY || a == FCP_ACT_REPLACE ? fcp_dedup_dry_verb(e)
 									   : NULL;
