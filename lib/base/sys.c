@@ -208,7 +208,14 @@ int fcp_sys_open_regular(int dirfd, const char *name, int flags, unsigned mask,
 int fcp_sys_open_regular_beneath(int dirfd, const char *relpath, int flags, unsigned mask,
 				 struct statx *st)
 {
-	return open_regular(dirfd, relpath, flags, mask, st, true);
+	int r = -EAGAIN;
+
+	/* openat2 answers a rename met during the walk with EAGAIN (and,
+	 * seen on a directory whose entry is swapped meanwhile, EXDEV): it
+	 * asks to be tried again. A real escape says so every time. */
+	for (int i = 0; i < 4 && (r == -EAGAIN || r == -EXDEV); i++)
+		r = open_regular(dirfd, relpath, flags, mask, st, true);
+	return r;
 }
 
 /* The fallback walk for kernels without openat2: every directory component
