@@ -33,17 +33,18 @@ sed 's/^/  | /' "$T/trace" | grep -E 'rename|user.fastcp.root'
 
 
 # The state a kill between the two leaves: both markers on the named copy.
-# They are made by a run stopped by a full destination (faultfs under
-# DEST: ENOSPC after 20 KB), which keeps its copy hidden and marked; the
-# rename is then done as the run would have done it.
-mkdir back
-faultfs_mount back fback --enospc-after=20000
-run_fcp photos fback/new
+# They are made by a run stopped by a full destination (a tmpfs of 64 KiB,
+# grown afterwards: the directory stays the same one, which the marker
+# names), which keeps its copy hidden and marked; the rename is then done
+# as the run would have done it.
+t_mount_fs tmpfs 64k back
+run_fcp photos back/new
 check_rc 1 "a copy into a full destination"
 hidden=$(find back -mindepth 1 -maxdepth 1 -name '.fcp-*')
 [ -n "$hidden" ] || fail "the stopped run left no hidden copy"
 getfattr --absolute-names -n user.fastcp.root "$hidden" >/dev/null 2>&1 ||
 	fail "the hidden copy has no user.fastcp.root"
+mount -o remount,size=16m back || fail "cannot grow the tmpfs"
 mv "$hidden" back/new
 run_fcp photos back/new
 check_rc 0 "the same command after a kill between the rename and the unmarking"
