@@ -22,46 +22,6 @@ t_init
 need_fastcp
 need_cmd python3
 
-# count_opens.py STOP PATHS...: how many times PATHS' inodes were opened
-# (inotify IN_OPEN) until the file STOP exists; STOP.ready once watching.
-cat >count_opens.py <<'PY'
-import ctypes, os, select, struct, sys
-libc = ctypes.CDLL(None, use_errno=True)
-fd = libc.inotify_init1(os.O_NONBLOCK)
-for p in sys.argv[2:]:
-    if libc.inotify_add_watch(fd, os.fsencode(p), 0x20) < 0:  # IN_OPEN
-        sys.exit("inotify_add_watch: " + os.strerror(ctypes.get_errno()))
-open(sys.argv[1] + ".ready", "w").close()
-n = 0
-def drain():
-    global n
-    while True:
-        try:
-            buf = os.read(fd, 65536)
-        except BlockingIOError:
-            return
-        i = 0
-        while i < len(buf):
-            _, mask, _, ln = struct.unpack_from("iIII", buf, i)
-            n += bool(mask & 0x20)
-            i += 16 + ln
-while not os.path.exists(sys.argv[1]):
-    select.select([fd], [], [], 0.05)
-    drain()
-drain()
-print(n)
-PY
-
-cat >swap.py <<'PY'
-import ctypes, os, sys
-libc = ctypes.CDLL(None, use_errno=True)
-a, b = os.fsencode(sys.argv[1]), os.fsencode(sys.argv[2])
-while not os.path.exists(sys.argv[3]):
-    for _ in range(1000):
-        if libc.renameat2(-100, a, -100, b, 2) != 0:  # RENAME_EXCHANGE
-            sys.exit("renameat2: " + os.strerror(ctypes.get_errno()))
-PY
-
 # Many other files in the directory: the open of a swapped name comes long
 # after the directory read, so what it finds is a toss-up, not what the
 # read saw.
@@ -87,13 +47,13 @@ trap 'r=$?; stop_swappers; touch "$T/counted"; wait; (exit $r); t_cleanup_' EXIT
 special="s/p"
 [ "$(id -u)" = 0 ] && special="$special s/z"
 # shellcheck disable=SC2086
-python3 count_opens.py "$T/counted" $special >opens &
+python3 "$TESTLIB/count_opens.py" "$T/counted" $special >opens &
 counter=$!
 for _ in $(seq 1 500); do [ -e "$T/counted.ready" ] && break; sleep 0.01; done
 [ -e "$T/counted.ready" ] || fail "the inotify counter did not start"
 
 for pair in $pairs; do
-	python3 swap.py "s/${pair%:*}" "s/${pair#*:}" "$T/stop" &
+	python3 "$TESTLIB/swap.py" "s/${pair%:*}" "s/${pair#*:}" "$T/stop" &
 	pids+=($!)
 done
 
