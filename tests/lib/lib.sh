@@ -321,6 +321,8 @@ t_mount_fs() {
 	local type=$1 size=$2 dir=$3 img loop
 	need_root "mounting a $type filesystem needs root"
 	mkdir -p "$dir"
+	# Absolute: the cleanup unmounts from /.
+	dir=$(cd "$dir" && pwd) || fail "t_mount_fs: no directory $dir"
 	if [ "$type" = tmpfs ]; then
 		mount -t tmpfs -o "size=$size" tmpfs "$dir" || skip "cannot mount tmpfs"
 		t_mounts_+=("$dir")
