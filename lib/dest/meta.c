@@ -118,8 +118,16 @@ static bool none_to_read(ssize_t r)
 	return r == -EOPNOTSUPP || r == -ENOTSUP || r == -ENODATA;
 }
 
-bool fcp_meta_copy_xattrs(struct fcp_job *job, struct fcp_at src, struct fcp_at dst,
-			  struct fcp_dir *d, const char *name, bool *lost_acl, int *read_err)
+/* Copy every xattr of src the job keeps (the label only with
+ * FCP_PRESERVE_CONTEXT, the others with FCP_PRESERVE_XATTR) onto dst.
+ * True if an access ACL was set (which moves the mode's group bits);
+ * *lost_acl if src has one that dst did not take; *read_err the -errno of
+ * a failure to read src's (0 if none). One dst does not take is a warning,
+ * but under --move its kind goes to *lost and its -errno to *lost_err
+ * (the first one only): the source must stay (fcp_meta_copy). */
+static bool copy_xattrs(struct fcp_job *job, struct fcp_at src, struct fcp_at dst,
+			struct fcp_dir *d, const char *name, bool *lost_acl, int *read_err,
+			int *lost, int *lost_err)
 {
 	char *list = NULL;
 	bool acl = false;
@@ -137,7 +145,9 @@ bool fcp_meta_copy_xattrs(struct fcp_job *job, struct fcp_at src, struct fcp_at 
 
 		if (len < 0 && !none_to_read(len))
 			*read_err = (int)len;
-		else if (r < 0 && r != -ENODATA)
+		else if (r < 0 && r != -ENODATA && job->o->move && !*lost_err)
+			*lost = xattr_kind(key), *lost_err = r; /* fcp_meta_copy */
+		else if (r < 0 && r != -ENODATA && !job->o->move)
 			warn(job, xattr_kind(key), d, name, r);
 		acl |= access && r >= 0;
 		*lost_acl |= access && r < 0 && r != -ENODATA;
@@ -326,6 +336,12 @@ static int set_times(struct fcp_at dst, const struct statx *st)
 	return fcp_sys_utimensat(dst.dirfd, dst.name, ts, AT_SYMLINK_NOFOLLOW);
 }
 
+static const char *lost_what[FCP_WARN_KINDS] = {
+	[FCP_WARN_XATTR] = "cannot move without losing the extended attributes of",
+	[FCP_WARN_ACL] = "cannot move without losing the ACLs of",
+	[FCP_WARN_LABEL] = "cannot move without losing the security label of",
+};
+
 int fcp_meta_copy(struct fcp_job *job, struct fcp_at src, struct fcp_at dst,
 		  const struct statx *st, struct fcp_dir *d, const char *name)
 {
@@ -333,7 +349,7 @@ int fcp_meta_copy(struct fcp_job *job, struct fcp_at src, struct fcp_at dst,
 	bool lnk = S_ISLNK(st->stx_mode);
 	mode_t mode = st->stx_mode & 07777;
 	bool acl = false, lost_acl = false;
-	int r, read_err = 0;
+	int r, read_err = 0, lost = 0, lost_err = 0;
 
 	if ((keep & FCP_PRESERVE_OWNER) &&
 	    !(dst.ours && st->stx_uid == job->euid && st->stx_gid == job->egid)) {
@@ -350,7 +366,14 @@ int fcp_meta_copy(struct fcp_job *job, struct fcp_at src, struct fcp_at dst,
 		mode &= ~(S_ISUID | S_ISGID);
 	}
 	if (keep & (FCP_PRESERVE_XATTR | FCP_PRESERVE_CONTEXT))
-		acl = fcp_meta_copy_xattrs(job, src, dst, d, name, &lost_acl, &read_err);
+		acl = copy_xattrs(job, src, dst, d, name, &lost_acl, &read_err, &lost, &lost_err);
+	/* --move: what DEST cannot hold would be gone with the source. The
+	 * copy stays (all else of it is right), and so does the source:
+	 * the item fails, named; --no-preserve=xattr moves it without. */
+	if (lost_err && !read_err) {
+		fcp_move_keep(job, st);
+		fcp_report_failed_in(job, lost_what[lost], d, name, false, lost_err);
+	}
 	/* Not asked when xattrs are kept and the ACL came along (or there
 	 * was none): one more call per file only where ACLs are left out. */
 	if ((keep & FCP_PRESERVE_MODE) && !lnk && (lost_acl || !(keep & FCP_PRESERVE_XATTR)))

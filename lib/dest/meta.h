@@ -62,15 +62,6 @@ int fcp_meta_copy(struct fcp_job *job, struct fcp_at src, struct fcp_at dst,
 mode_t fcp_meta_create_mode(const struct fcp_job *job, const struct statx *st,
 			    const struct fcp_dir *d);
 
-/* Copy every xattr of src the job keeps (the label only with
- * FCP_PRESERVE_CONTEXT, the others with FCP_PRESERVE_XATTR) onto dst;
- * warnings as above. True if an access
- * ACL was set (which moves the mode's group bits); *lost_acl if src has one
- * that dst did not take; *read_err the -errno of a failure to read src's
- * (0 if none). */
-bool fcp_meta_copy_xattrs(struct fcp_job *job, struct fcp_at src, struct fcp_at dst,
-			  struct fcp_dir *d, const char *name, bool *lost_acl, int *read_err);
-
 /* Do a and b carry the same xattrs with the same values (both unable to
  * carry any counts as the same)? Only the keys of the parts in keep count. */
 bool fcp_meta_xattrs_same(unsigned keep, struct fcp_at a, struct fcp_at b);
