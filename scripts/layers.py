@@ -73,9 +73,15 @@ def resolve(rel, inc, known):
     return same[0] if len(same) == 1 else None
 
 
+# The quoted includes that name no file of lib/: the build's probe and the
+# public header. Any other one is named as a fault, so that a header the
+# checker cannot place is never taken for a system header and let through.
+OUTSIDE = {"config.h", "fastcp.h"}
+
+
 def include_uses(top, files):
     known = set(files)
-    uses = []
+    uses, unknown = [], []
     for rel in files:
         for line in open(os.path.join(top, "lib", rel), errors="replace"):
             m = re.match(r'\s*#\s*include\s+"([^"]+)"', line)
@@ -83,7 +89,10 @@ def include_uses(top, files):
                 to = resolve(rel, m.group(1), known)
                 if to and to != rel:
                     uses.append((rel, to, "includes " + m.group(1)))
-    return uses
+                elif not to and m.group(1) not in OUTSIDE:
+                    unknown.append(f"lib/{rel}: includes {m.group(1)}, "
+                                   "which is no file of lib/")
+    return uses, unknown
 
 
 def nm(path, *flags):
@@ -150,7 +159,7 @@ def main():
         else:
             sys.exit(__doc__)
     files = sources(top)
-    uses = include_uses(top, files)
+    uses, unknown = include_uses(top, files)
     taken = {}
     if os.path.isdir(objdir):
         more, taken = symbol_uses(top, objdir)
@@ -158,7 +167,7 @@ def main():
     else:
         print(f"layers: no objects in {objdir}: includes only (build first)")
 
-    bad, edges, counts = [], {}, {}
+    bad, edges, counts = list(unknown), {}, {}
     for f in files:
         if floor_of(f) == "?":
             bad.append(f"lib/{f}: in no floor's folder (lib/FLOOR/: {', '.join(FLOORS)})")

@@ -68,4 +68,13 @@ build
 lay
 check_rc 1 "a write in policy"
 has "lib/policy/d.c: calls write: policy never writes"
+
+# An include the checker cannot place is named, never taken for a system
+# header and let through (the project's own config.h and fastcp.h are).
+printf '#include "config.h"\n#include "fastcp.h"\n#include "tree/walk.h"\n' >p/lib/core/e.c
+lay
+check_rc 1 "an include of no file of lib/"
+has "lib/core/e.c: includes tree/walk.h, which is no file of lib/"
+has_not "config.h"
+has_not "fastcp.h"
 echo PASS
