@@ -79,6 +79,10 @@ struct fcp_root {
 				   a copy a run before left unfinished
 				   (FCP_MOVE_MARKER): a file there may be the
 				   only copy of another's (fcp_move_keeps) */
+	unsigned char moved;    /* a --move into this copy removed part of its
+				   source (FCP_MOVED_MARKER): 0 no, 1 yes, 2
+				   yes, and that run held deletions back */
+	atomic_bool del_held;   /* this run held back deletions in it */
 	atomic_bool stale;      /* and a name in it that this run could neither
 				   confirm nor remove may be that run's partial
 				   file (or a rank could not open it at all):
@@ -551,6 +555,12 @@ bool fcp_move_rename(struct fcp_job *job, const char *src, const struct statx *s
 /* After the copy: remove what of src has its whole copy at dname in
  * ddir, each copy made durable first; name what stays. */
 void fcp_move_prune(struct fcp_job *job, const char *src, int ddir, const char *dname);
+/* Before a --move removes a source of root, a directory: mark its copy
+ * (FCP_MOVED_MARKER), durably. False after naming why it cannot be, where
+ * the job deletes extras: the sources then stay. */
+bool fcp_move_mark_moved(struct fcp_job *job, struct fcp_root *root, const char *src);
+/* Read FCP_MOVED_MARKER of root's copy into root->moved. */
+void fcp_move_read_moved(struct fcp_root *root);
 /* A dry run under --move: the source name of d (of type mode), whose
  * copy would not be made (kept by -n, -u or -i), would stay where it is:
  * said as the run says it. (One whose copy would fail is named once, by
@@ -602,6 +612,12 @@ void fcp_move_followed(struct fcp_job *job, int fd);
 /* --move: the same identity on a root copy whose source is not all
  * removed yet, so that the same command finds the copy again. */
 #define FCP_MOVE_MARKER "user.fastcp.move"
+/* --move: on a root copy before the first of its sources is removed, until
+ * they all are: what that copy holds and the source lacks may be what the
+ * move took from the source, and no later --delete may take it for an
+ * extra (fcp_move_mark_moved). Its value: the copy's own key (tmpname.h),
+ * then "h" where that run held back deletions of its own. */
+#define FCP_MOVED_MARKER "user.fastcp.moved"
 /* --in-place: on a file while it is rewritten, taken off once it is
  * whole; one found says a killed run left it half written (plan.c). */
 #define FCP_INPLACE_MARKER "user.fastcp.inplace"

@@ -26,6 +26,7 @@
 #include "core/node.h"
 #include "base/sys.h"
 #include "core/observe.h"
+#include "core/tmpname.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -802,6 +803,51 @@ static bool prune(struct fcp_job *job, int sdir, const char *sname, int ddir, co
 	if (job->obs_items)
 		fcp_obs_record(job, FCP_OBS_MOVE, s.stx_mode, path, 0, NULL, NULL);
 	return true;
+}
+
+/*
+ * Once a source is removed, what its copy holds and the source lacks is
+ * what the move took: a --delete after it (the same command run again to
+ * finish the move, or a --mirror of what is left) would take those files
+ * for extras and delete the only copy. So the copy is marked before the
+ * first source goes, and the mark is made durable; a run that finds it
+ * keeps such names (delete.c). The copy's own key makes a copy of the
+ * copy (cp -a keeps user xattrs) unmarked. Where the run itself deleted
+ * extras, it did so before this point (the prune follows the whole copy);
+ * "h" says that some of its deletions were held back, so that a later run
+ * that keeps what it finds there says that DEST may hold extras still.
+ */
+bool fcp_move_mark_moved(struct fcp_job *job, struct fcp_root *root, const char *src)
+{
+	char v[16];
+	bool held = atomic_load(&root->del_held) || atomic_load(&root->failed) ||
+		    root->moved == 2;
+	int n = snprintf(v, sizeof(v), "%08x%s", fcp_tmpname_key(root->dst_fd), held ? "h" : "");
+	int r = fcp_sys_fsetxattr(root->dst_fd, FCP_MOVED_MARKER, v, (size_t)n);
+
+	if (r == 0)
+		r = fcp_sys_fsync(root->dst_fd);
+	if (r == 0 || !job->o->delete_extra)
+		return true;
+	fcp_report_errorf(job, "not removing the sources of '%s': its copy cannot be marked as "
+			  "holding what they were (xattr %s: %s), and a run after this one "
+			  "with --delete would take it for extras", src, FCP_MOVED_MARKER,
+			  strerror(-r));
+	atomic_fetch_add(&job->c.failed, 1);
+	return false;
+}
+
+void fcp_move_read_moved(struct fcp_root *root)
+{
+	void *val = NULL;
+	ssize_t n = fcp_sys_getxattr(root->dst_fd, -1, NULL, FCP_MOVED_MARKER, &val);
+	char key[9];
+
+	snprintf(key, sizeof(key), "%08x", fcp_tmpname_key(root->dst_fd));
+	root->moved = 0;
+	if (n >= 8 && !memcmp(val, key, 8))
+		root->moved = n > 8 && ((char *)val)[8] == 'h' ? 2 : 1;
+	free(val);
 }
 
 void fcp_move_prune(struct fcp_job *job, const char *src, int ddir, const char *dname)

@@ -827,6 +827,9 @@ static void move_unmark(const struct fcp_job *job, const struct fcp_root *root, 
 	    !atomic_load(&root->failed) &&
 	    (!job->o->move || (src_gone(root) && others_gone))) {
 		fcp_sys_removexattr(root->dst_fd, -1, NULL, FCP_MOVE_MARKER);
+		/* Only a move that removed all its sources ends the move. */
+		if (job->o->move)
+			fcp_sys_removexattr(root->dst_fd, -1, NULL, FCP_MOVED_MARKER);
 		/* Left by a run killed between its rename and its unmarking
 		 * (dest.c), on the copy this run went on into. */
 		fcp_sys_removexattr(root->dst_fd, -1, NULL, FCP_ROOT_MARKER);
@@ -1270,7 +1273,9 @@ static int run(const struct fcp_options *o, char *const *srcs, int nsrc, const c
 			fcp_report_left(&job, srcs[i], &tops[i].root);
 			stats->left_hidden++;
 		} else if (o->move && !o->dry_run && !tops[i].moved && tops[i].dir.dst_fd >= 0 &&
-			   !atomic_load(&job.stop))
+			   !atomic_load(&job.stop) &&
+			   (!tops[i].root.src_dir || tops[i].root.dst_fd < 0 ||
+			    fcp_move_mark_moved(&job, &tops[i].root, srcs[i])))
 			fcp_move_prune(&job, srcs[i], tops[i].dir.dst_fd, tops[i].root.name);
 		fcp_leftover_superseded(&job, &tops[i].dir, &tops[i].root, whole(&job, &tops[i].root));
 	}

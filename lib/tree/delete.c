@@ -669,6 +669,15 @@ static const char *held(struct fcp_job *job, struct fcp_dir *d, bool *fails)
 	 * left are names its source lacks, none of them the user's.) */
 	if (atomic_load(&d->failed_in) && !taken_up(d))
 		return "an item in it failed";
+	/* What a move took from the source is in its copy only (move.c):
+	 * the same --move again keeps it quietly, unless that run held
+	 * deletions back; any other command was asked for what it cannot
+	 * do here. */
+	if (d->root && d->root->moved) {
+		*fails = d->root->moved == 2 || !job->o->move;
+		return "a --move into it has removed part of its source: what it moved is "
+		       "there only, and cannot be told from an extra";
+	}
 	*fails = true;
 	/* Removed whole while it was read: what its scan missed was not
 	 * taken away from the source by anyone's choice. */
@@ -779,6 +788,8 @@ void fcp_delete_extras(struct fcp_worker *w, struct fcp_dir *d)
 		return;
 	/* --max-delete spent: a taken-up copy keeps what it cannot check. */
 	if (atomic_load(&job->del->stopped)) {
+		if (d->root)
+			atomic_store(&d->root->del_held, true);
 		if (taken_up(d))
 			atomic_store(&d->root->stale, true);
 		return;
@@ -800,8 +811,11 @@ void fcp_delete_extras(struct fcp_worker *w, struct fcp_dir *d)
 		 * its hidden name. */
 		if (why && taken_up(d) && !atomic_load(&job->stop))
 			atomic_store(&d->root->stale, true);
-		if (why && job->o->delete_extra)
+		if (why && job->o->delete_extra) {
 			hold(job, dpath, why, fails, extra.n);
+			if (d->root)
+				atomic_store(&d->root->del_held, true);
+		}
 		if (why)
 			stays = true;
 		for (size_t i = 0; !why && i < extra.n; i++) {
