@@ -47,7 +47,8 @@ static bool acl_mirror(const char *key)
 
 /* The marks fastcp puts on its copies are no metadata of the source: not
  * compared, and never removed as xattrs the source lacks. A move's copy
- * whose source is not all removed yet keeps FCP_MOVE_MARKER (a re-run that
+ * whose source is not all removed yet keeps FCP_MOVE_MARKER and
+ * FCP_MOVED_MARKER (a re-run that
  * set a directory's metadata dropped it, and the run after it put the rest
  * into DEST/SOURCE). A hidden copy taken up by --sync has its metadata set
  * before its rename: dropping FCP_ROOT_MARKER there left it hidden and
@@ -56,8 +57,8 @@ static bool acl_mirror(const char *key)
  * by the run that goes on into that copy (job.c). */
 static bool own_mark(const char *key)
 {
-	return !strcmp(key, FCP_MOVE_MARKER) || !strcmp(key, FCP_ROOT_MARKER) ||
-	       !strcmp(key, FCP_DONE_MARKER);
+	return !strcmp(key, FCP_MOVE_MARKER) || !strcmp(key, FCP_MOVED_MARKER) ||
+	       !strcmp(key, FCP_ROOT_MARKER) || !strcmp(key, FCP_DONE_MARKER);
 }
 
 /* Is key a part the job keeps? The SELinux label is its own part (cp's
