@@ -248,6 +248,8 @@ struct fcp_stats {
 	double seconds;
 	int threads;             /* workers actually used */
 	int signal;              /* the signal that stopped the job, or 0 */
+	bool in_place;           /* files were rewritten in place (--in-place):
+				    one the signal cut is left half written */
 	const char *io_path;     /* "io_uring" or "sync" */
 };
 

@@ -284,7 +284,14 @@ void fcp_stats_print_problems(const struct fcp_stats *s, FILE *f)
 	if (s->failed)
 		fprintf(f, "fastcp: %llu item%s failed\n", (unsigned long long)s->failed,
 			s_(s->failed));
-	if (s->signal)
+	/* --in-place rewrites a file under its name: one the signal cut
+	 * stays so, marked (file.c), for the same command to rewrite. */
+	if (s->signal && s->in_place)
+		fprintf(f, "fastcp: interrupted by signal %d: nothing new was started; any file "
+			   "that was being rewritten in place (--in-place) is left half written "
+			   "under its name, marked %s: the same command again rewrites it\n",
+			s->signal, "user.fastcp.inplace");
+	else if (s->signal)
 		fprintf(f, "fastcp: interrupted by signal %d: nothing new was started, %s\n",
 			s->signal, s->left_hidden ? "no partial file has a final name"
 						  : "nothing partial was left");

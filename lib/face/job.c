@@ -1262,6 +1262,7 @@ static int run(const struct fcp_options *o, char *const *srcs, int nsrc, const c
 	catch_signals(NULL, old_actions);
 	free_operands(ops, nsrc);
 	stats->signal = caught;
+	stats->in_place = o->in_place && !o->dry_run;
 	for (int i = 0; i < nsrc; i++) {
 		/* --fsync: the entries made in DEST itself are durable too
 		 * (DEST is one directory, shared by the operands). */

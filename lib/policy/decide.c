@@ -186,8 +186,15 @@ static struct fcp_decision guard(const struct fcp_options *o, const struct fcp_f
 	/* -n keeps what is there whatever it is, as rsync's --ignore-existing
 	 * does: a directory in the way of a file, a file in the way of a
 	 * directory (fcp_settle_type_kept() says so), even with --delete. */
-	if (o->update == FCP_UPDATE_NONE)
-		return act(FCP_ACT_KEEP);
+	if (o->update == FCP_UPDATE_NONE) {
+		/* ... but a file a killed --in-place run left half rewritten
+		 * is fastcp's own unfinished work, not the user's. */
+		if (!S_ISREG(dst->stx_mode) || !S_ISREG(st->stx_mode))
+			return act(FCP_ACT_KEEP);
+		if ((m = known(f, FCP_Q_MARK)) < 0)
+			return ask(m);
+		return act(m ? a : FCP_ACT_KEEP);
+	}
 	if ((m = move_keeps(o, f)) != 0)
 		return m < 0 ? ask(m) : act(FCP_ACT_KEEP);
 	if (S_ISDIR(dst->stx_mode) || S_ISDIR(st->stx_mode))
