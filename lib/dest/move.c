@@ -726,6 +726,7 @@ static bool prune(struct fcp_job *job, int sdir, const char *sname, int ddir, co
 {
 	struct statx s, d;
 	enum made_by by;
+	bool untimed;
 	int r;
 
 	if (fcp_sys_statx(sdir, sname, AT_SYMLINK_NOFOLLOW, STATX_BASIC_STATS | STATX_MNT_ID,
@@ -773,7 +774,12 @@ static bool prune(struct fcp_job *job, int sdir, const char *sname, int ddir, co
 			       "was copied, not the link, so the link stays", 0);
 		return false;
 	}
-	if (!copy_same(&s, &d, sdir, sname, ddir, dname)) {
+	/* Without the source's times (--no-preserve=timestamps) the copy's
+	 * mtime is its own: the quick check's time says nothing, the bytes
+	 * decide (below). */
+	untimed = S_ISREG(s.stx_mode) && !(job->o->preserve & FCP_PRESERVE_TIMES);
+	if (untimed ? (s.stx_mode & S_IFMT) != (d.stx_mode & S_IFMT) || s.stx_size != d.stx_size
+		    : !copy_same(&s, &d, sdir, sname, ddir, dname)) {
 		kept(job, path, COPY_DIFFERS, 0);
 		return false;
 	}
@@ -783,10 +789,11 @@ static bool prune(struct fcp_job *job, int sdir, const char *sname, int ddir, co
 	}
 	/* Times that would not show a change made while it was copied (a
 	 * filesystem of whole seconds, FAT's ctime that is its mtime, a
-	 * file written in the tick the copy read it): the quick check above
-	 * proves nothing, so the source is compared with its copy byte for
-	 * byte, as the copy stands durable, before it goes. */
-	if (S_ISREG(s.stx_mode) && fcp_statx_racy(&s, &job->began) &&
+	 * file written in the tick the copy read it), or that the copy does
+	 * not keep: the quick check above proves nothing, so the source is
+	 * compared with its copy byte for byte, as the copy stands durable,
+	 * before it goes. */
+	if (S_ISREG(s.stx_mode) && (untimed || fcp_statx_racy(&s, &job->began)) &&
 	    (r = same_bytes(sdir, sname, &s, ddir, dname, &d)) != 1) {
 		if (r < 0)
 			kept(job, path, "cannot compare with its copy", r);
