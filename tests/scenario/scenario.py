@@ -541,7 +541,8 @@ def gen_command(rng, w, prev):
             w["manifested"] = True
             w["man_dest"] = dest.rstrip("/")
     if mode == "move" and rng.random() < 0.25:
-        c["mods"].append(rng.choice(["-b", "-n", "-u", "--attributes-only", "--checksum"]))
+        c["mods"].append(rng.choice(["-b", "-n", "-u", "--attributes-only", "--checksum",
+                                     "--mirror", "--delete"]))
     if mode in ("copy", "sync", "mirror", "move", "checksum") and rng.random() < 0.3:
         r, k = rng.random(), rng.randrange(1 << 30)
         if r < 0.35:
@@ -1533,6 +1534,7 @@ class Run:
             self.partly_recorded = set()
             self.ever = all_contents(src_state(W, self.w)) | all_contents({"": snap(os.path.join(W, "sent"))})
             self.dest_all = set()  # every content DEST ever held (backups keep old ones)
+            self.moved = set()  # contents a --move took out of SOURCE: in DEST only
             self.note_dest()
             self.sent = snap(os.path.join(W, "sent"))
             for i, st in enumerate(self.sc["steps"]):
@@ -1749,13 +1751,25 @@ class Run:
                     x, y = a.get(r), b.get(r)
                     if (x is None) != (y is None) or x and any(x.get(k) != y.get(k) for k in ("t", "h", "tg", "m", "mt")):
                         self.fail("source-unchanged", "source entry %r changed" % (s + "/" + r))
-        else:
-            have = all_contents(post["src"]) | {e["h"] for e in post["dest"].values() if e["t"] == "f"}
+        have = all_contents(post["src"]) | {e["h"] for e in post["dest"].values() if e["t"] == "f"}
+        if c["mode"] == "move":
             lost = sorted("%s/%s" % (s, r) for s, t in pre["src"].items() for r, e in t.items()
                           if e["t"] == "f" and e["h"] not in have)
             if lost:
                 self.fail("no-byte-lost", "after --move the content of %s exists nowhere"
                           % ", ".join(map(repr, lost[:4])))
+            # What an earlier --move took is in DEST only: a --move after
+            # it (the same command run again to finish it) keeps it.
+            # (Events between commands may have changed DEST: only what
+            # was there before this one counts.)
+            before = all_contents(pre["src"]) | {e["h"] for e in pre["dest"].values() if e["t"] == "f"}
+            gone = sorted((self.moved & before) - have)
+            if gone:
+                self.fail("no-byte-lost", "after --move, %d content(s) an earlier --move had moved "
+                          "into DEST exist nowhere" % len(gone))
+            self.moved |= all_contents(pre["src"]) - all_contents(post["src"])
+        # (Another command may have been asked to delete them.)
+        self.moved &= have
         # I11 a fault faultfs says it met is reported: a read that fails at a
         # range and a DEST that is full cannot be copied around, so exit 0
         # would be a lie; and the failure names the file, or the cause.
