@@ -358,6 +358,27 @@ int fcp_backup_rename(struct fcp_job *job, int dirfd, int srcfd, const char *nam
 	return r;
 }
 
+int fcp_backup_would(struct fcp_job *job, int dirfd, int srcfd, const char *name)
+{
+	struct place at;
+	struct statx st;
+	bool numbered;
+	char *b = NULL;
+	int r = place_of(&at, dirfd, srcfd);
+
+	if (r == 0) {
+		pthread_mutex_lock(&made_lock);
+		r = backup_name(job, &at, name, &b, &numbered);
+		pthread_mutex_unlock(&made_lock);
+	}
+	/* A rename onto a directory fails so (a numbered name is new). */
+	if (r == 0 && fcp_sys_statx(dirfd, b, AT_SYMLINK_NOFOLLOW, STATX_TYPE, &st) == 0 &&
+	    S_ISDIR(st.stx_mode))
+		r = -EISDIR;
+	free(b);
+	return r;
+}
+
 bool fcp_backup_is_source(struct fcp_worker *w, int dirfd, int srcfd, const char *name,
 			  const struct statx *src)
 {

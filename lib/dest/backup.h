@@ -20,6 +20,11 @@ int fcp_backup_make(struct fcp_worker *w, int dirfd, int srcfd, const char *name
 int fcp_backup_rename(struct fcp_job *job, int dirfd, int srcfd, const char *name,
 		      char **backup);
 
+/* --dry-run: 0 if the backup of name in dirfd (srcfd: as for
+ * fcp_backup_make) could be made, else the -errno the run would meet: a
+ * name too long, or a directory at the backup name. */
+int fcp_backup_would(struct fcp_job *job, int dirfd, int srcfd, const char *name);
+
 /* Would the backup of name in dirfd (srcfd: as for fcp_backup_make)
  * replace the source being copied over it (src: its statx)? "fastcp
  * --backup=simple a~ a": cp refuses that. */

@@ -577,6 +577,8 @@ static int remove_at(struct sweep *x, int *dirfd, const struct statx *dir_st, bo
 	if (r == 0 && !take(x, path))
 		return -ECANCELED;
 	kept = r == 0 && !dir && x->backups;
+	if (kept && x->dry)
+		r = fcp_backup_would(x->job, *dirfd, x->depth ? -1 : x->src_fd, name);
 	if (r == 0 && x->dry)
 		fcp_report_plan_item(x->job, kept ? "backup" : "delete", dir ? S_IFDIR : 0, path, 0, 0);
 	else if (kept)

@@ -289,6 +289,17 @@ bool fcp_settle_entry(struct fcp_entry *e)
 		}
 		close(fd);
 	}
+	/* -b: a backup the run could not make fails the item there. */
+	if (e->job->o->dry_run && a == FCP_ACT_REPLACE && e->job->o->backup &&
+	    !fcp_plan_taken_up(e->d) && !S_ISDIR(e->dst_mode) && !S_ISDIR(e->st.stx_mode)) {
+		int r = fcp_backup_would(e->job, e->d->dst_fd, e->d->is_top ? -1 : e->d->src_fd,
+					 e->dst_name);
+		if (r < 0) {
+			fcp_report_failed_in(e->job, "cannot back up", e->d, e->dst_name, true, r);
+			fcp_entry_stays(e);
+			return true;
+		}
+	}
 	if (e->job->o->dry_run) {
 		const char *dd = a == FCP_ACT_COPY || a == FCP_ACT_REPLACE ? fcp_dedup_dry_verb(e)
 									   : NULL;
