@@ -566,7 +566,7 @@ void fcp_move_read_moved(struct fcp_root *root);
  * said as the run says it. (One whose copy would fail is named once, by
  * its failure, as in the run.) */
 void fcp_move_dry_kept(struct fcp_job *job, const struct fcp_dir *d, const char *name,
-		       mode_t mode);
+		       const char *dst_name, mode_t mode);
 /* The option that cannot go with --move (it makes no copy of the data
  * before the source would go), or NULL. */
 const char *fcp_move_conflict(const struct fcp_options *o);

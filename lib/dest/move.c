@@ -600,11 +600,19 @@ static bool prune(struct fcp_job *job, int sdir, const char *sname, int ddir, co
 #define COPY_DIFFERS "its copy differs (it failed, or the source changed)"
 
 void fcp_move_dry_kept(struct fcp_job *job, const struct fcp_dir *d, const char *name,
-		       mode_t mode)
+		       const char *dst_name, mode_t mode)
 {
+	struct statx s, t;
 	char *p;
 
 	if (!job->o->move)
+		return;
+	/* A symlink or special file kept over its like goes, as in the
+	 * prune: what is there is compared with it. */
+	if (!S_ISREG(mode) &&
+	    fcp_sys_statx(d->src_fd, name, AT_SYMLINK_NOFOLLOW, STATX_BASIC_STATS, &s) == 0 &&
+	    fcp_sys_statx(d->dst_fd, dst_name, AT_SYMLINK_NOFOLLOW, STATX_BASIC_STATS, &t) == 0 &&
+	    copy_same(&s, &t, d->src_fd, name, d->dst_fd, dst_name))
 		return;
 	/* The prune's words: a file's copy is looked up among those made,
 	 * anything else is compared with what is there. */

@@ -272,8 +272,8 @@ bool fcp_settle_entry(struct fcp_entry *e)
 	/* What is in the way stays under -n (said, as the run says it). */
 	if (a == FCP_ACT_KEEP && fcp_settle_type_kept(e))
 		return true;
-	if (e->job->o->dry_run && a == FCP_ACT_KEEP && S_ISREG(e->st.stx_mode))
-		fcp_move_dry_kept(e->job, e->d, e->name, e->st.stx_mode);
+	if (e->job->o->dry_run && a == FCP_ACT_KEEP && !S_ISDIR(e->st.stx_mode))
+		fcp_move_dry_kept(e->job, e->d, e->name, e->dst_name, e->st.stx_mode);
 	/* A file the batch settled unopened (fcp_settle_batch) that the run
 	 * would copy: the run opens it next and fails there if it cannot.
 	 * The dry run opens it too, so that it fails the item, and holds

@@ -117,4 +117,25 @@ check_eq "$(stat -c %i src/a/b/y.log)" "$ino" "the excluded file left the source
 check_absent m3/a/b/y.log
 check_file m3/only-logs/w.log
 check_absent src/only-logs
+# --move -n over a symlink source: kept by -n over a file or a symlink of
+# another target, the run keeps the source and exits 1 ('its copy
+# differs'); over the same symlink, the source goes (exit 0). The dry run
+# said 'keep' and exit 0 for all three: it now says what the run does.
+for kind in file link samelink; do
+	rm -rf ks kd
+	mkdir -p ks kd/ks
+	ln -s a ks/x
+	case $kind in
+	file) echo data >kd/ks/x ;;
+	link) ln -s b kd/ks/x ;;
+	samelink) ln -s a kd/ks/x ;;
+	esac
+	want=1; [ $kind = samelink ] && want=0
+	run_fcp --move -n --dry-run ks kd/
+	check_rc $want "--move -n --dry-run, a symlink source over a $kind"
+	dry=$(grep -c "not removing 'ks/x'" "$T/err")
+	run_fcp --move -n ks kd/
+	check_rc $want "--move -n, a symlink source over a $kind"
+	check_eq "$(grep -c "not removing 'ks/x'" "$T/err")" "$dry" "$kind: the kept source said by both"
+done
 echo "move dry-run and filters ok"
