@@ -165,6 +165,10 @@ struct fcp_dir {
 	 * nothing is deleted on or below a mount point inside DEST. */
 	uint64_t dst_mnt;
 	unsigned char dst_mount;  /* FCP_MOUNT_*, 0: not asked yet */
+	/* --delete: its copy is, or lies inside, a copy a --move has not
+	 * finished (FCP_MOVED_MARKER): 0 no, 1 yes, 2 yes and that run held
+	 * deletions back (delete.c). */
+	unsigned char moved;
 	/* Filters (plan.c): the path below the root copy, where rules look
 	 * past the name; the innermost .gitignore list in force. */
 	char *rel;
@@ -561,6 +565,9 @@ void fcp_move_prune(struct fcp_job *job, const char *src, int ddir, const char *
 bool fcp_move_mark_moved(struct fcp_job *job, struct fcp_root *root, const char *src);
 /* Read FCP_MOVED_MARKER of root's copy into root->moved. */
 void fcp_move_read_moved(struct fcp_root *root);
+/* The FCP_MOVED_MARKER of the directory fd, its own (the key matches): 0
+ * none, 1 a move not finished, 2 and it held deletions back. */
+unsigned char fcp_move_moved_at(int fd);
 /* A dry run under --move: the source name of d (of type mode), whose
  * copy would not be made (kept by -n, -u or -i), would stay where it is:
  * said as the run says it. (One whose copy would fail is named once, by

@@ -289,7 +289,8 @@ void fcp_stats_print_problems(const struct fcp_stats *s, FILE *f)
 	if (s->signal && s->in_place)
 		fprintf(f, "fastcp: interrupted by signal %d: nothing new was started; any file "
 			   "that was being rewritten in place (--in-place) is left half written "
-			   "under its name, marked %s: the same command again rewrites it\n",
+			   "under its name; where it could be marked %s, the same command again "
+			   "rewrites it\n",
 			s->signal, "user.fastcp.inplace");
 	else if (s->signal)
 		fprintf(f, "fastcp: interrupted by signal %d: nothing new was started, %s\n",

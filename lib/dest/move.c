@@ -852,17 +852,25 @@ bool fcp_move_mark_moved(struct fcp_job *job, struct fcp_root *root, const char 
 	return false;
 }
 
-void fcp_move_read_moved(struct fcp_root *root)
+unsigned char fcp_move_moved_at(int fd)
 {
 	void *val = NULL;
-	ssize_t n = fcp_sys_getxattr(root->dst_fd, -1, NULL, FCP_MOVED_MARKER, &val);
+	ssize_t n = fcp_sys_getxattr(fd, -1, NULL, FCP_MOVED_MARKER, &val);
+	unsigned char moved = 0;
 	char key[9];
 
-	snprintf(key, sizeof(key), "%08x", fcp_tmpname_key(root->dst_fd));
-	root->moved = 0;
-	if (n >= 8 && !memcmp(val, key, 8))
-		root->moved = n > 8 && ((char *)val)[8] == 'h' ? 2 : 1;
+	if (n >= 8) {
+		snprintf(key, sizeof(key), "%08x", fcp_tmpname_key(fd));
+		if (!memcmp(val, key, 8))
+			moved = n > 8 && ((char *)val)[8] == 'h' ? 2 : 1;
+	}
 	free(val);
+	return moved;
+}
+
+void fcp_move_read_moved(struct fcp_root *root)
+{
+	root->moved = fcp_move_moved_at(root->dst_fd);
 }
 
 void fcp_move_prune(struct fcp_job *job, const char *src, int ddir, const char *dname)

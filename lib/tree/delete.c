@@ -112,6 +112,38 @@ static bool keeps_backups(const struct fcp_job *job, const struct fcp_dir *d)
 	return job->o->backup != FCP_BACKUP_NONE && !job->o->check && !taken_up(d);
 }
 
+/* The worse of the FCP_MOVED_MARKERs of the directories above the
+ * directory fd, on its mount, up to the filesystem's root: a --delete
+ * given a directory inside a move's copy (or a SOURCE of one) must keep
+ * what that move took too. */
+static unsigned char moved_above(int fd)
+{
+	unsigned char worst = 0, m;
+	struct statx st, up;
+	int cur = fd, next;
+
+	if (fcp_sys_fstatx(fd, &st) < 0)
+		return 0;
+	for (int depth = 0; depth < 256; depth++) {
+		next = fcp_sys_openat(cur, "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
+		if (cur != fd)
+			close(cur);
+		if (next < 0)
+			return worst;
+		if (fcp_sys_fstatx(next, &up) < 0 || fcp_statx_same_inode(&up, &st) ||
+		    fcp_statx_dev(&up) != fcp_statx_dev(&st)) {
+			close(next);
+			return worst;
+		}
+		if ((m = fcp_move_moved_at(next)) > worst)
+			worst = m;
+		st = up;
+		cur = next;
+	}
+	close(cur);
+	return worst;
+}
+
 void fcp_delete_prepare(struct fcp_job *job, struct fcp_dir *d)
 {
 	/* The top pseudo-directory is DEST's parent: never ours to tidy. */
@@ -122,6 +154,18 @@ void fcp_delete_prepare(struct fcp_job *job, struct fcp_dir *d)
 	 * source's names are kept on another mount too, to say how many
 	 * extras stay there. */
 	d->dst_mount = mount_of(d, &d->dst_mnt);
+	/* A move's copy not finished, here or above (the parent was asked
+	 * first; the root asks its own parents). */
+	d->moved = fcp_move_moved_at(d->dst_fd);
+	if (d->parent && !d->parent->is_top && fcp_dir_existed(d->parent)) {
+		if (d->parent->moved > d->moved)
+			d->moved = d->parent->moved;
+	} else {
+		unsigned char above = moved_above(d->dst_fd);
+
+		if (above > d->moved)
+			d->moved = above;
+	}
 	d->seen = calloc(1, sizeof(*d->seen));
 	if (!d->seen)
 		fcp_report_failed_in(job, "out of memory in", d, NULL, false, -ENOMEM);
@@ -675,8 +719,8 @@ static const char *held(struct fcp_job *job, struct fcp_dir *d, bool *fails)
 	 * the same --move again keeps it quietly, unless that run held
 	 * deletions back; any other command was asked for what it cannot
 	 * do here. */
-	if (d->root && d->root->moved) {
-		*fails = d->root->moved == 2 || !job->o->move;
+	if (d->moved) {
+		*fails = d->moved == 2 || !job->o->move;
 		return "a --move into it has removed part of its source: what it moved is "
 		       "there only, and cannot be told from an extra";
 	}
@@ -719,6 +763,19 @@ static bool temp_name(const struct fcp_job *job, const struct fcp_dir *d, const 
 	return job->o->check ? fcp_tmpname_of_job(job, name) : fcp_leftover_mine(job, d->dst_fd, name);
 }
 
+/* Is name of dirfd a directory holding the copy of a move not finished
+ * (FCP_MOVED_MARKER)? It is no extra to delete: the move's source may be
+ * gone by other hands, and the copy is then the only one. */
+static bool moved_copy(int dirfd, const char *name)
+{
+	int fd = fcp_sys_openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, 0);
+	bool is = fd >= 0 && fcp_move_moved_at(fd);
+
+	if (fd >= 0)
+		close(fd);
+	return is;
+}
+
 /* The names of d's copy that neither its source's scan nor another
  * SOURCE merging into it met (temporary names: temp_name); the files the
  * job writes are not the copy's. */
@@ -747,7 +804,15 @@ static int extras(struct fcp_job *job, struct fcp_dir *d, const char *dpath,
 		    fcp_plan_keeps_extra(job, d, all.v[i], d->dst_fd, all.v[i]) ||
 		    fcp_others_have(&o, all.v[i]))
 			*stays = true;
-		else if ((r = names_push(extra, all.v[i])) < 0)
+		else if (job->o->delete_extra && !job->o->check && moved_copy(d->dst_fd, all.v[i])) {
+			char *p = join(dpath ? dpath : "?", all.v[i]);
+
+			fcp_report_held(job, p, "it holds what a --move not finished has moved, "
+						"whose source is gone: the only copy (an extra kept)");
+			atomic_fetch_add(&job->c.failed, 1);
+			free(p);
+			*stays = true;
+		} else if ((r = names_push(extra, all.v[i])) < 0)
 			fcp_report_failed(job, "out of memory in", dpath, r);
 	}
 	names_clear(&all);

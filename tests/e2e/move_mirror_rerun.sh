@@ -13,12 +13,15 @@
 #   - One filesystem, DEST holding a non-empty copy: the same.
 #   - A plain --mirror of what is left after a partial move keeps the moved
 #     files, says why and exits 1 (it cannot mirror); its dry run says so.
+#   - A --mirror into a directory inside the marked copy, or of a directory
+#     that holds it, keeps them too; and the marked copy whose source was
+#     removed by hand is no extra to delete (exit 1, said).
 #   - A copy of the marked copy (cp -a keeps user xattrs) is not marked.
 . "${TESTLIB:-$(dirname "$0")/../lib}/lib.sh" || exit 1
 t_init
 need_fastcp
 need_root "loop filesystems and chattr +i need root"
-need_cmd chattr getfattr
+need_cmd chattr getfattr setfattr
 
 t_mount_fs ext4 64M S
 t_mount_fs ext4 64M E
@@ -83,6 +86,38 @@ run_fcp --mirror S/src E/m/
 check_rc 1 "a --mirror into a partly moved copy"
 check_grep "deletions held back in 'E/m/src': a --move into it" "$T/err" "the mirror says why"
 check_eq "$(files E/m/src)" "$want" "the moved files kept by --mirror"
+
+# Inside the marked copy, and around it.
+files_of() { (cd "$1" && find . -type f | sort | tr '\n' ' '); }
+rm -rf S/p E/p
+mkdir -p S/p/d/sub
+echo f1 >S/p/d/f1
+echo g1 >S/p/d/sub/g1
+echo f2 >S/p/d/f2
+chattr +i S/p/d # (its entries stay; sub/g1 goes, sub stays empty)
+mkdir E/p
+run_fcp --move S/p/d E/p/
+check_rc 1 "a partial move for the cases around the copy"
+check_eq "$(files_of E/p/d)" "./f1 ./f2 ./sub/g1 " "the copy"
+run_fcp --mirror -T S/p/d/sub E/p/d/sub
+check_rc 1 "--mirror into a directory inside the marked copy"
+check_eq "$(files_of E/p/d)" "./f1 ./f2 ./sub/g1 " "the moved files, after a --mirror inside the copy"
+run_fcp --mirror -T S/p E/p
+check_rc 1 "--mirror of a directory that holds the marked copy"
+check_grep "deletions held back in 'E/p/d/sub'" "$T/err" "the mirror around the copy says why"
+check_eq "$(files_of E/p/d)" "./f1 ./f2 ./sub/g1 " "the moved files, after a --mirror around the copy"
+chattr -i S/p/d
+rm -r S/p/d
+run_fcp --mirror --dry-run -T S/p E/p
+check_rc 1 "the dry run of a --mirror that would delete the marked copy"
+run_fcp --mirror -T S/p E/p
+check_rc 1 "a --mirror that would delete the marked copy, its source removed by hand"
+check_grep "it holds what a --move not finished has moved" "$T/err" "the kept copy said"
+check_eq "$(files_of E/p/d)" "./f1 ./f2 ./sub/g1 " "the marked copy, its source gone"
+setfattr -x user.fastcp.moved E/p/d
+run_fcp --mirror -T S/p E/p
+check_rc 0 "--mirror once the mark is removed by hand"
+check_absent E/p/d "the copy, deleted once its mark was removed"
 
 # cp -a of the marked copy: another directory, no mark of its own.
 cp -a E/m/src E/copy

@@ -813,7 +813,7 @@ def dest_marks(W):
 
 def deletes(c):
     """Does the command delete extras (--delete, --mirror)?"""
-    return c["mode"] in ("mirror", "delete")
+    return c["mode"] in ("mirror", "delete") or bool({"--mirror", "--delete"} & set(c["mods"]))
 
 
 def marked_copy(W, marks, rel, src, via=None, deleting=False):
