@@ -83,6 +83,8 @@ struct fcp_root {
 				   source (FCP_MOVED_MARKER): 0 no, 1 yes, 2
 				   yes, and that run held deletions back */
 	atomic_bool del_held;   /* this run held back deletions in it */
+	bool dry_renamed;       /* --dry-run of a --move that would rename it
+				   whole: nothing in it would be opened */
 	atomic_bool stale;      /* and a name in it that this run could neither
 				   confirm nor remove may be that run's partial
 				   file (or a rank could not open it at all):
@@ -553,7 +555,10 @@ void fcp_leftover_superseded(struct fcp_job *job, struct fcp_dir *top, struct fc
 
 /* move.c (--move). Rename src (sst) to name in dirfd pfd where one
  * filesystem holds both, over what is there (dstx, or NULL) only as mv
- * would; true when it is moved, false for the copy to do it. */
+ * would; true when it is moved, false for the copy to do it. The would
+ * form, for --dry-run: would it be, as far as can be told unwritten? */
+bool fcp_move_would_rename(struct fcp_job *job, const char *src, const struct statx *sst,
+			   int pfd, const char *name, const struct statx *dstx);
 bool fcp_move_rename(struct fcp_job *job, const char *src, const struct statx *sst, int pfd,
 		     const char *name, const struct statx *dstx);
 /* After the copy: remove what of src has its whole copy at dname in

@@ -450,11 +450,12 @@ static bool holds_mount(struct fcp_job *job, const char *src)
 	return found;
 }
 
-bool fcp_move_rename(struct fcp_job *job, const char *src, const struct statx *sst, int pfd,
-		     const char *name, const struct statx *dstx)
+/* What lets a rename be tried at all: no link followed, no mount inside,
+ * and what is there one a rename may replace, as mv's would. */
+static bool renamable(struct fcp_job *job, const char *src, const struct statx *sst,
+		      const struct statx *dstx)
 {
 	struct statx l;
-	int r;
 
 	/* -L copies what every symlink in the tree points to, -H what a
 	 * SOURCE that is one points to (sst is its target's): a rename would
@@ -467,12 +468,48 @@ bool fcp_move_rename(struct fcp_job *job, const char *src, const struct statx *s
 		return false;
 	if (S_ISDIR(sst->stx_mode) && holds_mount(job, src))
 		return false;
+	if (dstx && S_ISDIR(dstx->stx_mode) != S_ISDIR(sst->stx_mode))
+		return false; /* the copy reports it */
+	if (dstx && !S_ISDIR(dstx->stx_mode) && guarded(job->o))
+		return false; /* kept, asked about or backed up by the plan */
+	return true;
+}
+
+bool fcp_move_would_rename(struct fcp_job *job, const char *src, const struct statx *sst,
+			   int pfd, const char *name, const struct statx *dstx)
+{
+	uint64_t a, b;
+	DIR *dir;
+	int fd, n = 0;
+
+	if (!renamable(job, src, sst, dstx) ||
+	    fcp_sys_mount_id(AT_FDCWD, src, AT_SYMLINK_NOFOLLOW, &a) < 0 ||
+	    fcp_sys_mount_id(pfd, "", AT_EMPTY_PATH, &b) < 0 || a != b)
+		return false;
+	if (!dstx || !S_ISDIR(dstx->stx_mode))
+		return true;
+	/* A directory replaces only an empty one. */
+	fd = fcp_sys_openat(pfd, name, NOFOLLOW_DIR, 0);
+	if (fd < 0 || !(dir = fdopendir(fd))) {
+		if (fd >= 0)
+			close(fd);
+		return false;
+	}
+	for (struct dirent *de; (de = readdir(dir));)
+		n += strcmp(de->d_name, ".") && strcmp(de->d_name, "..");
+	closedir(dir);
+	return n == 0;
+}
+
+bool fcp_move_rename(struct fcp_job *job, const char *src, const struct statx *sst, int pfd,
+		     const char *name, const struct statx *dstx)
+{
+	int r;
+
+	if (!renamable(job, src, sst, dstx))
+		return false;
 	if (!dstx)
 		r = fcp_sys_renameat(AT_FDCWD, src, pfd, name, RENAME_NOREPLACE);
-	else if (S_ISDIR(dstx->stx_mode) != S_ISDIR(sst->stx_mode))
-		return false; /* the copy reports it */
-	else if (!S_ISDIR(dstx->stx_mode) && guarded(job->o))
-		return false; /* kept, asked about or backed up by the plan */
 	else /* as mv: a file replaces a file, a directory an empty one */
 		r = fcp_sys_renameat(AT_FDCWD, src, pfd, name, 0);
 	/* Another filesystem (EXDEV), a non-empty directory in the way, no

@@ -519,6 +519,9 @@ static struct fcp_item *prepare(struct fcp_job *job, const struct fcp_operand *o
 		fcp_manifest_forget_key(job, into ? p.name : "", true);
 		goto out;
 	}
+	t->root.dry_renamed = job->o->move && job->o->dry_run && !op->merges &&
+			      !filtered_dir(job, &sst) &&
+			      fcp_move_would_rename(job, src, &sst, pfd, p.name, r == 0 ? &dstx : NULL);
 	t->root.src_arg = src;
 	t->root.merges = op->merges;
 	t->root.move_rerun = job->o->move && op->merges && r == 0 && S_ISDIR(dstx.stx_mode) &&

@@ -603,8 +603,19 @@ static int try_open_regular(struct fcp_entry *e)
 	 * (sys.c); O_NONBLOCK and O_NOCTTY stay as a second guard. */
 	int flags = O_RDONLY | O_NONBLOCK | O_NOCTTY | (following(e) ? 0 : O_NOFOLLOW) |
 		    (e->job->is_root ? O_NOATIME : 0);
-	int fd = fcp_sys_open_regular(e->d->src_fd, e->name, flags, STATX_WANT, &e->st);
+	int fd;
 
+	/* A dry run of a move that would rename the tree whole opens no
+	 * file of it: the rename reads none (a file it cannot read moves). */
+	if (e->d->root && e->d->root->dry_renamed) {
+		fd = fcp_sys_statx(e->d->src_fd, e->name, AT_SYMLINK_NOFOLLOW, STATX_WANT, &e->st);
+		if (fd < 0 || !S_ISREG(e->st.stx_mode))
+			return 0;
+		if (!fcp_settle_entry(e)) /* (a dry run settles every entry) */
+			fcp_entry_fail(e, "cannot open", -EBADF);
+		return 1;
+	}
+	fd = fcp_sys_open_regular(e->d->src_fd, e->name, flags, STATX_WANT, &e->st);
 	if (fd < 0) {
 		if (fd == -ELOOP || fd == -ENXIO)
 			return 0; /* replaced by another type since getdents */

@@ -279,7 +279,7 @@ bool fcp_settle_entry(struct fcp_entry *e)
 	 * The dry run opens it too, so that it fails the item, and holds
 	 * its directory's deletions, as the run does. */
 	if (e->job->o->dry_run && (a == FCP_ACT_COPY || a == FCP_ACT_REPLACE) && e->src_fd < 0 &&
-	    S_ISREG(e->st.stx_mode)) {
+	    S_ISREG(e->st.stx_mode) && !(e->d->root && e->d->root->dry_renamed)) {
 		int fd = fcp_sys_openat(e->d->src_fd, e->name,
 					O_RDONLY | O_NONBLOCK | O_NOCTTY | O_NOFOLLOW |
 						(e->job->is_root ? O_NOATIME : 0), 0);

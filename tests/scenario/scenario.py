@@ -824,6 +824,10 @@ def marked_copy(W, marks, rel, src, via=None, deleting=False):
     goes on into a copy a deleting run marked ("d" after the key), and only
     such a copy is gone on into by one that deletes."""
     v = (marks or {}).get(rel)
+    # DEST seen through faultfs: the mark's key (the directory's inode
+    # and birth time) is not what FUSE reports, so it names another one.
+    if via == "d":
+        return False
     if via == "s1" and src.startswith("s1/"):
         src = "f1" + src[2:]
     return v is not None and (len(v.split(b":")[0]) == 9) == deleting and v.endswith(
