@@ -15,8 +15,14 @@
 # PEERS=DIR adds mpiFileUtils' dcp (DIR/bin/dcp, DIR/lib; built outside the
 # repository, see its peers' notes), run by mpirun on 2 ranks.
 # TOOLS="..." chooses the commands of the tables, by these names (default
-# all but fastcp-mpi): fastcp fastcp-j8 cp rsync tar fpsync rclone dcp
-# (with PEERS) fastcp-mpi (build/fastcp-mpi by mpirun on 2 ranks).
+# all but fastcp-mpi and the two read policies): fastcp fastcp-j8 cp rsync
+# tar fpsync rclone dcp (with PEERS) fastcp-mpi (build/fastcp-mpi by mpirun
+# on 2 ranks) fastcp-direct (--direct-read=always) fastcp-buffered
+# (--direct-read=never).
+# INFLIGHT=1 runs every command under scripts/inflight.py: the requests in
+# flight on the source's device and on DEST's, sampled every 2 ms, into
+# RESULTS_DIR/WORKLOAD-MODE.inflight and a table beside the other,
+# WORKLOAD-MODE-inflight.md.
 # SCALES="1 2" runs every table at each scale in turn (SCALE=K is one).
 # The workload "slow" is small at a tenth of its size read through a source
 # of 1 ms a round trip (compare --source-latency 1).
@@ -44,6 +50,12 @@ out=$(cd "$out" && pwd) # the runs below happen in another directory
 commit=$(git -C "$top" rev-parse --short HEAD 2>/dev/null || echo unknown)
 git -C "$top" diff --quiet HEAD 2>/dev/null || commit="$commit (with uncommitted changes)"
 echo "$commit" >"$out/commit"
+# A source mounted the other way than SOURCE_LOOP asks is mounted again.
+if mountpoint -q "$base/src"; then
+	dio=$(losetup -n -O DIO "$(findmnt -n -o SOURCE --mountpoint "$base/src")" 2>/dev/null | tr -d ' ')
+	want=1; [ "$source_loop" = direct ] || want=0
+	[ "$dio" = "$want" ] || umount_image "$base/src"
+fi
 if ! mountpoint -q "$base/src"; then
 	truncate -s "${SRC_FS_SIZE:-24G}" "$base/src.img"
 	mkfs.xfs -q -f -m reflink=1 "$base/src.img"
@@ -80,10 +92,14 @@ fi
 mpi="mpirun --allow-run-as-root --oversubscribe --bind-to none -np 2"
 tools=${TOOLS:-fastcp fastcp-j8 cp rsync tar fpsync rclone dcp}
 set --
+tags=
 for t in $tools; do
+	m=$#
 	case $t in
 	fastcp) set -- "$@" "$F {src} {dst}" ;;
 	fastcp-j8) set -- "$@" "$F -j 8 {src} {dst}" ;;
+	fastcp-direct) set -- "$@" "$F --direct-read=always {src} {dst}" ;;
+	fastcp-buffered) set -- "$@" "$F --direct-read=never {src} {dst}" ;;
 	cp) set -- "$@" 'cp -a {src} {dst}' ;;
 	rsync) set -- "$@" 'rsync -a {src}/ {dst}/' ;;
 	tar) set -- "$@" 'mkdir {dst} && tar -C {src} -cf - . | tar -C {dst} -xf -' ;;
@@ -96,7 +112,25 @@ for t in $tools; do
 		set -- "$@" "$mpi $bin/fastcp-mpi {src} {dst}" ;;
 	*) echo "benchmarks.sh: unknown tool '$t'" >&2; exit 2 ;;
 	esac
+	[ $# = "$m" ] || tags="$tags $t"
 done
+# INFLIGHT=1: each command run by inflight.py, tagged with its tool's name,
+# into the log of the table being made (INFLIGHT_LOG, set below). Not for
+# the report: its tables name the commands as a user runs them.
+if [ -n "${INFLIGHT:-}" ] && [ -n "${REPORT:-}" ]; then
+	echo "benchmarks.sh: INFLIGHT=1 and REPORT=1 do not go together" >&2
+	exit 2
+fi
+if [ -n "${INFLIGHT:-}" ]; then
+	n=$# i=0
+	for c in "$@"; do
+		i=$((i + 1))
+		tag=$(echo $tags | cut -d' ' -f$i)
+		q=$(printf %s "$c" | sed "s/'/'\\\\''/g")
+		set -- "$@" "python3 $top/scripts/inflight.py run - $tag {src} {dst} '$q'"
+	done
+	shift "$n"
+fi
 for k in $scales; do
 	sfx=; [ "$k" = 1 ] || sfx=-x$k
 	fs_size=$(awk "BEGIN { s = 4 * $k; print (s < 4 ? 4 : int(s + 0.999)) }")G
@@ -104,10 +138,14 @@ for k in $scales; do
 		w=$w0$sfx lat=
 		[ "$w0" = slow ] && lat="--source-latency 1"
 		for mode in $modes; do
+			export INFLIGHT_LOG="$out/$w-$mode.inflight"
+			rm -f "$INFLIGHT_LOG"
 			# shellcheck disable=SC2086
 			$B compare --rounds "$rounds" --warmup 1 --$mode --fresh-fs xfs --fs-size "$fs_size" --work-dir "$base/work" \
 				$lat --json "$out/$w-$mode.json" --svg "$out/$w-$mode.svg" "$base/src/$w" -- \
 				"$@" > "$out/$w-$mode.md" 2> "$out/$w-$mode.err"
+			[ -z "${INFLIGHT:-}" ] ||
+				python3 "$top/scripts/inflight.py" summary "$INFLIGHT_LOG" >"$out/$w-$mode-inflight.md"
 		done
 	done
 done
