@@ -811,6 +811,21 @@ def dest_marks(W):
     return marks
 
 
+def moved_marks(W):
+    """DEST's directories a --move marked as holding what it took from a
+    source it has not all removed yet (user.fastcp.moved), d itself too."""
+    top = os.path.join(W, "d")
+    out = set()
+    for dp, _, _ in os.walk(top):
+        try:
+            os.getxattr(dp, "user.fastcp.moved", follow_symlinks=False)
+        except OSError:
+            continue
+        rel = os.path.relpath(dp, top)
+        out.add("" if rel == "." else rel)
+    return out
+
+
 def deletes(c):
     """Does the command delete extras (--delete, --mirror)?"""
     return c["mode"] in ("mirror", "delete") or bool({"--mirror", "--delete"} & set(c["mods"]))
@@ -1586,7 +1601,8 @@ class Run:
         return {"dest": snap(os.path.join(W, "d")), "src": src_state(W, self.w),
                 "mounts": mounts_in_dest(W), "dest_tmpfs": bool(self.w.get("dest_tmpfs") or self.ddir),
                 "user_unreadable": getattr(self, "unreadable", False),
-                "job": JobFiles(), "temps": set(temps(W)), "marks": dest_marks(W)}
+                "job": JobFiles(), "temps": set(temps(W)), "marks": dest_marks(W),
+                "moved_marks": moved_marks(W)}
 
     def step(self, i, c):
         W = self.W
@@ -1772,6 +1788,20 @@ class Run:
                 self.fail("no-byte-lost", "after --move, %d content(s) an earlier --move had moved "
                           "into DEST exist nowhere" % len(gone))
             self.moved |= all_contents(pre["src"]) - all_contents(post["src"])
+        else:
+            # A move not finished marks its copy: no command deletes what
+            # it took from there (the mark says it may be the only copy).
+            # (A file copied over it replaces it: cp's rule, not a delete.)
+            at = {}
+            for r, e in pre["dest"].items():
+                if e["t"] == "f" and e["h"] in self.moved and any(
+                        under(r, m) for m in pre.get("moved_marks", ())):
+                    at.setdefault(e["h"], []).append(r)
+            gone = sorted(h for h, rs in at.items()
+                          if h not in have and not any(r in post["dest"] for r in rs))
+            if gone:
+                self.fail("no-byte-lost", "%d content(s) a --move not finished had moved into its "
+                          "marked copy exist nowhere" % len(gone))
         # (Another command may have been asked to delete them.)
         self.moved &= have
         # I11 a fault faultfs says it met is reported: a read that fails at a
