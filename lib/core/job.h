@@ -79,9 +79,6 @@ struct fcp_root {
 				   a copy a run before left unfinished
 				   (FCP_MOVE_MARKER): a file there may be the
 				   only copy of another's (fcp_move_keeps) */
-	unsigned char moved;    /* a --move into this copy removed part of its
-				   source (FCP_MOVED_MARKER): 0 no, 1 yes, 2
-				   yes, and that run held deletions back */
 	atomic_bool del_held;   /* this run held back deletions in it */
 	bool dry_renamed;       /* --dry-run of a --move that would rename it
 				   whole: nothing in it would be opened */
@@ -568,8 +565,6 @@ void fcp_move_prune(struct fcp_job *job, const char *src, int ddir, const char *
  * (FCP_MOVED_MARKER), durably. False after naming why it cannot be, where
  * the job deletes extras: the sources then stay. */
 bool fcp_move_mark_moved(struct fcp_job *job, struct fcp_root *root, const char *src);
-/* Read FCP_MOVED_MARKER of root's copy into root->moved. */
-void fcp_move_read_moved(struct fcp_root *root);
 /* The FCP_MOVED_MARKER of the directory fd, its own (the key matches): 0
  * none, 1 a move not finished, 2 and it held deletions back. */
 unsigned char fcp_move_moved_at(int fd);

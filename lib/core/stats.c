@@ -291,7 +291,7 @@ void fcp_stats_print_problems(const struct fcp_stats *s, FILE *f)
 			   "that was being rewritten in place (--in-place) is left half written "
 			   "under its name; where it could be marked %s, the same command again "
 			   "rewrites it\n",
-			s->signal, "user.fastcp.inplace");
+			s->signal, FCP_INPLACE_MARKER);
 	else if (s->signal)
 		fprintf(f, "fastcp: interrupted by signal %d: nothing new was started, %s\n",
 			s->signal, s->left_hidden ? "no partial file has a final name"

@@ -358,19 +358,28 @@ int fcp_backup_rename(struct fcp_job *job, int dirfd, int srcfd, const char *nam
 	return r;
 }
 
-int fcp_backup_would(struct fcp_job *job, int dirfd, int srcfd, const char *name)
+/* The backup name name in dirfd would get now (in *b, to free), as
+ * fcp_backup_make would choose it; 0 or -errno. */
+static int name_now(struct fcp_job *job, int dirfd, int srcfd, const char *name, char **b)
 {
 	struct place at;
-	struct statx st;
 	bool numbered;
-	char *b = NULL;
 	int r = place_of(&at, dirfd, srcfd);
 
 	if (r == 0) {
 		pthread_mutex_lock(&made_lock);
-		r = backup_name(job, &at, name, &b, &numbered);
+		r = backup_name(job, &at, name, b, &numbered);
 		pthread_mutex_unlock(&made_lock);
 	}
+	return r;
+}
+
+int fcp_backup_would(struct fcp_job *job, int dirfd, int srcfd, const char *name)
+{
+	struct statx st;
+	char *b = NULL;
+	int r = name_now(job, dirfd, srcfd, name, &b);
+
 	/* A rename onto a directory fails so (a numbered name is new). */
 	if (r == 0 && fcp_sys_statx(dirfd, b, AT_SYMLINK_NOFOLLOW, STATX_TYPE, &st) == 0 &&
 	    S_ISDIR(st.stx_mode))
@@ -382,18 +391,11 @@ int fcp_backup_would(struct fcp_job *job, int dirfd, int srcfd, const char *name
 bool fcp_backup_is_source(struct fcp_worker *w, int dirfd, int srcfd, const char *name,
 			  const struct statx *src)
 {
-	struct place where;
 	struct statx at;
-	bool is = false, numbered;
+	bool is = false;
 	char *b = NULL;
-	int r = place_of(&where, dirfd, srcfd);
 
-	if (r == 0) {
-		pthread_mutex_lock(&made_lock);
-		r = backup_name(fcp_worker_job(w), &where, name, &b, &numbered);
-		pthread_mutex_unlock(&made_lock);
-	}
-	if (r < 0)
+	if (name_now(fcp_worker_job(w), dirfd, srcfd, name, &b) < 0)
 		return false;
 	/* A symlink there to the source counts too: the source may have
 	 * been reached through it (-L, -H). */

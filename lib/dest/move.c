@@ -480,7 +480,7 @@ bool fcp_move_would_rename(struct fcp_job *job, const char *src, const struct st
 {
 	uint64_t a, b;
 	DIR *dir;
-	int fd, n = 0;
+	int fd, r = 0, n = 0;
 
 	if (!renamable(job, src, sst, dstx) ||
 	    fcp_sys_mount_id(AT_FDCWD, src, AT_SYMLINK_NOFOLLOW, &a) < 0 ||
@@ -495,10 +495,10 @@ bool fcp_move_would_rename(struct fcp_job *job, const char *src, const struct st
 			close(fd);
 		return false;
 	}
-	for (struct dirent *de; (de = readdir(dir));)
+	for (struct dirent *de; (r = fcp_sys_readdir(dir, &de)) > 0;)
 		n += strcmp(de->d_name, ".") && strcmp(de->d_name, "..");
 	closedir(dir);
-	return n == 0;
+	return r == 0 && n == 0;
 }
 
 bool fcp_move_rename(struct fcp_job *job, const char *src, const struct statx *sst, int pfd,
@@ -872,8 +872,9 @@ static bool prune(struct fcp_job *job, int sdir, const char *sname, int ddir, co
 bool fcp_move_mark_moved(struct fcp_job *job, struct fcp_root *root, const char *src)
 {
 	char v[16];
+	/* (An earlier run's "h" stays: its held-back extras may be there.) */
 	bool held = atomic_load(&root->del_held) || atomic_load(&root->failed) ||
-		    root->moved == 2;
+		    fcp_move_moved_at(root->dst_fd) == 2;
 	int n = snprintf(v, sizeof(v), "%08x%s", fcp_tmpname_key(root->dst_fd), held ? "h" : "");
 	int r = fcp_sys_fsetxattr(root->dst_fd, FCP_MOVED_MARKER, v, (size_t)n);
 
@@ -903,11 +904,6 @@ unsigned char fcp_move_moved_at(int fd)
 	}
 	free(val);
 	return moved;
-}
-
-void fcp_move_read_moved(struct fcp_root *root)
-{
-	root->moved = fcp_move_moved_at(root->dst_fd);
 }
 
 void fcp_move_prune(struct fcp_job *job, const char *src, int ddir, const char *dname)

@@ -347,8 +347,6 @@ static void copy_dir(struct fcp_entry *e)
 	if (nd->depth == 0 && nd->root->dst_fd < 0 && dfd >= 0 &&
 	    (nd->root->dst_fd = fcp_sys_dup(dfd)) < 0)
 		fcp_entry_fail(e, "cannot keep open the copy of", nd->root->dst_fd);
-	if (nd->depth == 0 && nd->root->dst_fd >= 0 && !created)
-		fcp_move_read_moved(nd->root);
 	/* Several ranks: the root copy is finished when they all are. */
 	if (nd->depth == 0 && dfd >= 0)
 		fcp_hook_root_made(e->job, nd);

@@ -145,6 +145,15 @@ static bool link_settled(struct fcp_entry *e, enum fcp_action a)
 	return true;
 }
 
+/* Does a (of e) keep what it replaces under its backup name (-b)? Not a
+ * directory in either place (merged, or refused, as cp does), nor in a
+ * taken-up copy, which holds no backup. */
+static bool backs_up(const struct fcp_entry *e, enum fcp_action a)
+{
+	return a == FCP_ACT_REPLACE && e->job->o->backup && !fcp_plan_taken_up(e->d) &&
+	       !S_ISDIR(e->dst_mode) && !S_ISDIR(e->st.stx_mode);
+}
+
 /* Keep what e replaces under its backup name; false after reporting why
  * not. A backup that would take the source's own name is no backup: the
  * item is refused, as in cp. */
@@ -290,8 +299,7 @@ bool fcp_settle_entry(struct fcp_entry *e)
 		close(fd);
 	}
 	/* -b: a backup the run could not make fails the item there. */
-	if (e->job->o->dry_run && a == FCP_ACT_REPLACE && e->job->o->backup &&
-	    !fcp_plan_taken_up(e->d) && !S_ISDIR(e->dst_mode) && !S_ISDIR(e->st.stx_mode)) {
+	if (e->job->o->dry_run && backs_up(e, a)) {
 		int r = fcp_backup_would(e->job, e->d->dst_fd, e->d->is_top ? -1 : e->d->src_fd,
 					 e->dst_name);
 		if (r < 0) {
@@ -318,8 +326,7 @@ bool fcp_settle_entry(struct fcp_entry *e)
 		return true;
 	/* What a non-directory replaces is kept first (a directory in
 	 * either place: merged, or refused, as cp does). */
-	if (a == FCP_ACT_REPLACE && e->job->o->backup && !fcp_plan_taken_up(e->d) &&
-	    !S_ISDIR(e->dst_mode) && !S_ISDIR(e->st.stx_mode) && !backed_up(e))
+	if (backs_up(e, a) && !backed_up(e))
 		return true;
 	if (a == FCP_ACT_META) {
 		dst.exact_xattrs = true;
