@@ -238,7 +238,7 @@ def svg(rs, commit):
         if q is not None:
             bars.append((r["label"], q, best[0]))
     # 270 px right of the bars: a label names the peer, as long as
-    # "rclone copy --links", beside the longest bar.
+    # "rclone copy --links ...", beside the longest bar.
     left, width, row, top = 250, 380, 26, 50
     xmax = max([1.5] + [b[1] * 1.1 for b in bars])
     h = top + row * len(bars) + 60
