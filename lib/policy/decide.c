@@ -211,8 +211,18 @@ static struct fcp_decision guard(const struct fcp_options *o, const struct fcp_f
 	}
 	/* The source itself there (made by -l): its metadata is already
 	 * the source's, and a change would be one of the source. */
-	if (o->attributes_only && S_ISREG(dst->stx_mode) && S_ISREG(st->stx_mode))
-		return act(fcp_statx_same_inode(st, dst) ? FCP_ACT_SKIP : FCP_ACT_META);
+	if (o->attributes_only && S_ISREG(dst->stx_mode) && S_ISREG(st->stx_mode)) {
+		if (fcp_statx_same_inode(st, dst))
+			return act(FCP_ACT_SKIP);
+		/* A file a killed --in-place run left half rewritten would
+		 * lose its mark to the source's xattrs and look whole with
+		 * the source's times: no metadata for it. REPLACE, which
+		 * --attributes-only refuses (settle.c): it stays as it is,
+		 * marked, and the item fails. */
+		if ((m = known(f, FCP_Q_MARK)) < 0)
+			return ask(m);
+		return act(m ? FCP_ACT_REPLACE : FCP_ACT_META);
+	}
 	if (o->interactive && !o->dry_run) {
 		if ((m = known(f, FCP_Q_USER)) < 0)
 			return ask(m);

@@ -184,8 +184,15 @@ static bool attributes_refused(struct fcp_entry *e)
 {
 	if (!e->job->o->attributes_only || S_ISDIR(e->dst_mode) || S_ISDIR(e->st.stx_mode))
 		return false;
-	fcp_report_failed_in(e->job, "--attributes-only: will not replace", e->d, e->dst_name,
-			     true, -EEXIST);
+	/* A file over a file is replaced only where guard() found the mark
+	 * of a killed --in-place run: its data is not this option's to mend. */
+	if (S_ISREG(e->dst_mode) && S_ISREG(e->st.stx_mode))
+		fcp_report_failed_in(e->job, "--attributes-only: will not give metadata to a file "
+				     "a killed --in-place run left half written (copy it again "
+				     "without the option):", e->d, e->dst_name, true, 0);
+	else
+		fcp_report_failed_in(e->job, "--attributes-only: will not replace", e->d,
+				     e->dst_name, true, -EEXIST);
 	return true;
 }
 

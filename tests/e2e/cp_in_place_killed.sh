@@ -10,12 +10,16 @@
 # lost): it is fastcp's own unfinished work, not the user's, and is copied
 # again. A SIGTERM there said "nothing partial was left": it now says that
 # a file rewritten in place is left half written, and the re-run mends it.
+# --attributes-only over such a file gave it the source's times and took
+# its mark with the source's xattrs: it looked whole to -n, -u and the
+# quick check. It now leaves it as it is, marked, and fails the item.
 . "${TESTLIB:-$(dirname "$0")/../lib}/lib.sh" || exit 1
 t_init
 need_fastcp
 
 for spec in "--in-place -u" "--in-place --sync --size-only" "--in-place --sync" \
-	"--in-place|-n" "--in-place|--in-place -n" "--in-place|-n|TERM"; do
+	"--in-place|-n" "--in-place|--in-place -n" "--in-place|-n|TERM" \
+	"--in-place|--attributes-only"; do
 	IFS='|' read -r opts again sig <<<"$spec"
 	again=${again:-$opts} sig=${sig:-KILL}
 	rm -rf back dst hold
@@ -46,6 +50,18 @@ for spec in "--in-place -u" "--in-place --sync --size-only" "--in-place --sync" 
 	fi
 	# (It was given its full size first: the tail is a hole.)
 	cmp -s back/src/f dst/f && fail "$opts: the kill did not leave a file half written"
+	if [ "$again" = --attributes-only ]; then
+		before=$(stat -c %Y dst/f)
+		run_fcp --attributes-only -T "mnt$k/src" dst
+		check_rc 1 "--attributes-only over a half-written file"
+		check_grep "will not give metadata to a file a killed --in-place run left half written" \
+			"$T/err" "--attributes-only: the half-written file named"
+		check_eq "$(stat -c %Y dst/f)" "$before" "--attributes-only: mtime left as it was"
+		getfattr --absolute-names -n user.fastcp.inplace dst/f >/dev/null 2>&1 ||
+			fail "--attributes-only took the mark of the half-written file"
+		cmp -s back/src/f dst/f && fail "--attributes-only changed the data"
+		again=-n
+	fi
 	# The same command again (or -n): the file is whole.
 	# shellcheck disable=SC2086
 	run_fcp $again -T "mnt$k/src" dst
