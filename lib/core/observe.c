@@ -179,7 +179,7 @@ static void start_event(struct fcp_job *job, char *const *srcs, int nsrc, const 
 	fcp_json_bool(&j, "checksum", o->checksum);
 	fcp_json_bool(&j, "delete", o->delete_extra);
 	fcp_json_bool(&j, "move", o->move);
-	fcp_json_bool(&j, "dry_run", o->dry_run);
+	fcp_json_bool(&j, "dry_run", o->dry_run && !o->check);
 	fcp_json_close(&j);
 	fcp_json_close(&j);
 	send_json(job, job->obs, &j);

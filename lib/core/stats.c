@@ -385,7 +385,8 @@ void fcp_stats_json(const struct fcp_stats *s, struct fcp_json *j)
 	fcp_json_u64(j, "max_rss_kb", (uint64_t)s->max_rss_kb);
 	fcp_json_u64(j, "threads", (uint64_t)s->threads);
 	fcp_json_str(j, "io_path", s->io_path ? s->io_path : "sync");
-	fcp_json_bool(j, "dry_run", s->dry_run);
+	/* --check runs as a dry run (job.c); its reader asked for a check. */
+	fcp_json_bool(j, "dry_run", s->dry_run && !s->check);
 	/* Whether DEST was changed (in a dry run: would be), as robocopy's
 	 * exit codes tell; scripts test it rather than every count. */
 	fcp_json_bool(j, "changed", fcp_stats_changed(s));

@@ -157,10 +157,14 @@ run_fcp --check --json -T ev/src ev/dst
 check_rc 1 "check with differences, --json"
 check_eq "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["differences"])' "$T/out")" 2 \
 	"--check --json: stdout is one JSON object"
+# A check is no dry run to its reader, though it runs as one inside.
+check_eq "$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["check"], d["dry_run"])' "$T/out")" \
+	"True False" "--check --json: check, not a dry run"
 check_grep "^content differs: 'ev/dst/f'" "$T/err"
 run_fcp --dry-run -v --json -T ev/src ev/new
 check_rc 0 "dry run, --json"
-python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$T/out" || fail "--dry-run --json: stdout is not one JSON object"
+check_eq "$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["check"], d["dry_run"])' "$T/out")" \
+	"False True" "--dry-run --json: a dry run"
 check_grep "^copy 'ev/new/g'" "$T/err"
 check_absent ev/new
 
