@@ -636,6 +636,16 @@ static bool prune(struct fcp_job *job, int sdir, const char *sname, int ddir, co
 
 #define COPY_DIFFERS "its copy differs (it failed, or the source changed)"
 
+/* Why a symlink or special file is not removed where what DEST holds is
+ * not like it: under -n, -u or -i, most likely what was there was kept. */
+static const char *differs(const struct fcp_job *job)
+{
+	return job->o->update != FCP_UPDATE_ALL || job->o->interactive
+		       ? "what is at its destination differs (kept there by -n, -u or -i, "
+			 "or its copy failed)"
+		       : COPY_DIFFERS;
+}
+
 void fcp_move_dry_kept(struct fcp_job *job, const struct fcp_dir *d, const char *name,
 		       const char *dst_name, mode_t mode)
 {
@@ -654,7 +664,7 @@ void fcp_move_dry_kept(struct fcp_job *job, const struct fcp_dir *d, const char 
 	/* The prune's words: a file's copy is looked up among those made,
 	 * anything else is compared with what is there. */
 	p = fcp_dir_src_path(d, name);
-	kept(job, p ? p : name, S_ISREG(mode) ? NOT_ITS_COPY : COPY_DIFFERS, 0);
+	kept(job, p ? p : name, S_ISREG(mode) ? NOT_ITS_COPY : differs(job), 0);
 	free(p);
 }
 
@@ -825,7 +835,7 @@ static bool prune(struct fcp_job *job, int sdir, const char *sname, int ddir, co
 	untimed = S_ISREG(s.stx_mode) && !(job->o->preserve & FCP_PRESERVE_TIMES);
 	if (untimed ? (s.stx_mode & S_IFMT) != (d.stx_mode & S_IFMT) || s.stx_size != d.stx_size
 		    : !copy_same(&s, &d, sdir, sname, ddir, dname)) {
-		kept(job, path, COPY_DIFFERS, 0);
+		kept(job, path, S_ISREG(s.stx_mode) ? COPY_DIFFERS : differs(job), 0);
 		return false;
 	}
 	if ((r = sync_copy(ddir, dname, &d)) < 0) {

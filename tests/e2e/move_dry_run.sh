@@ -118,9 +118,10 @@ check_absent m3/a/b/y.log
 check_file m3/only-logs/w.log
 check_absent src/only-logs
 # --move -n over a symlink source: kept by -n over a file or a symlink of
-# another target, the run keeps the source and exits 1 ('its copy
-# differs'); over the same symlink, the source goes (exit 0). The dry run
-# said 'keep' and exit 0 for all three: it now says what the run does.
+# another target, the run keeps the source and exits 1 ('what is at its
+# destination differs (kept there by -n, ...'); over the same symlink, the
+# source goes (exit 0). The dry run said 'keep' and exit 0 for all three:
+# it now says what the run does.
 for kind in file link samelink; do
 	rm -rf ks kd
 	mkdir -p ks kd/ks
@@ -137,6 +138,9 @@ for kind in file link samelink; do
 	run_fcp --move -n ks kd/
 	check_rc $want "--move -n, a symlink source over a $kind"
 	check_eq "$(grep -c "not removing 'ks/x'" "$T/err")" "$dry" "$kind: the kept source said by both"
+	# The reason names -n, not a failed copy or a changed source.
+	[ $kind = samelink ] || check_grep "not removing 'ks/x': what is at its destination differs [(]kept there by -n" \
+		"$T/err" "$kind: the reason the symlink source stays"
 done
 # On one filesystem a --move renames the tree whole and reads no file: one
 # its user cannot read moves too (exit 0). Its dry run opened each file
