@@ -574,6 +574,22 @@ static int back_up(struct sweep *x, int dirfd, const char *name, const char *pat
 	return r;
 }
 
+/* A dry run meets the refusal the run's unlink or rename would: an
+ * immutable or append-only entry, or one in such a directory, cannot go
+ * (EPERM, also as root). */
+static int would_go(int dirfd, const struct statx *st)
+{
+	const uint64_t stuck = STATX_ATTR_IMMUTABLE | STATX_ATTR_APPEND;
+	struct statx p;
+
+	if (st->stx_attributes & stuck)
+		return -EPERM;
+	if (fcp_sys_statx(dirfd, "", AT_EMPTY_PATH, STATX_BASIC_STATS, &p) == 0 &&
+	    (p.stx_attributes & stuck))
+		return -EPERM;
+	return 0;
+}
+
 /* Remove name of *dirfd (path for messages), a directory with everything
  * in it. Returns 0, 1 when excluded entries in it were kept (said), and
  * it with them, 2 when a non-directory got its backup name instead (-b),
@@ -621,7 +637,9 @@ static int remove_at(struct sweep *x, int *dirfd, const struct statx *dir_st, bo
 	if (r == 0 && !take(x, path))
 		return -ECANCELED;
 	kept = r == 0 && !dir && x->backups;
-	if (kept && x->dry)
+	if (r == 0 && x->dry)
+		r = would_go(*dirfd, &st);
+	if (r == 0 && kept && x->dry)
 		r = fcp_backup_would(x->job, *dirfd, x->depth ? -1 : x->src_fd, name);
 	if (r == 0 && x->dry)
 		fcp_report_plan_item(x->job, kept ? "backup" : "delete", dir ? S_IFDIR : 0, path, 0, 0);

@@ -4,6 +4,7 @@
  */
 #include "dest/backup.h"
 #include "policy/check.h"
+#include "policy/plan.h"
 #include "engine/debug.h"
 #include "tree/dedup.h"
 #include "tree/delete.h"
@@ -186,13 +187,26 @@ static bool attributes_refused(struct fcp_entry *e)
 		return false;
 	/* A file over a file is replaced only where guard() found the mark
 	 * of a killed --in-place run: its data is not this option's to mend. */
-	if (S_ISREG(e->dst_mode) && S_ISREG(e->st.stx_mode))
+	if (S_ISREG(e->dst_mode) && S_ISREG(e->st.stx_mode) && !fcp_plan_taken_up(e->d))
 		fcp_report_failed_in(e->job, "--attributes-only: will not give metadata to a file "
 				     "a killed --in-place run left half written (copy it again "
 				     "without the option):", e->d, e->dst_name, true, 0);
 	else
 		fcp_report_failed_in(e->job, "--attributes-only: will not replace", e->d,
 				     e->dst_name, true, -EEXIST);
+	return true;
+}
+
+/* A file's metadata updated in place: an immutable or append-only one
+ * takes none (EPERM, also as root), and the item fails rather than end
+ * "copied" with warnings. The dry run says so too. */
+static bool meta_refused(struct fcp_entry *e, const struct statx *dst)
+{
+	if (S_ISDIR(dst->stx_mode) ||
+	    !(dst->stx_attributes & (STATX_ATTR_IMMUTABLE | STATX_ATTR_APPEND)))
+		return false;
+	fcp_report_failed_in(e->job, "cannot update the metadata of immutable or append-only",
+			     e->d, e->dst_name, true, -EPERM);
 	return true;
 }
 
@@ -276,7 +290,7 @@ bool fcp_settle_entry(struct fcp_entry *e)
 		atomic_store(&e->d->holds, true);
 	if (a == FCP_ACT_REPLACE && attributes_refused(e))
 		return true;
-	if (a == FCP_ACT_META && shared_refused(e, &dst_st))
+	if (a == FCP_ACT_META && (shared_refused(e, &dst_st) || meta_refused(e, &dst_st)))
 		return true;
 	if (a != FCP_ACT_KEEP && link_settled(e, a))
 		return true;
