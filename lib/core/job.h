@@ -339,6 +339,13 @@ static inline bool fcp_statx_same_inode(const struct statx *a, const struct stat
 	return a->stx_ino == b->stx_ino && fcp_statx_dev(a) == fcp_statx_dev(b);
 }
 
+/* Immutable or append-only (chattr +i, +a): the kernel refuses to change
+ * it, its metadata or (a directory) its names, also to root (EPERM). */
+static inline bool fcp_statx_locked(const struct statx *st)
+{
+	return (st->stx_attributes & (STATX_ATTR_IMMUTABLE | STATX_ATTR_APPEND)) != 0;
+}
+
 /*
  * Could the file have changed since st was taken without st showing it?
  * A rewrite that keeps the size and puts the mtime back still moves the

@@ -575,19 +575,17 @@ static int back_up(struct sweep *x, int dirfd, const char *name, const char *pat
 }
 
 /* A dry run meets the refusal the run's unlink or rename would: an
- * immutable or append-only entry, or one in such a directory, cannot go
- * (EPERM, also as root). */
-static int would_go(int dirfd, const struct statx *st)
+ * immutable or append-only entry, or one in such a directory (dir_st
+ * where the caller has it), cannot go (EPERM, also as root). */
+static int would_go(int dirfd, const struct statx *dir_st, const struct statx *st)
 {
-	const uint64_t stuck = STATX_ATTR_IMMUTABLE | STATX_ATTR_APPEND;
 	struct statx p;
 
-	if (st->stx_attributes & stuck)
+	if (fcp_statx_locked(st))
 		return -EPERM;
-	if (fcp_sys_statx(dirfd, "", AT_EMPTY_PATH, STATX_BASIC_STATS, &p) == 0 &&
-	    (p.stx_attributes & stuck))
-		return -EPERM;
-	return 0;
+	if (!dir_st && fcp_sys_statx(dirfd, "", AT_EMPTY_PATH, STATX_BASIC_STATS, &p) == 0)
+		dir_st = &p;
+	return dir_st && fcp_statx_locked(dir_st) ? -EPERM : 0;
 }
 
 /* Remove name of *dirfd (path for messages), a directory with everything
@@ -638,7 +636,7 @@ static int remove_at(struct sweep *x, int *dirfd, const struct statx *dir_st, bo
 		return -ECANCELED;
 	kept = r == 0 && !dir && x->backups;
 	if (r == 0 && x->dry)
-		r = would_go(*dirfd, &st);
+		r = would_go(*dirfd, dir_st, &st);
 	if (r == 0 && kept && x->dry)
 		r = fcp_backup_would(x->job, *dirfd, x->depth ? -1 : x->src_fd, name);
 	if (r == 0 && x->dry)

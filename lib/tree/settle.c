@@ -202,8 +202,7 @@ static bool attributes_refused(struct fcp_entry *e)
  * "copied" with warnings. The dry run says so too. */
 static bool meta_refused(struct fcp_entry *e, const struct statx *dst)
 {
-	if (S_ISDIR(dst->stx_mode) ||
-	    !(dst->stx_attributes & (STATX_ATTR_IMMUTABLE | STATX_ATTR_APPEND)))
+	if (S_ISDIR(dst->stx_mode) || !fcp_statx_locked(dst))
 		return false;
 	fcp_report_failed_in(e->job, "cannot update the metadata of immutable or append-only",
 			     e->d, e->dst_name, true, -EPERM);
